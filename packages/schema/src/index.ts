@@ -1,0 +1,20 @@
+export type { CapgateErrorOptions } from "./errors.js";
+export { CapgateError } from "./errors.js";
+export type { JsonSchema, JsonSchemaType } from "./json-schema.js";
+export type { CapabilityManifest, ToolManifest, ToolRisk } from "./manifest.js";
+export { MANIFEST_FORMAT, TOOL_RISKS } from "./manifest.js";
+export type { ParseError, ParseErrorCode, ParseResult, ToolAction } from "./parse.js";
+export { MAX_ACTION_BYTES, MAX_ACTION_DEPTH, PARSE_ERROR_CODES, parseToolAction } from "./parse.js";
+export { signatureFromSchema } from "./signature.js";
+export { stableHash, stableStringify } from "./stable-hash.js";
+export { closestMatch } from "./suggest.js";
+export type { TopLevelToolDefinition, TopLevelToolName } from "./top-level.js";
+export {
+  isTopLevelToolName,
+  TOP_LEVEL_TOOL_NAMES,
+  topLevelToolNames,
+  topLevelToolSchemas,
+  topLevelTools,
+} from "./top-level.js";
+export type { ValidationIssue, ValidationResult } from "./validate.js";
+export { compiledValidator, validate, validatorCacheStats } from "./validate.js";

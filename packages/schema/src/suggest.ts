@@ -1,0 +1,28 @@
+import { distance } from "fastest-levenshtein";
+
+/**
+ * The closest candidate to `input`, or undefined when none is close enough to be a
+ * plausible typo or abbreviation (`q` → `query`, `pth` → `path`).
+ */
+export function closestMatch(input: string, candidates: readonly string[]): string | undefined {
+  const needle = input.toLowerCase();
+  let best: string | undefined;
+  let bestScore = Number.POSITIVE_INFINITY;
+  for (const candidate of candidates) {
+    const hay = candidate.toLowerCase();
+    let score: number;
+    if (hay === needle) score = 0;
+    else if (needle.length > 0 && (hay.startsWith(needle) || needle.startsWith(hay))) score = 0.5;
+    else {
+      const d = distance(needle, hay);
+      const limit = Math.max(1, Math.floor(Math.max(needle.length, hay.length) / 3));
+      if (d > limit) continue;
+      score = d;
+    }
+    if (score < bestScore) {
+      bestScore = score;
+      best = candidate;
+    }
+  }
+  return best;
+}

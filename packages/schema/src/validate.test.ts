@@ -1,0 +1,102 @@
+import { describe, expect, it } from "vitest";
+import { validate, validatorCacheStats } from "./validate.js";
+
+describe("validate", () => {
+  const schema = {
+    type: "object",
+    additionalProperties: false,
+    properties: {
+      path: { type: "string" },
+      offset: { type: "integer", minimum: 0 },
+      tags: { type: "array", items: { type: "string" } },
+    },
+    required: ["path"],
+  };
+
+  it("accepts valid values without coercing or injecting defaults", () => {
+    const value = { path: "a" };
+    expect(validate(schema, value)).toEqual({ ok: true });
+    expect(value).toEqual({ path: "a" });
+    expect(validate(schema, { path: "a", offset: "1" }).ok).toBe(false);
+  });
+
+  it("names every offending property by path", () => {
+    const r = validate(schema, { pth: "a", offset: -1, tags: ["x", 2] });
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    const props = r.errors.map((e) => e.property);
+    expect(props).toContain("path");
+    expect(props).toContain("pth");
+    expect(props).toContain("offset");
+    expect(props).toContain("tags[1]");
+    expect(r.errors.find((e) => e.property === "pth")?.message).toContain("did you mean `path`?");
+  });
+
+  it("handles draft-07 and 2020-12 schemas", () => {
+    const d7 = {
+      $schema: "http://json-schema.org/draft-07/schema#",
+      type: "object",
+      properties: { a: { type: "number" } },
+      required: ["a"],
+    };
+    const d20 = {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      type: "object",
+      prefixItems: [],
+      properties: { a: { type: "number" } },
+      required: ["a"],
+    };
+    expect(validate(d7, { a: 1 }).ok).toBe(true);
+    expect(validate(d7, {}).ok).toBe(false);
+    expect(validate(d20, { a: 1 }).ok).toBe(true);
+    expect(validate(d20, { a: "x" }).ok).toBe(false);
+  });
+
+  it("reports an invalid schema as an error rather than throwing", () => {
+    const r = validate({ type: "object", properties: { a: { type: "no-such-type" } } }, { a: 1 });
+    expect(r.ok).toBe(false);
+  });
+
+  it("compiles a schema once across 10,000 validations of fresh copies", () => {
+    const make = () => ({
+      type: "object",
+      additionalProperties: false,
+      properties: { n: { type: "integer" }, s: { type: "string", minLength: 1 } },
+      required: ["n"],
+    });
+    const before = validatorCacheStats().compiles;
+    for (let i = 0; i < 10_000; i++) {
+      const copy = i % 2 === 0 ? make() : JSON.parse(JSON.stringify(make()));
+      expect(validate(copy, { n: i }).ok).toBe(true);
+    }
+    // Same content with keys in another order is the same schema.
+    validate(
+      {
+        required: ["n"],
+        properties: { s: { minLength: 1, type: "string" }, n: { type: "integer" } },
+        additionalProperties: false,
+        type: "object",
+      },
+      { n: 1 },
+    );
+    expect(validatorCacheStats().compiles - before).toBe(1);
+  });
+
+  it("does not confuse two schemas that share an $id", () => {
+    const a = {
+      $id: "https://example.com/args.json",
+      type: "object",
+      properties: { a: { type: "string" } },
+      required: ["a"],
+    };
+    const b = {
+      $id: "https://example.com/args.json",
+      type: "object",
+      properties: { b: { type: "string" } },
+      required: ["b"],
+    };
+    expect(validate(a, { a: "1" }).ok).toBe(true);
+    expect(validate(b, { b: "1" }).ok).toBe(true);
+    expect(validate(b, { a: "1" }).ok).toBe(false);
+  });
+});

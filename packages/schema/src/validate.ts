@@ -1,0 +1,210 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormatsModule from "ajv-formats";
+import type { JsonSchema } from "./json-schema.js";
+import { stableStringify } from "./stable-hash.js";
+import { closestMatch } from "./suggest.js";
+
+export interface ValidationIssue {
+  /** Path of the offending value, e.g. `path`, `paths[0]`, `options.depth`; "" for the root. */
+  property: string;
+  message: string;
+}
+
+export type ValidationResult = { ok: true } | { ok: false; errors: ValidationIssue[] };
+
+// ajv-formats is CommonJS with a default export; normalise both shapes.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
+  addFormatsModule) as unknown as (ajv: Ajv | Ajv2020) => void;
+
+const AJV_OPTIONS = {
+  allErrors: true,
+  strict: false,
+  coerceTypes: false,
+  useDefaults: false,
+  removeAdditional: false,
+  verbose: true,
+  logger: false,
+  validateSchema: false,
+  // Schemas are cached by content, not registered by $id: two servers may reuse an $id.
+  addUsedSchema: false,
+} as const;
+
+let ajv2020: Ajv2020 | undefined;
+let ajv07: Ajv | undefined;
+
+function engineFor(schema: JsonSchema): Ajv | Ajv2020 {
+  const dialect = typeof schema.$schema === "string" ? schema.$schema : "";
+  if (/draft-0[4-7]/.test(dialect)) {
+    if (!ajv07) {
+      ajv07 = new Ajv(AJV_OPTIONS);
+      addFormats(ajv07);
+    }
+    return ajv07;
+  }
+  if (!ajv2020) {
+    ajv2020 = new Ajv2020(AJV_OPTIONS);
+    addFormats(ajv2020);
+  }
+  return ajv2020;
+}
+
+const MAX_CACHED = 4096;
+const byHash = new Map<string, ValidateFunction>();
+const byIdentity = new WeakMap<object, ValidateFunction>();
+const stats = { compiles: 0, hits: 0 };
+
+/**
+ * The compiled validator for a schema. Validators are cached by the canonical text of the
+ * schema's content, so a schema is compiled once per process however many copies of
+ * it arrive (MCP servers resend theirs on every list).
+ */
+export function compiledValidator(schema: JsonSchema): ValidateFunction {
+  const known = byIdentity.get(schema);
+  if (known) {
+    stats.hits++;
+    return known;
+  }
+  // Keyed by the exact canonical text: a hash collision must never hand out another schema's validator.
+  const hash = stableStringify(schema);
+  let fn = byHash.get(hash);
+  if (fn) {
+    stats.hits++;
+  } else {
+    fn = engineFor(schema).compile(schema);
+    stats.compiles++;
+    if (byHash.size >= MAX_CACHED) {
+      const oldest = byHash.keys().next().value;
+      if (oldest !== undefined) byHash.delete(oldest);
+    }
+    byHash.set(hash, fn);
+  }
+  byIdentity.set(schema, fn);
+  return fn;
+}
+
+/** How many schemas were compiled and how many lookups hit the cache, since the process started. */
+export function validatorCacheStats(): { compiles: number; hits: number; size: number } {
+  return { compiles: stats.compiles, hits: stats.hits, size: byHash.size };
+}
+
+/** Validate a value against a JSON Schema: no coercion, no defaults injected. */
+export function validate(schema: JsonSchema, value: unknown): ValidationResult {
+  let fn: ValidateFunction;
+  try {
+    fn = compiledValidator(schema);
+  } catch (error) {
+    return {
+      ok: false,
+      errors: [{ property: "", message: `the schema itself is invalid: ${(error as Error).message}` }],
+    };
+  }
+  if (fn(value)) return { ok: true };
+  return { ok: false, errors: describeErrors(fn.errors ?? []) };
+}
+
+/** `a/b/0` → `a.b[0]` */
+export function pointerToPath(pointer: string): string {
+  if (pointer === "") return "";
+  let out = "";
+  for (const raw of pointer.slice(1).split("/")) {
+    const seg = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+    if (/^\d+$/.test(seg)) out += `[${seg}]`;
+    else out += out === "" ? seg : `.${seg}`;
+  }
+  return out;
+}
+
+export function joinPath(base: string, key: string): string {
+  if (base === "") return key;
+  return key.startsWith("[") ? `${base}${key}` : `${base}.${key}`;
+}
+
+function typeOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  if (typeof value === "number") return Number.isInteger(value) ? "integer" : "number";
+  return typeof value;
+}
+
+function describeOne(err: ErrorObject): ValidationIssue {
+  const at = pointerToPath(err.instancePath);
+  const params = err.params as Record<string, unknown>;
+  switch (err.keyword) {
+    case "required": {
+      const missing = String(params.missingProperty);
+      return { property: joinPath(at, missing), message: `missing required property \`${missing}\`` };
+    }
+    case "additionalProperties": {
+      const extra = String(params.additionalProperty);
+      const parent = (err.parentSchema ?? {}) as JsonSchema;
+      const allowed = Object.keys(parent.properties ?? {});
+      const guess = closestMatch(extra, allowed);
+      const hint = guess ? `; did you mean \`${guess}\`?` : "";
+      const list =
+        allowed.length > 0 ? ` Allowed: ${allowed.join(", ")}.` : " No properties are allowed here.";
+      return { property: joinPath(at, extra), message: `unexpected property \`${extra}\`${hint}${list}` };
+    }
+    case "type":
+      return {
+        property: at,
+        message: `must be ${String(params.type)}, got ${typeOf(err.data)}`,
+      };
+    case "enum": {
+      const allowed = (params.allowedValues as unknown[]) ?? [];
+      return { property: at, message: `must be one of ${allowed.map((v) => JSON.stringify(v)).join(", ")}` };
+    }
+    case "const":
+      return { property: at, message: `must be ${JSON.stringify(params.allowedValue)}` };
+    default:
+      return { property: at, message: err.message ?? `fails ${err.keyword}` };
+  }
+}
+
+/**
+ * Turn ajv's errors into one issue per problem, most actionable first (missing and
+ * unexpected properties, then types, then the rest), without the noise that
+ * oneOf/anyOf branches produce.
+ */
+export function describeErrors(errors: readonly ErrorObject[]): ValidationIssue[] {
+  // An unexpected property first: its did-you-mean often explains the missing one too.
+  const rank = (e: ErrorObject): number =>
+    e.keyword === "additionalProperties"
+      ? 0
+      : e.keyword === "required"
+        ? 1
+        : e.keyword === "anyOf" || e.keyword === "oneOf"
+          ? 3
+          : 2;
+  const combinatorPaths = new Set(
+    errors.filter((e) => e.keyword === "anyOf" || e.keyword === "oneOf").map((e) => e.instancePath),
+  );
+  const out: ValidationIssue[] = [];
+  const seen = new Set<string>();
+  for (const err of [...errors].sort((a, b) => rank(a) - rank(b))) {
+    // Branch errors under an anyOf/oneOf are summarised by the combinator's own error.
+    if (err.keyword !== "anyOf" && err.keyword !== "oneOf" && /\/(anyOf|oneOf)\/\d+/.test(err.schemaPath)) {
+      if (combinatorPaths.has(err.instancePath)) continue;
+    }
+    const issue =
+      err.keyword === "anyOf" || err.keyword === "oneOf"
+        ? { property: pointerToPath(err.instancePath), message: describeCombinator(err) }
+        : describeOne(err);
+    const key = `${issue.property}\u0000${issue.message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(issue);
+  }
+  return out;
+}
+
+function describeCombinator(err: ErrorObject): string {
+  const branches = (err.schema as JsonSchema[] | undefined) ?? [];
+  const kinds = branches.map((b) => {
+    if (Array.isArray(b.type)) return b.type.join(" | ");
+    if (b.type === "array" && b.items && !Array.isArray(b.items) && typeof b.items.type === "string")
+      return `${b.items.type}[]`;
+    return typeof b.type === "string" ? b.type : "a matching value";
+  });
+  return kinds.length > 0 ? `must be one of: ${kinds.join(", ")}` : "matches none of the allowed shapes";
+}

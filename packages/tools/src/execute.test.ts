@@ -1,0 +1,202 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { CapgateError } from "@capgate/schema";
+import { describe, expect, expectTypeOf, it } from "vitest";
+import { CapabilitySet } from "./capability-set.js";
+import { defineCapability } from "./define.js";
+import { isRejection, isUnknownToolError, PolicyDeniedError } from "./errors.js";
+import { executeTool } from "./execute.js";
+import { createToolContext } from "./test-context.js";
+
+const manifest = {
+  name: "demo",
+  version: "1.0.0",
+  description: "Demo capability for executor tests.",
+  profileFit: ["Coder"],
+  tools: [
+    {
+      name: "demo.echo",
+      description: "Echo text back.",
+      inputSchema: {
+        type: "object",
+        additionalProperties: false,
+        properties: {
+          text: { type: "string" },
+          times: { type: "integer", minimum: 1 },
+          mode: { enum: ["a", "b"] },
+        },
+        required: ["text"],
+      },
+    },
+    {
+      name: "demo.slow",
+      description: "Sleep until aborted.",
+      risk: "exec",
+      inputSchema: { type: "object", additionalProperties: false, properties: {} },
+    },
+    {
+      name: "demo.guarded",
+      description: "Refuses some input by policy.",
+      risk: "write",
+      inputSchema: {
+        type: "object",
+        additionalProperties: false,
+        properties: { path: { type: "string" } },
+        required: ["path"],
+      },
+    },
+  ],
+} as const;
+
+let ran = 0;
+const capability = defineCapability({
+  manifest,
+  handlers: {
+    echo: async (args) => {
+      expectTypeOf(args.text).toEqualTypeOf<string>();
+      expectTypeOf(args.times).toEqualTypeOf<number | undefined>();
+      expectTypeOf(args.mode).toEqualTypeOf<"a" | "b" | undefined>();
+      return { success: true, summary: args.text.repeat(args.times ?? 1) };
+    },
+    slow: (_args, ctx) =>
+      new Promise((resolve) => {
+        ctx.signal.addEventListener("abort", () => resolve({ success: false, summary: "stopped" }));
+      }),
+    guarded: async (args) => {
+      ran++;
+      return { success: true, summary: `wrote ${args.path}` };
+    },
+  },
+  policies: {
+    guarded: (args) => {
+      if (args.path.startsWith("/"))
+        throw new PolicyDeniedError("absolute paths are outside the workspace", { property: "path" });
+      if (args.path.endsWith(".ask")) return { ask: `write ${args.path}` };
+    },
+  },
+});
+
+function ctx(overrides: Record<string, unknown> = {}, loaded = true) {
+  const workspace = mkdtempSync(join(tmpdir(), "capgate-exec-"));
+  return {
+    ...createToolContext({ workspace }),
+    capabilities: new CapabilitySet([capability]),
+    loaded: { isToolLoaded: (t: string) => loaded && t.startsWith("demo.") },
+    ...overrides,
+  };
+}
+
+describe("defineCapability", () => {
+  it("rejects a missing or extra handler at definition time", () => {
+    expect(() =>
+      // @ts-expect-error — a handler is missing
+      defineCapability({ manifest, handlers: { echo: async () => ({ success: true, summary: "" }) } }),
+    ).toThrow(/no handler for tool 'demo.slow'/);
+    expect(() =>
+      defineCapability({
+        manifest,
+        handlers: {
+          echo: async () => ({ success: true, summary: "" }),
+          slow: async () => ({ success: true, summary: "" }),
+          guarded: async () => ({ success: true, summary: "" }),
+          // @ts-expect-error — not a tool of the manifest
+          extra: async () => ({ success: true, summary: "" }),
+        },
+      }),
+    ).toThrow(/handler 'extra' has no tool/);
+  });
+});
+
+describe("executeTool", () => {
+  it("dispatches a loaded tool with valid arguments", async () => {
+    expect(await executeTool("demo.echo", { text: "ab", times: 2 }, ctx())).toEqual({
+      success: true,
+      summary: "abab",
+    });
+  });
+
+  it("unknown tool → unknown_tool with a suggestion", async () => {
+    const e = await executeTool("demo.ecko", {}, ctx()).catch((x) => x);
+    expect(isUnknownToolError(e)).toBe(true);
+    expect(e.message).toContain("demo.echo");
+  });
+
+  it("not loaded → unknown_tool naming the capability and capability_load", async () => {
+    const e = await executeTool("demo.echo", { text: "x" }, ctx({}, false)).catch((x) => x);
+    expect(isUnknownToolError(e)).toBe(true);
+    expect(e.message).toContain(`capability 'demo' is not loaded; call capability_load {"name":"demo"}`);
+  });
+
+  it("invalid arguments name the property and give the signature", async () => {
+    const e = await executeTool("demo.echo", { txt: "x" }, ctx()).catch((x) => x);
+    expect(CapgateError.isInstance(e) && e.code).toBe("invalid_arguments");
+    expect(e.property).toBe("txt");
+    expect(e.message).toContain("did you mean `text`?");
+    expect(e.message).toContain("demo.echo(text: string, times?: integer, mode?: enum)");
+    const t = await executeTool("demo.echo", { text: 5 }, ctx()).catch((x) => x);
+    expect(t.property).toBe("text");
+  });
+
+  it("policy refusal throws before the handler runs", async () => {
+    ran = 0;
+    const e = await executeTool("demo.guarded", { path: "/etc/passwd" }, ctx()).catch((x) => x);
+    expect(isRejection(e)).toBe(true);
+    expect(e.code).toBe("policy_denied");
+    expect(ran).toBe(0);
+  });
+
+  it("approval: on-risk asks for write tools, denial is a rejection, approval runs it", async () => {
+    ran = 0;
+    const asked: string[] = [];
+    const deny = ctx({
+      policy: { approval: "on-risk" },
+      approve: async (r: { tool: string }) => {
+        asked.push(r.tool);
+        return false;
+      },
+    });
+    await expect(executeTool("demo.guarded", { path: "a" }, deny)).rejects.toThrow(/denied/);
+    expect(ran).toBe(0);
+    expect(await executeTool("demo.echo", { text: "read" }, deny)).toMatchObject({ success: true });
+    expect(asked).toEqual(["demo.guarded"]);
+    const allow = ctx({ policy: { approval: "on-risk" }, approve: async () => true });
+    expect(await executeTool("demo.guarded", { path: "a" }, allow)).toMatchObject({ success: true });
+    expect(ran).toBe(1);
+  });
+
+  it("approval required with no hook is denied with a clear message", async () => {
+    await expect(
+      executeTool("demo.echo", { text: "x" }, ctx({ policy: { approval: "always" } })),
+    ).rejects.toThrow(/no one can approve here/);
+  });
+
+  it("a policy 'ask' verdict asks even in mode never", async () => {
+    const asked: string[] = [];
+    const c = ctx({
+      approve: async (r: { description: string }) => {
+        asked.push(r.description);
+        return true;
+      },
+    });
+    expect((await executeTool("demo.guarded", { path: "x.ask" }, c)).success).toBe(true);
+    expect(asked).toEqual(["write x.ask"]);
+  });
+
+  it("times out a handler and aborts its signal", async () => {
+    const c = ctx();
+    c.limits = { ...c.limits, timeoutMs: 50 };
+    const r = await executeTool("demo.slow", {}, c);
+    expect(r.success).toBe(false);
+    expect(r.summary).toMatch(/timed out after 50 ms/);
+  });
+
+  it("caps a huge summary, keeping head and tail", async () => {
+    const c = ctx();
+    c.limits = { ...c.limits, outputBytes: 1000 };
+    const r = await executeTool("demo.echo", { text: "0123456789", times: 10_000 }, c);
+    expect(Buffer.byteLength(r.summary)).toBeLessThanOrEqual(1000);
+    expect(r.summary).toMatch(/bytes truncated/);
+    expect(r.summary.startsWith("0123")).toBe(true);
+  });
+});

@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import { truncateBytes, truncateMiddle } from "./truncate.js";
+
+describe("truncateMiddle", () => {
+  it("leaves short text alone", () => {
+    expect(truncateMiddle("hello", 100)).toEqual({ text: "hello", truncated: false, omittedBytes: 0 });
+  });
+  it("keeps head and tail within the byte budget and marks the cut", () => {
+    const text = `HEAD${"x".repeat(100_000)}TAIL`;
+    const r = truncateMiddle(text, 500);
+    expect(r.truncated).toBe(true);
+    expect(Buffer.byteLength(r.text)).toBeLessThanOrEqual(500);
+    expect(r.text.startsWith("HEAD")).toBe(true);
+    expect(r.text.endsWith("TAIL")).toBe(true);
+    expect(r.text).toContain("bytes truncated");
+  });
+  it("never splits a multi-byte character", () => {
+    for (const ch of ["é", "€", "😀"]) {
+      for (let max = 60; max < 90; max++) {
+        const r = truncateMiddle(ch.repeat(1000), max);
+        expect(r.text.includes("\uFFFD")).toBe(false);
+        expect(Buffer.byteLength(r.text)).toBeLessThanOrEqual(max);
+      }
+    }
+  });
+  it("truncates raw bytes the same way", () => {
+    const bytes = new TextEncoder().encode("😀".repeat(10_000));
+    const r = truncateBytes(bytes, 200);
+    expect(r.text.includes("\uFFFD")).toBe(false);
+    expect(r.omittedBytes).toBeGreaterThan(39_000);
+  });
+});

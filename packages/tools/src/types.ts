@@ -1,0 +1,167 @@
+import type { ToolRisk } from "@capgate/schema";
+
+/** What every tool call returns. `summary` is what the model reads; `data` is for programs. */
+export interface ToolResult {
+  success: boolean;
+  summary: string;
+  data?: unknown;
+}
+
+/** `never` (default): no prompts; `on-risk`: ask for write, exec and network tools; `always`: ask for every call. */
+export type ApprovalMode = "never" | "on-risk" | "always";
+
+export interface ApprovalRequest {
+  tool: string;
+  capability: string;
+  risk: ToolRisk;
+  arguments: Record<string, unknown>;
+  /** One line for a human: what is about to happen. */
+  description: string;
+}
+
+/** Answers an approval request; resolves true to allow. Hosts supply it (CLI prompt, server endpoint). */
+export type ApprovalHook = (request: ApprovalRequest, signal: AbortSignal) => Promise<boolean>;
+
+/** The slice of a profile that tools need: its name and whether it may spawn workers. */
+export interface ProfileInfo {
+  name: string;
+  maySpawnWorkers: boolean;
+}
+
+export interface ToolLimits {
+  /** Wall-clock limit for one tool call, unless the tool's own argument sets a shorter one. */
+  timeoutMs: number;
+  /** Largest summary (and captured stdout/stderr) returned to the model, in UTF-8 bytes. */
+  outputBytes: number;
+  /** Largest file read in one fs.read page, in bytes. */
+  readBytes: number;
+  /** Largest body fetched by web tools, in bytes. */
+  fetchBytes: number;
+}
+
+export const DEFAULT_LIMITS: ToolLimits = Object.freeze({
+  timeoutMs: 120_000,
+  outputBytes: 64 * 1024,
+  readBytes: 256 * 1024,
+  fetchBytes: 2 * 1024 * 1024,
+});
+
+/** A prefix rule for the shell policy: matches a command segment whose words start with `prefix`. */
+export interface ShellPrefixRule {
+  /** Words the segment must start with, e.g. ["git", "push"] or ["rm", "-rf"]. */
+  prefix: string[];
+  /** Shown to the model (deny) or the approver (ask). */
+  reason?: string;
+}
+
+export interface ShellPolicyConfig {
+  deny?: ShellPrefixRule[];
+  ask?: ShellPrefixRule[];
+}
+
+export interface WebPolicyConfig {
+  /** Hosts or host:port exempt from the private-address block, e.g. ["127.0.0.1:3000"]. */
+  allowHosts?: string[];
+}
+
+export interface PolicyConfig {
+  shell?: ShellPolicyConfig;
+  web?: WebPolicyConfig;
+  approval?: ApprovalMode;
+}
+
+/** A spawned worker as the workers tools see it. */
+export interface WorkerInfo {
+  id: string;
+  goal: string;
+  profile: string;
+  status: "running" | "finished" | "impossible" | "failed" | "aborted" | "step_limit";
+  runId: string;
+  summary?: string;
+}
+
+/** Host service behind workers.*: the loop provides it. */
+export interface WorkerService {
+  spawn(request: { goal: string; profile?: string }, signal: AbortSignal): Promise<WorkerInfo>;
+  wait(id: string, timeoutMs: number, signal: AbortSignal): Promise<WorkerInfo>;
+  list(): Promise<WorkerInfo[]>;
+  cancel(id: string): Promise<WorkerInfo>;
+}
+
+export interface MemoryEntry {
+  id: string;
+  text: string;
+  tags: string[];
+  source: "remember" | "goal_note" | "run_summary";
+  createdAt: string;
+  runId?: string;
+}
+
+/** Host service behind memory.* and memory_search: the loop provides it. */
+export interface MemoryService {
+  remember(entry: {
+    text: string;
+    tags?: string[];
+    source?: MemoryEntry["source"];
+    runId?: string;
+  }): Promise<MemoryEntry>;
+  forget(id: string): Promise<boolean>;
+  list(limit: number): Promise<MemoryEntry[]>;
+  search(query: string, limit: number): Promise<Array<MemoryEntry & { score: number }>>;
+}
+
+/**
+ * Long-lived things a capability keeps between calls (a browser, background processes,
+ * MCP sessions), owned by the host so it can close them all on shutdown.
+ */
+export interface HostResources {
+  /** The resource under `key`, created by `create` on first use and closed by `dispose` at shutdown. */
+  acquire<T>(
+    key: string,
+    create: () => Promise<T> | T,
+    dispose: (value: T) => Promise<void> | void,
+  ): Promise<T>;
+  /** The resource under `key` if it exists, without creating it. */
+  peek<T>(key: string): T | undefined;
+  /** Dispose one resource now (e.g. browser_panel.close); the next acquire creates it again. */
+  release(key: string): Promise<void>;
+  /** Dispose everything, newest first. */
+  closeAll(): Promise<void>;
+}
+
+/** Host services reach capabilities through the context, never by importing the host. */
+export interface HostServices {
+  workers?: WorkerService;
+  memory?: MemoryService;
+  /** Opaque to tools: the mcp capability reads it as the host's MCP session pool. */
+  mcp?: unknown;
+  /** Path of the Chromium binary for browser_panel (default: /usr/bin/chromium). */
+  browserExecutable?: string;
+}
+
+/** Everything a handler may use. Built by the host; handlers never read process globals. */
+export interface ToolContext {
+  /** Absolute, real path of the workspace root. */
+  workspace: string;
+  signal: AbortSignal;
+  /** Environment for subprocesses (a minimal, explicit one; not process.env wholesale). */
+  env: Record<string, string | undefined>;
+  profile: ProfileInfo;
+  limits: ToolLimits;
+  policy: PolicyConfig;
+  approve?: ApprovalHook;
+  services: HostServices;
+  resources: HostResources;
+  /** Where capabilities may keep state (e.g. $CAPGATE_HOME). */
+  stateDir: string;
+}
+
+/** What a capability's policy may answer besides refusing (by throwing PolicyDeniedError): ask a human first. */
+export interface PolicyVerdict {
+  ask?: string;
+}
+
+export type PolicyCheck<Args = Record<string, unknown>> = (
+  args: Args,
+  ctx: ToolContext,
+) => Promise<PolicyVerdict | undefined> | PolicyVerdict | undefined;

@@ -1,0 +1,146 @@
+#!/usr/bin/env node
+// Checks the package graph of SPEC §1: who may depend on whom, no cycles, no deep
+// imports into another package's src/, and every @capgate import declared.
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+
+const root = resolve(dirname(new URL(import.meta.url).pathname), "..");
+const groups = ["packages", "packages/capabilities", "apps", "bench", "tests"];
+
+const packages = new Map(); // name -> { dir, deps:Set }
+function addPackage(dir) {
+  const file = join(dir, "package.json");
+  if (!existsSync(file)) return;
+  const pkg = JSON.parse(readFileSync(file, "utf8"));
+  const deps = new Set(
+    [pkg.dependencies, pkg.peerDependencies, pkg.devDependencies, pkg.optionalDependencies]
+      .flatMap((d) => Object.keys(d ?? {}))
+      .filter((n) => n.startsWith("@capgate/") || n === "capgate"),
+  );
+  packages.set(pkg.name, { dir, deps, pkg });
+}
+for (const g of groups) {
+  const abs = join(root, g);
+  if (!existsSync(abs)) continue;
+  if (existsSync(join(abs, "package.json"))) addPackage(abs);
+  for (const entry of readdirSync(abs)) {
+    const d = join(abs, entry);
+    if (statSync(d).isDirectory() && existsSync(join(d, "package.json"))) addPackage(d);
+  }
+}
+
+const CORE = [
+  "@capgate/schema",
+  "@capgate/registry",
+  "@capgate/router",
+  "@capgate/profiles",
+  "@capgate/tools",
+  "@capgate/mcp-client",
+  "@capgate/models",
+  "@capgate/loop",
+];
+const isCapability = (n) => n.startsWith("@capgate/capability-");
+const allowed = (from, to) => {
+  if (from === "@capgate/bench" || from === "@capgate/e2e") return true;
+  switch (from) {
+    case "@capgate/schema":
+      return false;
+    case "@capgate/registry":
+      return to === "@capgate/schema";
+    case "@capgate/router":
+      return ["@capgate/schema", "@capgate/registry"].includes(to);
+    case "@capgate/profiles":
+      return ["@capgate/schema", "@capgate/registry", "@capgate/router"].includes(to);
+    case "@capgate/tools":
+      return to === "@capgate/schema";
+    case "@capgate/mcp-client":
+      return to === "@capgate/schema";
+    case "@capgate/models":
+      return false;
+    case "@capgate/loop":
+      return CORE.includes(to) && to !== "@capgate/loop";
+    case "@capgate/harness":
+      return CORE.includes(to) || isCapability(to);
+    case "@capgate/server":
+      return to === "@capgate/harness" || CORE.includes(to);
+    case "capgate":
+      return to === "@capgate/harness" || to === "@capgate/server" || CORE.includes(to);
+  }
+  if (isCapability(from)) {
+    if (to === "@capgate/tools" || to === "@capgate/schema") return true;
+    return from === "@capgate/capability-mcp" && to === "@capgate/mcp-client";
+  }
+  return false;
+};
+
+const problems = [];
+for (const [name, { deps, pkg }] of packages) {
+  for (const dep of deps) {
+    if (!packages.has(dep)) problems.push(`${name}: depends on unknown workspace package ${dep}`);
+    else if (!allowed(name, dep)) problems.push(`${name}: may not depend on ${dep} (SPEC §1 graph)`);
+  }
+  if (isCapability(name)) {
+    for (const dep of ["@capgate/tools", "@capgate/schema"]) {
+      if (pkg.dependencies?.[dep])
+        problems.push(`${name}: ${dep} must be a peer dependency, not a dependency`);
+    }
+  }
+}
+
+// Cycles over declared dependencies.
+const state = new Map();
+const visit = (n, path) => {
+  if (state.get(n) === 2) return;
+  if (state.get(n) === 1) {
+    problems.push(`cycle: ${[...path.slice(path.indexOf(n)), n].join(" → ")}`);
+    return;
+  }
+  state.set(n, 1);
+  for (const d of packages.get(n)?.deps ?? []) if (packages.has(d)) visit(d, [...path, n]);
+  state.set(n, 2);
+};
+for (const n of packages.keys()) visit(n, []);
+
+// Source imports: declared, allowed, no deep src imports, no escaping relative imports.
+const IMPORT =
+  /(?:import|export)\s[^'"]*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)|^\s*import\s*["']([^"']+)["']/gm;
+function* sourceFiles(dir) {
+  for (const entry of readdirSync(dir)) {
+    if (entry === "node_modules" || entry === "dist") continue;
+    const p = join(dir, entry);
+    const st = statSync(p);
+    if (st.isDirectory()) yield* sourceFiles(p);
+    else if (/\.(ts|tsx|mts|js|mjs)$/.test(entry)) yield p;
+  }
+}
+for (const [name, { dir, deps }] of packages) {
+  const src = join(dir, "src");
+  if (!existsSync(src)) continue;
+  for (const file of sourceFiles(src)) {
+    const text = readFileSync(file, "utf8");
+    for (const m of text.matchAll(IMPORT)) {
+      const spec = m[1] ?? m[2] ?? m[3];
+      const where = relative(root, file);
+      if (spec.startsWith(".")) {
+        const target = resolve(dirname(file), spec);
+        if (!target.startsWith(`${dir}/`))
+          problems.push(`${where}: relative import '${spec}' leaves the package`);
+        continue;
+      }
+      const parts = spec.split("/");
+      const pkgName = spec.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0];
+      if (!(pkgName.startsWith("@capgate/") || pkgName === "capgate")) continue;
+      if (/\/src(\/|$)/.test(spec)) problems.push(`${where}: imports another package's src/ (${spec})`);
+      if (pkgName === name) problems.push(`${where}: imports its own package by name (${spec})`);
+      else if (!deps.has(pkgName)) problems.push(`${where}: imports ${pkgName} without declaring it`);
+      else if (!allowed(name, pkgName)) problems.push(`${where}: may not import ${pkgName} (SPEC §1 graph)`);
+    }
+  }
+}
+
+if (problems.length > 0) {
+  console.error(`dependency graph: ${problems.length} problem(s)`);
+  for (const p of problems) console.error(`  - ${p}`);
+  process.exit(1);
+}
+console.log(`dependency graph: ok (${packages.size} packages, one-way, no cycles)`);
