@@ -1,1 +1,2 @@
-export {};
+export type { DeepReadonly, ManifestInput } from "./router.js";
+export { Router } from "./router.js";

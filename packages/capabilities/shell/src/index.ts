@@ -1,1 +1,1 @@
-export {};
+export { manifest } from "./manifest.js";
