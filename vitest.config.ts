@@ -1,10 +1,21 @@
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
 import { defineConfig } from "vitest/config";
 
-// One root run over every workspace package; each package folder is a project with
-// vitest's defaults, so `vitest run` inside a package runs the same tests.
+// Every workspace package folder (one with a package.json) is a project with vitest's
+// defaults, so `vitest run` inside a package runs the same tests as the root run.
+const groups = ["packages", "packages/capabilities", "apps", "tests"];
+const projects = groups.flatMap((group) =>
+  existsSync(group)
+    ? readdirSync(group)
+        .map((name) => join(group, name))
+        .filter((dir) => existsSync(join(dir, "package.json")))
+    : [],
+);
+
 export default defineConfig({
   test: {
-    projects: ["packages/*", "packages/capabilities/*", "apps/*", "tests/*"],
+    projects,
     reporters: ["default", ["json", { outputFile: "test-results.json" }]],
   },
 });

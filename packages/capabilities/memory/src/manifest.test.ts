@@ -33,8 +33,8 @@ describe("memory manifest", () => {
   checkManifestShape(manifest, EXPECTED, []);
   checkCalls(manifest, VALID, INVALID);
 
-  it("exports only the manifest (handlers arrive in the next release)", () => {
-    expect(Object.keys(entry).sort()).toEqual(["manifest"]);
+  it("exports the manifest and the capability with its handlers", () => {
+    expect(Object.keys(entry).sort()).toEqual(["capability", "manifest"]);
     expect(entry.manifest).toBe(manifest);
   });
 

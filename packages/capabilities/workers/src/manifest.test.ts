@@ -34,8 +34,8 @@ describe("workers manifest", () => {
   checkManifestShape(manifest, EXPECTED, []);
   checkCalls(manifest, VALID, INVALID);
 
-  it("exports only the manifest (handlers arrive in the next release)", () => {
-    expect(Object.keys(entry).sort()).toEqual(["manifest"]);
+  it("exports the manifest and the capability with its handlers", () => {
+    expect(Object.keys(entry).sort()).toEqual(["capability", "manifest"]);
     expect(entry.manifest).toBe(manifest);
   });
 
