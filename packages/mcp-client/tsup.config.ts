@@ -1,7 +1,8 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: ["src/index.ts"],
+  // Two entries: the runtime-neutral root and the Node-only stdio subpath.
+  entry: ["src/index.ts", "src/stdio.ts"],
   format: ["esm"],
   dts: true,
   clean: true,

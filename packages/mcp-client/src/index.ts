@@ -1,1 +1,39 @@
-export {};
+export type {
+  McpHttpServerConfig,
+  McpServerCommon,
+  McpServerConfig,
+  McpServersMap,
+  McpStdioServerConfig,
+} from "./config.js";
+export {
+  DEFAULT_MCP_TIMEOUT_MS,
+  enabledServerNames,
+  isHttpServer,
+  isStdioServer,
+  parseMcpServersConfig,
+  SERVER_NAME_PATTERN,
+  serverTimeoutMs,
+} from "./config.js";
+export type { ConfigProblem, McpClientErrorOptions, McpErrorCode } from "./errors.js";
+export { McpClientError, McpConfigError } from "./errors.js";
+export type { CapabilityStep, CapabilityStepOptions, CapabilityStepOutcome } from "./fallthrough.js";
+export { executeCapabilityStep, isUnknownToolErrorLike } from "./fallthrough.js";
+export type { GateHandler, GateServerOptions, GateToolName } from "./gate-server.js";
+export { createGateServer, GATE_TOOL_NAMES } from "./gate-server.js";
+export type { McpCaller, McpCallOptions, McpPoolOptions } from "./pool.js";
+export { configHash, McpPool } from "./pool.js";
+export type {
+  ElicitationHandler,
+  McpPoolEvent,
+  McpServerTools,
+  SamplingHandler,
+  ToolListCache,
+} from "./pool-types.js";
+export type { CallToolResultLike, McpCallData, RenderedContent, ToolResult } from "./render.js";
+export { DEFAULT_OUTPUT_BYTES, renderCallToolResult, stripControl } from "./render.js";
+export type { McpRoute } from "./routing.js";
+export { qualifyToolName, routeMcpTool } from "./routing.js";
+export type { McpToolInfo, SkippedTool } from "./tool-list.js";
+export { normalizeToolList, toCapabilityManifest } from "./tool-list.js";
+export type { ManagedTransport, StdioTransportFactory, TransportHooks } from "./transport.js";
+export { truncateUtf8 } from "./truncate.js";

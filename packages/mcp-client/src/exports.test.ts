@@ -1,0 +1,48 @@
+import { describe, expect, it } from "vitest";
+import * as root from "./index.js";
+import * as stdio from "./stdio.js";
+
+// Pins the public surface: adding or removing a name here is an API decision.
+describe("public exports", () => {
+  it("root entry", () => {
+    expect(Object.keys(root).sort()).toEqual([
+      "DEFAULT_MCP_TIMEOUT_MS",
+      "DEFAULT_OUTPUT_BYTES",
+      "GATE_TOOL_NAMES",
+      "McpClientError",
+      "McpConfigError",
+      "McpPool",
+      "SERVER_NAME_PATTERN",
+      "configHash",
+      "createGateServer",
+      "enabledServerNames",
+      "executeCapabilityStep",
+      "isHttpServer",
+      "isStdioServer",
+      "isUnknownToolErrorLike",
+      "normalizeToolList",
+      "parseMcpServersConfig",
+      "qualifyToolName",
+      "renderCallToolResult",
+      "routeMcpTool",
+      "serverTimeoutMs",
+      "stripControl",
+      "toCapabilityManifest",
+      "truncateUtf8",
+    ]);
+  });
+
+  it("stdio entry", () => {
+    expect(Object.keys(stdio).sort()).toEqual([
+      "DEFAULT_MAX_MESSAGE_BYTES",
+      "INHERITED_ENV_VARS",
+      "StdioProcessTransport",
+      "connectAdHoc",
+      "createNodeMcpPool",
+      "createStdioTransport",
+      "fileToolListCache",
+      "serveGateOverStdio",
+      "serverEnv",
+    ]);
+  });
+});

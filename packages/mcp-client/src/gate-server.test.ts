@@ -1,0 +1,114 @@
+import { topLevelToolSchemas, topLevelTools } from "@capgate/schema";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { describe, expect, it } from "vitest";
+import { createGateServer, GATE_TOOL_NAMES } from "./gate-server.js";
+import { connectAdHoc } from "./stdio/ad-hoc.js";
+import { FIXTURES } from "./test-support/fixtures.js";
+
+async function connected(handlers: Parameters<typeof createGateServer>[0]["handlers"]) {
+  const server = createGateServer({ name: "capgate", version: "1.2.3", handlers });
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: "t", version: "0" });
+  await Promise.all([server.connect(a), client.connect(b)]);
+  return { client, close: () => client.close() };
+}
+
+const seen: Array<[string, unknown]> = [];
+const handlers = {
+  capability_search: async (args: Record<string, unknown>) => {
+    seen.push(["capability_search", args]);
+    return [{ capability: "fs" }];
+  },
+  capability_load: async () => ({ success: true, summary: "loaded fs" }),
+  capability_call: async (args: Record<string, unknown>) => {
+    if (args.tool === "boom") throw new Error("exploded");
+    return { success: false, summary: `failed ${String(args.tool)}` };
+  },
+  memory_search: async () => "nothing remembered",
+};
+
+describe("createGateServer", () => {
+  it("exposes exactly the four gate tools with the protocol's schemas and descriptions", async () => {
+    const { client, close } = await connected(handlers);
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual([...GATE_TOOL_NAMES]);
+    const schemas = topLevelToolSchemas();
+    const descriptions = Object.fromEntries(topLevelTools().map((t) => [t.name, t.description]));
+    for (const t of tools) {
+      expect(t.inputSchema).toEqual(schemas[t.name as keyof typeof schemas]);
+      expect(t.description).toBe(descriptions[t.name]);
+    }
+    expect(client.getServerVersion()).toMatchObject({ name: "capgate", version: "1.2.3" });
+    expect(client.getInstructions()).toContain("capability_search");
+    await close();
+  });
+
+  it("runs the injected handlers and renders their results as text", async () => {
+    const { client, close } = await connected(handlers);
+    const search = await client.callTool({ name: "capability_search", arguments: { query: "read files" } });
+    expect(search.isError).toBeUndefined();
+    expect(JSON.parse((search.content as Array<{ text: string }>)[0]?.text ?? "")).toEqual([
+      { capability: "fs" },
+    ]);
+    expect(seen).toContainEqual(["capability_search", { query: "read files" }]);
+    const load = await client.callTool({ name: "capability_load", arguments: { name: "fs" } });
+    expect(load.content).toEqual([{ type: "text", text: "loaded fs" }]);
+    const failed = await client.callTool({ name: "capability_call", arguments: { tool: "x.y" } });
+    expect(failed).toMatchObject({ isError: true, content: [{ type: "text", text: "failed x.y" }] });
+    const memory = await client.callTool({ name: "memory_search", arguments: { query: "q" } });
+    expect(memory.content).toEqual([{ type: "text", text: "nothing remembered" }]);
+    await close();
+  });
+
+  it("turns rejections, invalid arguments and unknown tools into isError results", async () => {
+    const { client, close } = await connected(handlers);
+    const boom = await client.callTool({ name: "capability_call", arguments: { tool: "boom" } });
+    expect(boom).toMatchObject({ isError: true, content: [{ text: "exploded" }] });
+    const invalid = await client.callTool({ name: "capability_search", arguments: { q: "typo" } });
+    expect(invalid.isError).toBe(true);
+    expect((invalid.content as Array<{ text: string }>)[0]?.text).toMatch(/query/);
+    const unknown = await client.callTool({ name: "finish", arguments: { summary: "x" } });
+    expect(unknown).toMatchObject({ isError: true });
+    expect((unknown.content as Array<{ text: string }>)[0]?.text).toContain(
+      "capability_search, capability_load",
+    );
+    await close();
+  });
+
+  it("requires every handler", () => {
+    expect(() =>
+      createGateServer({
+        name: "x",
+        version: "0",
+        handlers: { ...handlers, memory_search: undefined } as unknown as typeof handlers,
+      }),
+    ).toThrow("handlers.memory_search must be a function");
+  });
+});
+
+describe("serveGateOverStdio (a real process, as `capgate mcp serve` runs it)", () => {
+  it("serves the gate over stdio to an MCP client and exits when stdin ends", async () => {
+    const stderr: string[] = [];
+    const session = await connectAdHoc({
+      command: process.execPath,
+      args: [`${FIXTURES}/gate-serve.mjs`],
+      name: "gate",
+      onEvent: (e) => {
+        if (e.type === "stderr") stderr.push(e.text);
+      },
+    });
+    try {
+      expect((await session.listTools()).map((t) => t.qualifiedName)).toEqual(
+        GATE_TOOL_NAMES.map((n) => `gate/${n}`),
+      );
+      const r = await session.callTool("capability_load", { name: "fs" });
+      expect(r).toMatchObject({ success: true, summary: "loaded fs: fs.read(path: string)" });
+      const bad = await session.callTool("capability_call", { tool: "boom" });
+      expect(bad).toMatchObject({ success: false, summary: "the tool exploded" });
+    } finally {
+      await session.close();
+    }
+    expect(stderr.join("")).toContain("gate closed");
+  }, 30_000);
+});

@@ -1,0 +1,80 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { McpHttpServerConfig } from "./config.js";
+import type { ManagedTransport } from "./transport.js";
+
+export type HttpTransportKind = "streamable-http" | "sse";
+
+function httpStatus(error: unknown): number | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "number" && code >= 100 && code < 600 ? code : undefined;
+}
+
+/**
+ * Connect a `url` server: Streamable HTTP first; when that endpoint answers the POST with a
+ * 4xx other than 401/403 (an old server has no POST route there), fall back to the legacy
+ * HTTP+SSE transport, as the MCP spec's backwards-compatibility section describes.
+ * `type: "sse"` goes straight to SSE; `type: "http"` never falls back.
+ */
+export async function connectHttp(
+  config: McpHttpServerConfig,
+  makeClient: () => Client,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<{ client: Client; transport: ManagedTransport; kind: HttpTransportKind }> {
+  const url = new URL(config.url);
+  const requestInit: RequestInit | undefined = config.headers
+    ? { headers: { ...config.headers } }
+    : undefined;
+  const sse = async () => {
+    const client = makeClient();
+    const transport = new SSEClientTransport(url, requestInit ? { requestInit } : {});
+    await client.connect(transport, { timeout: timeoutMs, ...(signal ? { signal } : {}) });
+    return { client, transport, kind: "sse" as const };
+  };
+  if (config.type === "sse") return sse();
+  const client = makeClient();
+  const transport = new TerminatingHttpTransport(url, requestInit ? { requestInit } : {});
+  try {
+    await client.connect(transport, { timeout: timeoutMs, ...(signal ? { signal } : {}) });
+    return { client, transport, kind: "streamable-http" };
+  } catch (first) {
+    await client.close().catch(() => {});
+    const status = httpStatus(first);
+    const fallBack =
+      config.type === undefined &&
+      status !== undefined &&
+      status >= 400 &&
+      status < 500 &&
+      status !== 401 &&
+      status !== 403;
+    if (!fallBack) throw first;
+    try {
+      return await sse();
+    } catch (second) {
+      const a = first instanceof Error ? first.message : String(first);
+      const b = second instanceof Error ? second.message : String(second);
+      throw new Error(`Streamable HTTP failed (${a}) and the legacy SSE fallback failed too (${b})`, {
+        cause: second,
+      });
+    }
+  }
+}
+
+/** Streamable HTTP that ends its session politely on close (DELETE with the session id), bounded in time. */
+class TerminatingHttpTransport extends StreamableHTTPClientTransport {
+  override async close(): Promise<void> {
+    if (this.sessionId !== undefined) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        this.terminateSession().catch(() => {}),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, 1_000);
+        }),
+      ]);
+      clearTimeout(timer);
+    }
+    await super.close();
+  }
+}

@@ -1,0 +1,315 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import {
+  type CallToolResult,
+  type ClientCapabilities,
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ErrorCode,
+  McpError,
+  ToolListChangedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { isStdioServer, type McpServerConfig, serverTimeoutMs } from "./config.js";
+import { McpClientError } from "./errors.js";
+import { connectHttp } from "./http-transport.js";
+import type { ElicitationHandler, McpPoolEvent, SamplingHandler } from "./pool-types.js";
+import type { ManagedTransport, StdioTransportFactory } from "./transport.js";
+
+export type SessionTransportKind = "stdio" | "streamable-http" | "sse";
+
+export interface SessionDeps {
+  clientInfo: { name: string; version: string };
+  stdio?: StdioTransportFactory | undefined;
+  onSampling?: SamplingHandler | undefined;
+  onElicitation?: ElicitationHandler | undefined;
+  onToolListChanged?: () => void;
+  onEvent?: ((event: McpPoolEvent) => void) | undefined;
+  /** Aborts a connect in progress (the pool is closing). */
+  signal?: AbortSignal | undefined;
+}
+
+// Paging guard: a server that keeps returning cursors must not keep a listing going forever.
+const MAX_LIST_PAGES = 1_000;
+
+function politeRefusal(method: string): string {
+  if (method === "sampling/createMessage")
+    return "This MCP client does not offer sampling: no model is available to servers here. Continue without it.";
+  if (method === "elicitation/create")
+    return "This MCP client cannot ask the user for input (elicitation is not supported here). Continue without it, or explain in the tool result what you need.";
+  return `This MCP client does not handle '${method}' requests.`;
+}
+
+/**
+ * The SDK's own timeout, not a server's -32001 reply: the SDK rejects with exactly
+ * `{ timeout }` as data, and only once the time has passed.
+ */
+function isOwnTimeout(error: unknown, timeoutMs: number, started: number): boolean {
+  return (
+    error instanceof McpError &&
+    error.code === ErrorCode.RequestTimeout &&
+    (error.data as { timeout?: unknown } | undefined)?.timeout === timeoutMs &&
+    Date.now() - started >= timeoutMs - 5
+  );
+}
+
+/** One live connection to one server: an SDK Client over a stdio or HTTP transport. */
+export class McpSession {
+  readonly server: string;
+  readonly client: Client;
+  readonly transport: ManagedTransport;
+  readonly kind: SessionTransportKind;
+  /** Resolves when the connection is gone, for whatever reason. */
+  readonly closed: Promise<void>;
+  private alive = true;
+  private markClosed!: () => void;
+
+  private constructor(
+    server: string,
+    client: Client,
+    transport: ManagedTransport,
+    kind: SessionTransportKind,
+  ) {
+    this.server = server;
+    this.client = client;
+    this.transport = transport;
+    this.kind = kind;
+    this.closed = new Promise<void>((resolve) => {
+      this.markClosed = resolve;
+    });
+  }
+
+  get isAlive(): boolean {
+    return this.alive;
+  }
+
+  get pid(): number | undefined {
+    return this.transport.pid ?? undefined;
+  }
+
+  /** Spawn or dial the server and run initialize, bounded by the server's timeoutMs. */
+  static async open(server: string, config: McpServerConfig, deps: SessionDeps): Promise<McpSession> {
+    const timeoutMs = serverTimeoutMs(config);
+    const capabilities: ClientCapabilities = {};
+    if (deps.onSampling) capabilities.sampling = {};
+    if (deps.onElicitation) capabilities.elicitation = {};
+    const emit = deps.onEvent ?? (() => {});
+    let session: McpSession | undefined;
+    const makeClient = () => {
+      const client = new Client(deps.clientInfo, { capabilities });
+      // Requests the host installed no handler for (sampling, elicitation, roots, …) get a
+      // JSON-RPC error that says so, instead of a bare "Method not found".
+      client.fallbackRequestHandler = async (request) => {
+        throw new McpError(ErrorCode.MethodNotFound, politeRefusal(request.method));
+      };
+      const onSampling = deps.onSampling;
+      if (onSampling)
+        client.setRequestHandler(CreateMessageRequestSchema, (request, extra) =>
+          onSampling({ server, params: request.params, signal: extra.signal }),
+        );
+      const onElicitation = deps.onElicitation;
+      if (onElicitation)
+        client.setRequestHandler(ElicitRequestSchema, (request, extra) =>
+          onElicitation({ server, params: request.params, signal: extra.signal }),
+        );
+      client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+        deps.onToolListChanged?.();
+      });
+      client.onerror = (error) => emit({ type: "protocol_error", server, message: error.message });
+      client.onclose = () => session?.onTransportClosed();
+      return client;
+    };
+
+    let client: Client;
+    let transport: ManagedTransport;
+    let kind: SessionTransportKind;
+    try {
+      if (isStdioServer(config)) {
+        if (!deps.stdio)
+          throw new McpClientError(
+            "mcp_unavailable",
+            `MCP server '${server}' is a stdio server (command '${config.command}'), but this pool cannot spawn processes; create it with createNodeMcpPool from '@capgate/mcp-client/stdio' (Node only).`,
+            { server },
+          );
+        transport = deps.stdio(server, config, {
+          onStderr: (text) => emit({ type: "stderr", server, text }),
+          onGarbage: (line) => emit({ type: "garbage", server, line }),
+        });
+        client = makeClient();
+        kind = "stdio";
+        // Assigned before connect so a crash during initialize is reported through onclose.
+        session = new McpSession(server, client, transport, kind);
+        await client.connect(transport, {
+          timeout: timeoutMs,
+          ...(deps.signal ? { signal: deps.signal } : {}),
+        });
+      } else {
+        const connected = await connectHttp(config, makeClient, timeoutMs, deps.signal);
+        client = connected.client;
+        transport = connected.transport;
+        kind = connected.kind;
+        session = new McpSession(server, client, transport, kind);
+      }
+    } catch (error) {
+      // Read how it went away before close() (which would report our own stop).
+      const reason = session?.transport.exitReason?.();
+      if (session) await session.close();
+      if (McpClientError.isInstance(error)) throw error;
+      const detail = deps.signal?.aborted
+        ? "was stopped while connecting (the pool was closed)"
+        : error instanceof McpError && error.code === ErrorCode.RequestTimeout
+          ? `did not answer initialize within ${timeoutMs} ms`
+          : `${isStdioServer(config) ? "failed to start" : "could not connect"}: ${error instanceof Error ? error.message : String(error)}`;
+      throw new McpClientError(
+        "mcp_connect_failed",
+        `MCP server '${server}' ${detail}${reason ? ` (${reason})` : ""}.`,
+        { server, cause: error },
+      );
+    }
+    if (!session.alive) {
+      const reason = transport.exitReason?.() ?? "closed the connection";
+      throw new McpClientError(
+        "mcp_connect_failed",
+        `MCP server '${server}' ${reason} right after initialize.`,
+        {
+          server,
+        },
+      );
+    }
+    emit({
+      type: "connected",
+      server,
+      transport: kind,
+      ...(session.pid !== undefined ? { pid: session.pid } : {}),
+    });
+    return session;
+  }
+
+  private onTransportClosed(): void {
+    if (!this.alive) return;
+    this.alive = false;
+    this.markClosed();
+  }
+
+  /** Raw tool entries, following `nextCursor` until the last page. */
+  async listToolsRaw(timeoutMs: number, signal?: AbortSignal): Promise<unknown[]> {
+    const tools: unknown[] = [];
+    const seen = new Set<string>();
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_LIST_PAGES; page++) {
+      const result = await this.request("tools/list", timeoutMs, signal, (options) =>
+        this.client.listTools(cursor === undefined ? undefined : { cursor }, options),
+      );
+      tools.push(...result.tools);
+      cursor = result.nextCursor;
+      if (cursor === undefined) return tools;
+      // A cursor seen before would loop forever: stop with what we have.
+      if (seen.has(cursor)) return tools;
+      seen.add(cursor);
+    }
+    return tools;
+  }
+
+  /** One tools/call with a timeout that cancels it on the server; never retried. */
+  async callTool(
+    tool: string,
+    args: Record<string, unknown>,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<CallToolResult> {
+    return (await this.request(`tools/call '${tool}'`, timeoutMs, signal, (options) =>
+      this.client.callTool({ name: tool, arguments: args }, undefined, options),
+    )) as CallToolResult;
+  }
+
+  /**
+   * Run one request with the SDK's timeout: on timeout or abort it sends
+   * `notifications/cancelled` and drops the request id, so a late reply is ignored.
+   * Errors come back as McpClientError naming the server and what was pending.
+   */
+  private async request<T>(
+    what: string,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+    run: (options: { signal?: AbortSignal; timeout: number }) => Promise<T>,
+  ): Promise<T> {
+    if (!this.alive) throw this.closedError(what);
+    if (signal?.aborted) throw this.abortedError(what);
+    // The caller's signal is linked through a per-call controller: the SDK never removes
+    // its abort listener, so a long-lived signal passed straight in would collect one per call.
+    let link: AbortController | undefined;
+    const onAbort = () => link?.abort(new Error("aborted by the caller"));
+    if (signal) {
+      link = new AbortController();
+      signal.addEventListener("abort", onAbort, { once: true });
+    }
+    const started = Date.now();
+    try {
+      return await run(link ? { signal: link.signal, timeout: timeoutMs } : { timeout: timeoutMs });
+    } catch (error) {
+      if (signal?.aborted) throw this.abortedError(what);
+      if (isOwnTimeout(error, timeoutMs, started))
+        throw new McpClientError(
+          "mcp_timeout",
+          `MCP server '${this.server}' did not answer ${what} within ${timeoutMs} ms; the request was cancelled (notifications/cancelled) and was not retried.`,
+          { server: this.server, cause: error },
+        );
+      if (!this.alive) throw this.closedError(what, error);
+      if (error instanceof McpError)
+        throw new McpClientError(
+          "mcp_rpc_error",
+          `MCP server '${this.server}' answered ${what} with error ${error.code}: ${error.message.replace(/^MCP error -?\d+: /, "")}`,
+          { server: this.server, rpcCode: error.code, cause: error },
+        );
+      if (error instanceof Error && error.name === "ZodError")
+        throw new McpClientError(
+          "mcp_rpc_error",
+          `MCP server '${this.server}' sent a malformed reply to ${what}.`,
+          {
+            server: this.server,
+            cause: error,
+          },
+        );
+      // Anything else is the connection itself failing (an HTTP POST that cannot be sent, a
+      // closed pipe): drop this session so the next call reconnects.
+      await this.close();
+      throw this.closedError(what, error);
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  private abortedError(what: string): McpClientError {
+    return new McpClientError(
+      "mcp_aborted",
+      `The call to MCP server '${this.server}' (${what}) was aborted.`,
+      {
+        server: this.server,
+      },
+    );
+  }
+
+  private closedError(what: string, cause?: unknown): McpClientError {
+    const reason = this.transport.exitReason?.();
+    const detail =
+      reason ??
+      (cause instanceof Error && !(cause instanceof McpError)
+        ? `could not be reached: ${cause.message}`
+        : "closed the connection");
+    return new McpClientError(
+      "mcp_closed",
+      `MCP server '${this.server}' ${detail} while ${what} was pending; the call was not retried (the next call reconnects).`,
+      { server: this.server, cause },
+    );
+  }
+
+  /** Close the connection (for stdio: the whole process group). Idempotent. */
+  async close(): Promise<void> {
+    this.alive = false;
+    try {
+      await this.client.close();
+    } catch {
+      // Closing is best effort; the transport kills what is left.
+    }
+    await this.transport.close().catch(() => {});
+    this.markClosed();
+  }
+}

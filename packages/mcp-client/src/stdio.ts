@@ -1,0 +1,14 @@
+// Node-only entry: spawning stdio servers, serving over stdio, the disk tool-list cache.
+// Kept apart so the root entry stays runtime-neutral (no node:child_process).
+export type { AdHocServerOptions, AdHocSession } from "./stdio/ad-hoc.js";
+export { connectAdHoc } from "./stdio/ad-hoc.js";
+export { fileToolListCache } from "./stdio/disk-cache.js";
+export { INHERITED_ENV_VARS, serverEnv } from "./stdio/env.js";
+export type { NodeMcpPoolOptions } from "./stdio/node-pool.js";
+export { createNodeMcpPool } from "./stdio/node-pool.js";
+export type { StdioProcessOptions } from "./stdio/process-transport.js";
+export { DEFAULT_MAX_MESSAGE_BYTES, StdioProcessTransport } from "./stdio/process-transport.js";
+export type { StdioServing } from "./stdio/serve.js";
+export { serveGateOverStdio } from "./stdio/serve.js";
+export type { StdioTransportOptions } from "./stdio/transport-factory.js";
+export { createStdioTransport } from "./stdio/transport-factory.js";
