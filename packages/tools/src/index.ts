@@ -1,3 +1,16 @@
+// Shared guards: workspace confinement, processes, the shell policy, the URL guard.
+export type {
+  BackgroundOutput,
+  BackgroundProcessesOptions,
+  BackgroundProcessInfo,
+  StartProcessOptions,
+  StartShellOptions,
+} from "./background-processes.js";
+export {
+  BACKGROUND_PROCESSES_KEY,
+  BackgroundProcesses,
+  backgroundProcesses,
+} from "./background-processes.js";
 export { CapabilitySet } from "./capability-set.js";
 export type {
   ArgsOf,
@@ -18,10 +31,41 @@ export {
 } from "./errors.js";
 export type { ExecuteContext, LoadedTools } from "./execute.js";
 export { executeTool } from "./execute.js";
+export type { GuardedFetchOptions, GuardedResponse } from "./guarded-fetch.js";
+export { guardedFetch } from "./guarded-fetch.js";
+export { HeadTailCapture, tailLines } from "./output-capture.js";
+export type { ResolveInWorkspaceOptions } from "./path-guard.js";
+export {
+  isInside,
+  MAX_COMPONENT_BYTES,
+  MAX_PATH_BYTES,
+  realWorkspace,
+  resolveInWorkspace,
+  toWorkspaceRelative,
+  workspacePathPolicy,
+} from "./path-guard.js";
+export { DEFAULT_KILL_GRACE_MS } from "./process-group.js";
+export type { ProcessResult, RunProcessOptions } from "./process-runner.js";
+export { describeExit, runProcess } from "./process-runner.js";
 export { createHostResources } from "./resources.js";
+export type { OnAsk, RunShellOptions, ShellGateOptions } from "./run-shell.js";
+export { assertShellAllowed, runShell } from "./run-shell.js";
 export type { FromSchema } from "./schema-types.js";
+export type { ResolvedCommand } from "./shell-commands.js";
+export type { ShellDecision, ShellPolicy } from "./shell-policy.js";
+export {
+  checkShellCommand,
+  createShellPolicy,
+  MAX_SHELL_COMMAND_CHARS,
+  shellCommandPolicy,
+  shellPolicyCheck,
+} from "./shell-policy.js";
+export { shellQuote } from "./shell-quote.js";
+export type { ShellRule, ShellRuleDecision } from "./shell-rules.js";
+export { BROWSER_PANEL_HINT, BUILTIN_SHELL_RULES } from "./shell-rules.js";
+export type { ShellWord, StdinSource } from "./shell-words.js";
 export type { TruncateResult } from "./truncate.js";
-export { truncateBytes, truncateMiddle } from "./truncate.js";
+export { truncateBytes, truncateMiddle, truncationMarker } from "./truncate.js";
 export type {
   ApprovalHook,
   ApprovalMode,
@@ -44,3 +88,11 @@ export type {
   WorkerService,
 } from "./types.js";
 export { DEFAULT_LIMITS } from "./types.js";
+export type {
+  AddressClass,
+  CheckedUrl,
+  CheckUrlOptions,
+  HostResolver,
+  ResolvedAddress,
+} from "./url-guard.js";
+export { checkUrl, classifyAddress, parseAllowHost, urlPolicy } from "./url-guard.js";

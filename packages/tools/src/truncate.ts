@@ -31,9 +31,12 @@ export function truncateBytes(bytes: Uint8Array, maxBytes: number, headShare = 0
   return cutBytes(bytes, maxBytes, headShare);
 }
 
-function marker(omitted: number): string {
+/** The text put where output was cut: one marker style for every truncation in capgate. */
+export function truncationMarker(omitted: number): string {
   return `\n…[${omitted} bytes truncated]…\n`;
 }
+
+const marker = truncationMarker;
 
 function cutBytes(bytes: Uint8Array, maxBytes: number, headShare: number): TruncateResult {
   const reserve = encoder.encode(marker(bytes.length)).length;

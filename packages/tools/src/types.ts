@@ -46,12 +46,22 @@ export const DEFAULT_LIMITS: ToolLimits = Object.freeze({
   fetchBytes: 2 * 1024 * 1024,
 });
 
-/** A prefix rule for the shell policy: matches a command segment whose words start with `prefix`. */
+/**
+ * A prefix rule for the shell policy: matches any command the parser finds (in every
+ * position, behind wrappers such as `sudo`/`env`/`timeout`, inside `bash -c` strings) whose
+ * words start with `prefix`. The first word is compared by basename (`/usr/bin/git` is
+ * `git`); `*` and `?` are wildcards inside a word; a word known only at run time matches.
+ * Options are not reordered: `["rm", "-rf"]` does not match `rm -r -f`.
+ */
 export interface ShellPrefixRule {
   /** Words the segment must start with, e.g. ["git", "push"] or ["rm", "-rf"]. */
   prefix: string[];
   /** Shown to the model (deny) or the approver (ask). */
   reason?: string;
+  /** Command lines this rule must match; checked when the policy loads (a mismatch is an error). */
+  mustMatch?: string[];
+  /** Command lines this rule must not match; checked when the policy loads. */
+  mustNotMatch?: string[];
 }
 
 export interface ShellPolicyConfig {

@@ -1,0 +1,168 @@
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { CapgateError } from "@capgate/schema";
+import { afterAll, describe, expect, it } from "vitest";
+import { BackgroundProcesses, backgroundProcesses } from "./background-processes.js";
+import { groupMembers } from "./process-group.js";
+import { createHostResources } from "./resources.js";
+import { minimalEnv } from "./test-context.js";
+
+const dir = mkdtempSync(join(tmpdir(), "capgate-bg-"));
+const env = minimalEnv();
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function until(check: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    if (check()) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`gave up waiting for ${what}`);
+}
+
+/** Is `pid` a live (non-zombie) process? Reads the process table. */
+function running(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(")") + 2));
+  } catch {
+    return false;
+  }
+}
+
+function alive(pid: number): boolean {
+  const members = groupMembers(pid);
+  if (members) return members.length > 0;
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe("BackgroundProcesses", () => {
+  it("starts, reads output, lists and stops a process group", async () => {
+    const bg = new BackgroundProcesses({ killGraceMs: 500 });
+    const info = bg.start({
+      file: "sh",
+      args: ["-c", "for i in 1 2 3 4 5; do echo line$i; done; sleep 300 & echo $! > child.pid; wait"],
+      cwd: dir,
+      env,
+    });
+    expect(info).toMatchObject({ id: "p1", running: true });
+    await until(
+      () => bg.output(info.id).text.includes("line5") && existsSync(join(dir, "child.pid")),
+      "output",
+    );
+    expect(bg.output(info.id, 2).text).toBe("line4\nline5\n");
+    expect(bg.list().map((p) => [p.id, p.running])).toEqual([["p1", true]]);
+    const grandchild = Number(readFileSync(join(dir, "child.pid"), "utf8"));
+    expect(alive(info.pid!)).toBe(true);
+
+    const stopped = await bg.stop(info.id);
+    expect(stopped.running).toBe(false);
+    expect(stopped.signal).toBe("SIGTERM");
+    expect(alive(info.pid!)).toBe(false);
+    expect(running(grandchild)).toBe(false);
+    expect(bg.list()).toEqual([]);
+  }, 20_000);
+
+  it("keeps a finished process's exit code and output until stopped", async () => {
+    const bg = new BackgroundProcesses();
+    const info = bg.start({ file: "sh", args: ["-c", "echo bye; exit 7"], cwd: dir, env });
+    await until(() => !bg.list()[0]!.running, "exit");
+    expect(bg.output(info.id)).toMatchObject({ text: "bye\n", info: { exitCode: 7, running: false } });
+    await bg.stop(info.id);
+  });
+
+  it("names unknown ids clearly", () => {
+    const bg = new BackgroundProcesses();
+    const e = (() => {
+      try {
+        bg.output("p9");
+      } catch (x) {
+        return x;
+      }
+    })();
+    expect(CapgateError.isInstance(e) && e.code).toBe("not_found");
+    expect((e as CapgateError).property).toBe("id");
+  });
+
+  it("startShell passes the shell policy first", async () => {
+    const bg = new BackgroundProcesses();
+    await expect(
+      bg.startShell({ command: "nohup xdg-open https://example.com", cwd: dir, env }),
+    ).rejects.toMatchObject({
+      code: "policy_denied",
+    });
+    expect(bg.list()).toEqual([]);
+    const ok = await bg.startShell({ command: "echo served", cwd: dir, env });
+    await until(() => bg.output(ok.id).text === "served\n", "shell output");
+    await bg.stopAll();
+  });
+
+  it("lives in ctx.resources and is stopped by closeAll", async () => {
+    const resources = createHostResources();
+    const bg = await backgroundProcesses({ resources });
+    expect(await backgroundProcesses({ resources })).toBe(bg);
+    const a = bg.start({ file: "sleep", args: ["300"], cwd: dir, env });
+    const b = bg.start({ file: "sleep", args: ["301"], cwd: dir, env });
+    await resources.closeAll();
+    expect(alive(a.pid!)).toBe(false);
+    expect(alive(b.pid!)).toBe(false);
+    expect(bg.list()).toEqual([]);
+  }, 20_000);
+
+  it("refuses to start more than maxRunning", async () => {
+    const bg = new BackgroundProcesses({ maxRunning: 1 });
+    bg.start({ file: "sleep", args: ["300"], cwd: dir, env });
+    expect(() => bg.start({ file: "sleep", args: ["300"], cwd: dir, env })).toThrow(/limit is 1/);
+    await bg.stopAll();
+  }, 20_000);
+});
+
+describe("host exit", () => {
+  // A real host process using the built package: it starts a background process group and a
+  // foreground runProcess, then dies; both groups must die with it.
+  const dist = fileURLToPath(new URL("../dist/index.js", import.meta.url));
+  const host = join(dir, "host.mjs");
+  writeFileSync(
+    host,
+    `const { BackgroundProcesses, runProcess } = await import(process.argv[2]);
+const [, , , workDir, mode] = process.argv;
+const env = { PATH: process.env.PATH };
+new BackgroundProcesses().start({ file: "sh", args: ["-c", "sleep 300 & echo $! > bg-" + mode + ".pid; wait"], cwd: workDir, env });
+void runProcess({ file: "sh", args: ["-c", "sleep 301 & echo $! > fg-" + mode + ".pid; wait"], cwd: workDir, env });
+const { existsSync } = await import("node:fs");
+while (!existsSync(workDir + "/bg-" + mode + ".pid") || !existsSync(workDir + "/fg-" + mode + ".pid")) await new Promise((r) => setTimeout(r, 20));
+console.log("ready");
+if (mode === "exit") process.exit(0);
+setInterval(() => {}, 1000);
+`,
+  );
+
+  it.each(["exit", "SIGTERM", "SIGINT"])(
+    "kills every tracked process group when the host ends (%s)",
+    async (mode) => {
+      if (!existsSync(dist)) throw new Error(`build @capgate/tools first: ${dist} is missing`);
+      const child = spawn(process.execPath, [host, dist, dir, mode], {
+        stdio: ["ignore", "pipe", "inherit"],
+      });
+      const exited = new Promise((r) => child.once("exit", r));
+      await new Promise<void>((resolve) =>
+        child.stdout.on("data", (d: Buffer) => d.includes("ready") && resolve()),
+      );
+      if (mode !== "exit") child.kill(mode as NodeJS.Signals);
+      await exited;
+      const pids = [`bg-${mode}.pid`, `fg-${mode}.pid`].map((f) =>
+        Number(readFileSync(join(dir, f), "utf8")),
+      );
+      await until(() => pids.every((p) => !running(p)), "the groups to die");
+      for (const pid of pids) expect(running(pid)).toBe(false);
+    },
+    20_000,
+  );
+});

@@ -1,0 +1,197 @@
+import { CapgateError, closestMatch } from "@capgate/schema";
+import { execa } from "execa";
+import { HeadTailCapture, tailLines } from "./output-capture.js";
+import { DEFAULT_KILL_GRACE_MS, terminateGroup, trackGroup } from "./process-group.js";
+import { assertShellAllowed, type ShellGateOptions } from "./run-shell.js";
+import type { HostResources } from "./types.js";
+
+/** The `ctx.resources` key under which `backgroundProcesses(ctx)` keeps the manager. */
+export const BACKGROUND_PROCESSES_KEY = "capgate.tools.background-processes";
+
+export interface BackgroundProcessInfo {
+  id: string;
+  pid: number | undefined;
+  /** The command line as started (for shell processes, the shell string). */
+  command: string;
+  cwd: string;
+  startedAt: string;
+  running: boolean;
+  exitCode: number | null;
+  signal: string | null;
+}
+
+export interface BackgroundOutput {
+  info: BackgroundProcessInfo;
+  /** The last `tailLines` lines of combined stdout+stderr. */
+  text: string;
+  /** Bytes the process wrote that fell out of the kept window. */
+  droppedBytes: number;
+}
+
+export interface StartProcessOptions {
+  file: string;
+  args?: readonly string[];
+  /** Confine it with `resolveInWorkspace` first. */
+  cwd: string;
+  /** The whole environment (pass `ctx.env`); process.env is not merged in. */
+  env: Record<string, string | undefined>;
+  /** Shown in list(); defaults to the file and args. */
+  label?: string;
+}
+
+export interface StartShellOptions extends ShellGateOptions {
+  cwd: string;
+  env: Record<string, string | undefined>;
+  shell?: string;
+}
+
+export interface BackgroundProcessesOptions {
+  /** Output kept per process (the newest bytes), default 1 MiB. */
+  maxOutputBytes?: number;
+  /** SIGTERM → SIGKILL grace on stop, default 2000 ms. */
+  killGraceMs?: number;
+  /** Most processes running at once, default 16. */
+  maxRunning?: number;
+}
+
+interface Entry {
+  info: BackgroundProcessInfo;
+  output: HeadTailCapture;
+  exited: Promise<void>;
+}
+
+/**
+ * Long-running processes (dev servers, watchers) started by one host: each in its own
+ * process group, output kept in a ring buffer, the whole group killed on stop, on
+ * stopAll, and on host exit. Keep one per host in `ctx.resources` — use
+ * `backgroundProcesses(ctx)` — so the host's `closeAll()` stops them all.
+ */
+export class BackgroundProcesses {
+  readonly #entries = new Map<string, Entry>();
+  readonly #maxOutputBytes: number;
+  readonly #graceMs: number;
+  readonly #maxRunning: number;
+  #next = 1;
+
+  constructor(options: BackgroundProcessesOptions = {}) {
+    this.#maxOutputBytes = options.maxOutputBytes ?? 1024 * 1024;
+    this.#graceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+    this.#maxRunning = options.maxRunning ?? 16;
+  }
+
+  /** Start a program (no shell). Returns at once with its id; the process keeps running. */
+  start(options: StartProcessOptions): BackgroundProcessInfo {
+    const running = this.list().filter((p) => p.running).length;
+    if (running >= this.#maxRunning) {
+      throw new CapgateError(
+        "limit_exceeded",
+        `${running} background processes are already running (the limit is ${this.#maxRunning}); stop one first.`,
+      );
+    }
+    const id = `p${this.#next++}`;
+    const output = new HeadTailCapture(this.#maxOutputBytes, 0);
+    const child = execa(options.file, [...(options.args ?? [])], {
+      cwd: options.cwd,
+      env: options.env as Record<string, string>,
+      extendEnv: false,
+      detached: true,
+      cleanup: false,
+      buffer: false,
+      encoding: "buffer",
+      reject: false,
+      stdin: "ignore",
+      windowsHide: true,
+    });
+    const info: BackgroundProcessInfo = {
+      id,
+      pid: child.pid,
+      command: options.label ?? [options.file, ...(options.args ?? [])].join(" "),
+      cwd: options.cwd,
+      startedAt: new Date().toISOString(),
+      running: child.pid !== undefined,
+      exitCode: null,
+      signal: null,
+    };
+    if (child.pid !== undefined) trackGroup(child.pid);
+    child.stdout?.on("data", (c: Uint8Array) => output.push(c));
+    child.stderr?.on("data", (c: Uint8Array) => output.push(c));
+    const exited = child.then((result) => {
+      info.running = false;
+      info.exitCode = result.exitCode ?? null;
+      info.signal = result.signal ?? null;
+      if (result.failed && result.exitCode === undefined && result.signal === undefined) {
+        output.push(
+          new TextEncoder().encode(`[could not start: ${result.shortMessage ?? result.message}]\n`),
+        );
+      }
+      if (child.pid !== undefined) void terminateGroup(child.pid, this.#graceMs); // leftovers of the group
+    });
+    this.#entries.set(id, { info, output, exited });
+    return { ...info };
+  }
+
+  /** Start a shell command line (`/bin/sh -c`) — only after the shell policy allowed it. */
+  async startShell(options: StartShellOptions): Promise<BackgroundProcessInfo> {
+    await assertShellAllowed(options);
+    return this.start({
+      file: options.shell ?? "/bin/sh",
+      args: ["-c", options.command],
+      cwd: options.cwd,
+      env: options.env,
+      label: options.command,
+    });
+  }
+
+  /** The last `lines` lines of a process's combined output (default 100) and its state. */
+  output(id: string, lines = 100): BackgroundOutput {
+    const entry = this.#get(id);
+    const captured = entry.output.result();
+    return {
+      info: { ...entry.info },
+      text: tailLines(captured.text, lines),
+      droppedBytes: Math.max(0, entry.output.totalBytes - entry.output.maxBytes),
+    };
+  }
+
+  /** Stop a process and everything it started (SIGTERM, SIGKILL after the grace period); it leaves the list. */
+  async stop(id: string): Promise<BackgroundProcessInfo> {
+    const entry = this.#get(id);
+    if (entry.info.pid !== undefined) await terminateGroup(entry.info.pid, this.#graceMs);
+    await entry.exited;
+    this.#entries.delete(id);
+    return { ...entry.info };
+  }
+
+  list(): BackgroundProcessInfo[] {
+    return [...this.#entries.values()].map((e) => ({ ...e.info }));
+  }
+
+  /** Stop every process (the ctx.resources dispose hook). */
+  async stopAll(): Promise<void> {
+    await Promise.all([...this.#entries.keys()].map((id) => this.stop(id)));
+  }
+
+  #get(id: string): Entry {
+    const entry = this.#entries.get(id);
+    if (entry) return entry;
+    const ids = [...this.#entries.keys()];
+    const guess = closestMatch(id, ids);
+    throw new CapgateError(
+      "not_found",
+      `no background process '${id}'${guess ? `; did you mean '${guess}'?` : ids.length ? `; running: ${ids.join(", ")}` : "; none is running"}.`,
+      { property: "id" },
+    );
+  }
+}
+
+/** The host's BackgroundProcesses, created on first use and stopped by `ctx.resources.closeAll()`. */
+export function backgroundProcesses(
+  ctx: { resources: HostResources },
+  options?: BackgroundProcessesOptions,
+): Promise<BackgroundProcesses> {
+  return ctx.resources.acquire(
+    BACKGROUND_PROCESSES_KEY,
+    () => new BackgroundProcesses(options),
+    (manager) => manager.stopAll(),
+  );
+}

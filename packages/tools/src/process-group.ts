@@ -1,0 +1,105 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { onExit } from "signal-exit";
+
+/** Default time between SIGTERM and SIGKILL when a process group is stopped. */
+export const DEFAULT_KILL_GRACE_MS = 2000;
+
+const POLL_MS = 25;
+const live = new Set<number>();
+let exitHookInstalled = false;
+
+/**
+ * Remember a process group so it is SIGKILLed if the host exits (normally or by a signal)
+ * while the group still runs. Children are spawned detached (their own group) so they
+ * would otherwise outlive the host.
+ */
+export function trackGroup(pgid: number): void {
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    onExit(() => {
+      for (const id of live) signalGroup(id, "SIGKILL");
+    });
+  }
+  live.add(pgid);
+}
+
+export function untrackGroup(pgid: number): void {
+  live.delete(pgid);
+}
+
+/** Process groups currently tracked (for diagnostics and tests). */
+export function trackedGroups(): number[] {
+  return [...live];
+}
+
+/** Send `signal` to every process of the group; false when the group no longer exists. */
+export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(-pgid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * True while any process of the group is still running. Zombies (dead, waiting for a parent
+ * that may never reap them) do not count, so an init that does not reap cannot stall a stop.
+ */
+export function groupAlive(pgid: number): boolean {
+  if (!signalGroup(pgid, 0)) return false;
+  const members = groupMembers(pgid);
+  return members === undefined || members.length > 0;
+}
+
+/**
+ * PIDs of the running (non-zombie) processes in a group, read from /proc; undefined where
+ * /proc is not available (macOS), in which case callers fall back to kill(-pgid, 0).
+ */
+export function groupMembers(pgid: number): number[] | undefined {
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return undefined;
+  }
+  const members: number[] = [];
+  for (const name of entries) {
+    if (name.charCodeAt(0) < 48 || name.charCodeAt(0) > 57) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${name}/stat`, "latin1");
+    } catch {
+      continue; // exited while we looked
+    }
+    // "pid (comm) state ppid pgrp …" — comm may contain spaces and parentheses.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(fields[2]) === pgid && fields[0] !== "Z" && fields[0] !== "X") members.push(Number(name));
+  }
+  return members;
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * Stop a whole process group: SIGTERM, wait up to `graceMs` for it to empty, then SIGKILL.
+ * Resolves once the group is gone or SIGKILL was sent (a zombie nobody reaps may linger).
+ */
+export async function terminateGroup(pgid: number, graceMs = DEFAULT_KILL_GRACE_MS): Promise<void> {
+  if (!signalGroup(pgid, "SIGTERM")) {
+    untrackGroup(pgid);
+    return;
+  }
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline) {
+    await sleep(POLL_MS);
+    if (!groupAlive(pgid)) {
+      untrackGroup(pgid);
+      return;
+    }
+  }
+  signalGroup(pgid, "SIGKILL");
+  // Give the kernel a moment to deliver it, so callers can rely on the group being gone.
+  for (let i = 0; i < 20 && groupAlive(pgid); i++) await sleep(POLL_MS);
+  untrackGroup(pgid);
+}

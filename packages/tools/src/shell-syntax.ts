@@ -1,0 +1,422 @@
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import type { Node, Parser } from "web-tree-sitter";
+import type {
+  ParsedScript,
+  ShellParser,
+  ShellWord,
+  SimpleCommand,
+  StdinSource,
+  Unresolvable,
+} from "./shell-words.js";
+
+/** Backtick substitutions and here-documents re-parse their text; this bounds the nesting. */
+const MAX_NESTING = 16;
+
+let ready: Promise<ShellParser> | undefined;
+
+/**
+ * The bash parser (tree-sitter-bash grammar on web-tree-sitter, WebAssembly — no native
+ * build). Loaded on first use and kept warm for the life of the process: later calls parse
+ * synchronously in well under a millisecond for a typical command line.
+ */
+export function loadBashParser(): Promise<ShellParser> {
+  ready ??= (async () => {
+    const { Parser: TsParser, Language } = await import("web-tree-sitter");
+    await TsParser.init();
+    const require = createRequire(import.meta.url);
+    const wasm = join(dirname(require.resolve("tree-sitter-bash/package.json")), "tree-sitter-bash.wasm");
+    const language = await Language.load(wasm);
+    const parser = new TsParser();
+    parser.setLanguage(language);
+    return new TreeSitterBash(parser);
+  })().catch((error: unknown) => {
+    ready = undefined;
+    throw error;
+  });
+  return ready;
+}
+
+class TreeSitterBash implements ShellParser {
+  readonly name = "tree-sitter-bash";
+  readonly #parser: Parser;
+
+  constructor(parser: Parser) {
+    this.#parser = parser;
+  }
+
+  parse(source: string): ParsedScript {
+    return this.#parse(source, 0);
+  }
+
+  #parse(source: string, depth: number): ParsedScript {
+    if (depth > MAX_NESTING) return { ok: false, error: `nested more than ${MAX_NESTING} levels deep` };
+    const tree = this.#parser.parse(source);
+    if (!tree) return { ok: false, error: "the parser returned no tree" };
+    try {
+      const root = tree.rootNode;
+      if (root.hasError) return { ok: false, error: describeSyntaxError(root, source) };
+      const extractor = new Extractor(source, (text) => this.#parse(text, depth + 1));
+      extractor.visit(root);
+      if (extractor.nestedError) return { ok: false, error: extractor.nestedError };
+      return { ok: true, commands: extractor.commands, unresolvable: extractor.unresolvable };
+    } finally {
+      tree.delete();
+    }
+  }
+}
+
+function describeSyntaxError(root: Node, source: string): string {
+  let found: Node | undefined;
+  const visit = (n: Node): void => {
+    if (found) return;
+    if (n.isMissing || n.isError) {
+      found = n;
+      return;
+    }
+    for (const c of n.children) if (c?.hasError || c?.isMissing) visit(c);
+  };
+  visit(root);
+  if (!found) return "syntax error";
+  const { row, column } = found.startPosition;
+  const where = `line ${row + 1}, column ${column + 1}`;
+  if (found.isMissing) return `syntax error: missing '${found.type}' at ${where}`;
+  const near = source.slice(found.startIndex, Math.min(found.endIndex, found.startIndex + 40));
+  return `syntax error near '${near}' at ${where}`;
+}
+
+const EXPANSIONS = new Set(["simple_expansion", "expansion"]);
+
+class Extractor {
+  readonly commands: SimpleCommand[] = [];
+  readonly unresolvable: Unresolvable[] = [];
+  nestedError: string | undefined;
+  readonly #source: string;
+  readonly #parseNested: (text: string) => ParsedScript;
+
+  constructor(source: string, parseNested: (text: string) => ParsedScript) {
+    this.#source = source;
+    this.#parseNested = parseNested;
+  }
+
+  visit(node: Node): void {
+    switch (node.type) {
+      case "command":
+        this.#command(node);
+        break;
+      case "command_substitution":
+        // tree-sitter-bash does not see `\`` nesting inside backticks; bash re-parses the
+        // unescaped text, and so do we.
+        if (node.child(0)?.type === "`") {
+          this.#nested(unescapeBackticks(node.text.slice(1, -1)), node.text);
+          return;
+        }
+        break;
+      case "expansion":
+        if (/@P\s*\}$/.test(node.text)) {
+          this.unresolvable.push({
+            text: node.text,
+            reason: "prompt expansion (@P) runs substitutions found in a value",
+          });
+        }
+        break;
+      case "heredoc_redirect": {
+        const start = node.namedChildren.find((n) => n?.type === "heredoc_start")?.text ?? "";
+        const body = node.namedChildren.find((n) => n?.type === "heredoc_body");
+        if (body && !/['"\\]/.test(start) && body.namedChildCount === 0) this.#scanBackticks(body.text);
+        break;
+      }
+      case "heredoc_content":
+        // Backticks in an unquoted here-document body are command substitutions the grammar leaves as text.
+        this.#scanBackticks(node.text);
+        break;
+    }
+    for (const child of node.namedChildren) if (child) this.visit(child);
+  }
+
+  #nested(text: string, shown: string): void {
+    const parsed = this.#parseNested(text);
+    if (!parsed.ok) {
+      this.nestedError ??= `in ${shown.slice(0, 60)}: ${parsed.error}`;
+      return;
+    }
+    this.commands.push(...parsed.commands);
+    this.unresolvable.push(...parsed.unresolvable);
+  }
+
+  #scanBackticks(text: string): void {
+    let open = -1;
+    for (let i = 0; i < text.length; i++) {
+      const c = text[i];
+      if (c === "\\") {
+        i++;
+        continue;
+      }
+      if (c !== "`") continue;
+      if (open === -1) open = i;
+      else {
+        this.#nested(unescapeBackticks(text.slice(open + 1, i)), text.slice(open, i + 1));
+        open = -1;
+      }
+    }
+    if (open !== -1) this.nestedError ??= "unterminated backtick substitution in a here-document";
+  }
+
+  #command(node: Node): void {
+    const parts: Node[] = [];
+    for (let i = 0; i < node.childCount; i++) {
+      const field = node.fieldNameForChild(i);
+      const child = node.child(i);
+      if (!child) continue;
+      if (field === "name") parts.push(child.namedChild(0) ?? child);
+      else if (field === "argument") parts.push(child);
+    }
+    const words: ShellWord[] = [];
+    let previous: Node | undefined;
+    for (const part of parts) {
+      const word = wordOf(part);
+      const gap = previous ? this.#source.slice(previous.endIndex, part.startIndex) : " ";
+      // Nodes with no blank between them are one shell word (`$"x"`, `xdg-\<newline>open`).
+      if (previous && /^(\\\n)*$/.test(gap) && words.length > 0) {
+        words[words.length - 1] = joinWords(words[words.length - 1]!, word, gap, previous);
+      } else {
+        words.push(word);
+      }
+      previous = part;
+    }
+    this.commands.push({ words, text: node.text, stdin: stdinOf(node) });
+  }
+}
+
+function joinWords(a: ShellWord, b: ShellWord, gap: string, aNode: Node): ShellWord {
+  // `$"text"` (locale translation): the `$` is not part of the value.
+  const aValue = isTranslationDollar(aNode) ? "" : a.value;
+  return {
+    raw: a.raw + gap + b.raw,
+    value: aValue === undefined || b.value === undefined ? undefined : aValue + b.value,
+    dynamic: a.dynamic ?? b.dynamic,
+    splits: a.splits || b.splits,
+    glob: a.glob || b.glob,
+  };
+}
+
+/** Where the command reads stdin from: its own redirects, its statement's, or a pipe. */
+function stdinOf(command: Node): StdinSource {
+  const redirects: Node[] = [
+    ...command.childrenForFieldName("redirect").filter((n): n is Node => n !== null),
+  ];
+  let statement: Node = command;
+  const parent = command.parent;
+  if (parent?.type === "redirected_statement" && parent.childForFieldName("body")?.id === command.id) {
+    redirects.push(...parent.childrenForFieldName("redirect").filter((n): n is Node => n !== null));
+    statement = parent;
+  }
+  for (const r of redirects) {
+    const source = redirectStdin(r);
+    if (source) return source;
+  }
+  const holder = statement.parent;
+  if (holder?.type === "pipeline" && holder.namedChild(0)?.id !== statement.id) return { kind: "pipe" };
+  return { kind: "inherited" };
+}
+
+function redirectStdin(r: Node): StdinSource | undefined {
+  if (r.type === "herestring_redirect") {
+    const target = r.namedChildren.find((n) => n !== null);
+    const word = target ? wordOf(target) : undefined;
+    return word?.value === undefined ? { kind: "dynamic" } : { kind: "text", text: `${word.value}\n` };
+  }
+  if (r.type === "heredoc_redirect") {
+    const start = r.namedChildren.find((n) => n?.type === "heredoc_start")?.text ?? "";
+    const body = r.namedChildren.find((n) => n?.type === "heredoc_body");
+    const text = body?.text ?? "";
+    if (/['"\\]/.test(start)) return { kind: "text", text };
+    if (/[$`]/.test(text)) return { kind: "dynamic" };
+    return { kind: "text", text: text.replace(/\\\n/g, "").replace(/\\([\\$`])/g, "$1") };
+  }
+  if (r.type === "file_redirect") {
+    const descriptor = r.childForFieldName("descriptor")?.text;
+    const op = r.children.find((n) => n !== null && !n.isNamed)?.text;
+    if ((op === "<" || op === "<>") && (descriptor === undefined || descriptor === "0")) {
+      const dest = r.childForFieldName("destination");
+      return { kind: "file", path: dest ? wordOf(dest).value : undefined };
+    }
+  }
+  return undefined;
+}
+
+/** Quote removal for one word node, or why its value is unknown until run time. */
+export function wordOf(node: Node): ShellWord {
+  const acc: ShellWord = { raw: node.text, value: "", splits: false, glob: false };
+  addPart(node, acc, false);
+  return acc;
+}
+
+function dynamicPart(acc: ShellWord, reason: string, splits: boolean): void {
+  acc.value = undefined;
+  acc.dynamic ??= reason;
+  if (splits) acc.splits = true;
+}
+
+function append(acc: ShellWord, text: string): void {
+  if (acc.value !== undefined) acc.value += text;
+}
+
+function addPart(node: Node, acc: ShellWord, quoted: boolean): void {
+  switch (node.type) {
+    case "word": {
+      const r = unescapeUnquoted(node.text);
+      append(acc, r.value);
+      if (r.glob) acc.glob = true;
+      return;
+    }
+    case "number":
+      append(acc, node.text);
+      return;
+    case "raw_string":
+      append(acc, node.text.slice(1, -1));
+      return;
+    case "ansi_c_string":
+      append(acc, decodeAnsiC(node.text.slice(2, -1)));
+      return;
+    case "string":
+      for (const child of node.children) {
+        if (!child) continue;
+        if (child.type === "string_content") append(acc, unescapeDouble(child.text));
+        else if (!child.isNamed) append(acc, child.type === '"' ? "" : child.text);
+        else addPart(child, acc, true);
+      }
+      return;
+    case "translated_string":
+    case "concatenation":
+      for (const child of node.children) {
+        if (!child || isTranslationDollar(child)) continue;
+        if (child.isNamed) addPart(child, acc, quoted);
+        else append(acc, unescapeUnquoted(child.text).value);
+      }
+      return;
+    case "command_substitution":
+      dynamicPart(acc, `command substitution ${clip(node.text)}`, !quoted);
+      return;
+    case "arithmetic_expansion":
+      dynamicPart(acc, `arithmetic expansion ${clip(node.text)}`, !quoted);
+      return;
+    case "process_substitution":
+      dynamicPart(acc, `process substitution ${clip(node.text)}`, false);
+      return;
+    case "brace_expression":
+      acc.glob = true;
+      append(acc, node.text);
+      return;
+    default:
+      if (EXPANSIONS.has(node.type)) {
+        dynamicPart(acc, `parameter expansion ${clip(node.text)}`, !quoted);
+        return;
+      }
+      if (!node.isNamed) {
+        append(acc, node.text === "$" ? "$" : unescapeUnquoted(node.text).value);
+        return;
+      }
+      dynamicPart(acc, `${node.type.replace(/_/g, " ")} ${clip(node.text)}`, !quoted);
+  }
+}
+
+/** The `$` of `$"text"` (locale translation) is not part of the word's value. */
+function isTranslationDollar(node: Node): boolean {
+  return (
+    !node.isNamed &&
+    node.type === "$" &&
+    node.nextSibling?.type === "string" &&
+    node.endIndex === node.nextSibling.startIndex
+  );
+}
+
+function clip(text: string): string {
+  return `\`${text.length > 40 ? `${text.slice(0, 37)}...` : text}\``;
+}
+
+/** Backslash removal outside quotes; notes unescaped glob and brace-expansion characters. */
+export function unescapeUnquoted(text: string): { value: string; glob: boolean } {
+  let value = "";
+  let glob = false;
+  let braceOpen = false;
+  let braceSep = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === "\\") {
+      const next = text[i + 1];
+      i++;
+      if (next === undefined) value += "\\";
+      else if (next !== "\n") value += next;
+      continue;
+    }
+    if (c === "*" || c === "?" || c === "[") glob = true;
+    if (c === "{") braceOpen = true;
+    if (braceOpen && (c === "," || (c === "." && text[i + 1] === "."))) braceSep = true;
+    if (c === "}" && braceOpen && braceSep) glob = true;
+    value += c;
+  }
+  return { value, glob };
+}
+
+/** Backslash removal inside double quotes: only before $ ` " \ and newline. */
+export function unescapeDouble(text: string): string {
+  return text.replace(/\\([$`"\\\n])/g, (_m, c: string) => (c === "\n" ? "" : c));
+}
+
+/** What bash does to the text between backticks before parsing it: \$ \` \\ lose the backslash. */
+export function unescapeBackticks(text: string): string {
+  return text.replace(/\\([$`\\])/g, "$1");
+}
+
+const SIMPLE_ESCAPES: Record<string, string> = {
+  a: "\x07",
+  b: "\b",
+  e: "\x1b",
+  E: "\x1b",
+  f: "\f",
+  n: "\n",
+  r: "\r",
+  t: "\t",
+  v: "\v",
+  "\\": "\\",
+  "'": "'",
+  '"': '"',
+  "?": "?",
+};
+
+/** Decode the body of `$'…'` the way bash does. */
+export function decodeAnsiC(body: string): string {
+  let out = "";
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i]!;
+    if (c !== "\\" || i + 1 >= body.length) {
+      out += c;
+      continue;
+    }
+    const n = body[++i]!;
+    const simple = SIMPLE_ESCAPES[n];
+    if (simple !== undefined) {
+      out += simple;
+    } else if (/[0-7]/.test(n)) {
+      const m = /^[0-7]{1,3}/.exec(body.slice(i))![0];
+      out += String.fromCharCode(Number.parseInt(m, 8) & 0xff);
+      i += m.length - 1;
+    } else if (n === "x" || n === "u" || n === "U") {
+      const max = n === "x" ? 2 : n === "u" ? 4 : 8;
+      const m = new RegExp(`^[0-9a-fA-F]{1,${max}}`).exec(body.slice(i + 1));
+      if (!m) {
+        out += `\\${n}`;
+        continue;
+      }
+      const code = Number.parseInt(m[0], 16);
+      out += code <= 0x10ffff ? String.fromCodePoint(code) : "";
+      i += m[0].length;
+    } else if (n === "c" && i + 1 < body.length) {
+      out += String.fromCharCode(body.charCodeAt(++i) & 0x1f);
+    } else {
+      out += `\\${n}`;
+    }
+  }
+  return out;
+}
