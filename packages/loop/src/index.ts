@@ -1,1 +1,28 @@
-export {};
+export type { Chat, ChatTurn, CreateChatOptions } from "./chat.js";
+export { createChat } from "./chat.js";
+export type { LoopApprovalHook, LoopApprovalRequest, LoopEnvironment } from "./deps.js";
+export type {
+  GoalState,
+  RunEvent,
+  RunEventBody,
+  RunEventListener,
+  RunEventType,
+  RunOutcome,
+  SearchHitSummary,
+} from "./events.js";
+export { EventEmitterForRun, RUN_EVENT_TYPES } from "./events.js";
+export type { RunGoalOptions, RunGoalResult } from "./goal-loop.js";
+export { DEFAULT_MAX_STEPS, runGoal } from "./goal-loop.js";
+export { approvingMcpCaller } from "./mcp-approval.js";
+export { MemoryStore } from "./memory-store.js";
+export type { ContextPacket, PacketInput, PacketStep } from "./packet.js";
+export { BASE_INSTRUCTIONS, buildContextPacket, PACKET_SUFFIX, systemPrompt } from "./packet.js";
+export { isValidRunId, newRunId } from "./run-id.js";
+export type { ReadTraceResult, RunSummary } from "./run-store.js";
+export { RunStore, readTraceFile, summarise } from "./run-store.js";
+export type { StepOutcome } from "./session.js";
+export { Session } from "./session.js";
+export type { VerifyOutcome } from "./verify.js";
+export { runVerify } from "./verify.js";
+export type { RunWorkers } from "./workers.js";
+export { createWorkerService } from "./workers.js";

@@ -1,0 +1,235 @@
+import type { ModelClient } from "@capgate/models";
+import type { ProfilePolicy } from "@capgate/profiles";
+import { parseToolAction, topLevelTools } from "@capgate/schema";
+import type { LoopEnvironment } from "./deps.js";
+import { EventEmitterForRun, type RunEventListener } from "./events.js";
+import { buildContextPacket, type PacketStep } from "./packet.js";
+import { resolveProfile } from "./profile-lookup.js";
+import { newRunId } from "./run-id.js";
+import { Session } from "./session.js";
+import { createWorkerService } from "./workers.js";
+
+export interface CreateChatOptions {
+  model: ModelClient;
+  workspace: string;
+  /** Starting profile (default Orchestrator). */
+  profile?: string | ProfilePolicy;
+  /** Most model calls per user message (default 20). */
+  maxStepsPerTurn?: number;
+  /** Fall through to the configured MCP servers (default true in chat). */
+  mcp?: boolean;
+  nativeTools?: boolean;
+  onEvent?: RunEventListener;
+  runId?: string;
+}
+
+export interface ChatTurn {
+  /** The answer for the user: finish's summary, mark_impossible's reason, or why the turn stopped. */
+  reply: string;
+  outcome: "answered" | "impossible" | "step_limit" | "aborted" | "error";
+  steps: number;
+}
+
+export interface Chat {
+  readonly runId: string;
+  readonly profile: string;
+  send(message: string, options?: { signal?: AbortSignal }): Promise<ChatTurn>;
+  /** Switch profile: clear the loaded set, preload the new one, emit profile_changed. */
+  setProfile(name: string): string[];
+  loaded(): string[];
+  loadedSignatures(): string[];
+  subscribe(listener: RunEventListener): () => void;
+  /** End the conversation (emits run_ended) and cancel its workers. */
+  close(): Promise<void>;
+}
+
+/**
+ * The chat loop: a multi-turn conversation over the same gate. Loaded capabilities
+ * persist across turns, the configured MCP servers are reachable by fallthrough, and a
+ * turn ends when the model calls finish (its summary is the reply) or
+ * mark_impossible. The verification gate applies only to turns that changed files or
+ * processes.
+ */
+export function createChat(env: LoopEnvironment, options: CreateChatOptions): Chat {
+  const runId = options.runId ?? newRunId();
+  const emitter = new EventEmitterForRun(runId, (e) => env.store.append(e));
+  if (options.onEvent) emitter.subscribe(options.onEvent);
+  const lifetime = new AbortController();
+  const mcp = options.mcp ?? true;
+  const workers = createWorkerService({
+    env,
+    parentRunId: runId,
+    parentSignal: lifetime.signal,
+    parentModel: options.model,
+    workspace: options.workspace,
+    mcp,
+    depth: 0,
+    emit: (body) => emitter.emit(body),
+  });
+  let turnSignal: AbortSignal = lifetime.signal;
+  const session = new Session({
+    env,
+    emitter,
+    workspace: options.workspace,
+    get signal() {
+      return turnSignal;
+    },
+    mcp,
+    verifyGate: "after-change",
+    workers,
+  });
+  const initial = resolveProfile(env.profiles, options.profile ?? "Orchestrator");
+  const maxSteps = options.maxStepsPerTurn ?? 20;
+  emitter.emit({
+    type: "run_started",
+    goal: "(chat)",
+    profile: initial.name,
+    model: (options.model as { describe?: () => string }).describe?.() ?? "model",
+    workspace: options.workspace,
+    maxSteps,
+    mcp,
+    kind: "chat",
+  });
+  session.applyProfile(initial);
+
+  const history: Array<{ role: "user" | "assistant"; content: string }> = [];
+  let totalSteps = 0;
+  let rejections = 0;
+  let closed = false;
+
+  return {
+    runId,
+    get profile() {
+      return session.profile.name;
+    },
+
+    async send(message, sendOptions = {}) {
+      if (closed) throw new Error("This chat is closed.");
+      const turn = new AbortController();
+      const abort = () => turn.abort();
+      sendOptions.signal?.addEventListener("abort", abort, { once: true });
+      lifetime.signal.addEventListener("abort", abort, { once: true });
+      turnSignal = turn.signal;
+      session.resetVerification();
+      const steps: PacketStep[] = [];
+      let result: ChatTurn | undefined;
+      let stepInTurn = 0;
+      try {
+        while (!result) {
+          if (turn.signal.aborted) {
+            result = { reply: "(aborted)", outcome: "aborted", steps: stepInTurn };
+            break;
+          }
+          if (stepInTurn >= maxSteps) {
+            result = {
+              reply: `(stopped after ${maxSteps} steps without an answer)`,
+              outcome: "step_limit",
+              steps: stepInTurn,
+            };
+            break;
+          }
+          stepInTurn++;
+          const step = ++totalSteps;
+          const packet = buildContextPacket({
+            promptDelta: `${session.profile.promptDelta} To answer the user, call finish with your answer as the summary.`,
+            loadedSignatures: session.router.loadedSignatures(),
+            goal: message,
+            goalLabel: "User message",
+            goalState: session.goalState,
+            steps,
+            history,
+            charBudget: session.profile.charBudget,
+          });
+          emitter.emit({
+            type: "model_request",
+            step,
+            systemChars: packet.system.length,
+            messageCount: packet.messages.length,
+            totalChars: packet.totalChars,
+            droppedSteps: packet.droppedSteps,
+          });
+          const started = Date.now();
+          let text: string;
+          try {
+            const reply = await options.model.generate({
+              system: packet.system,
+              messages: packet.messages,
+              signal: turn.signal,
+              ...(options.nativeTools ? { tools: topLevelTools() } : {}),
+            });
+            text = reply.text;
+            emitter.emit({
+              type: "model_response",
+              step,
+              text,
+              durationMs: Date.now() - started,
+              ...(reply.usage ? { usage: reply.usage } : {}),
+            });
+          } catch (e) {
+            result = turn.signal.aborted
+              ? { reply: "(aborted)", outcome: "aborted", steps: stepInTurn }
+              : { reply: `model error: ${(e as Error).message}`, outcome: "error", steps: stepInTurn };
+            break;
+          }
+          const parsed = parseToolAction(text);
+          if (!parsed.ok) {
+            rejections++;
+            emitter.emit({
+              type: "action_rejected",
+              step,
+              code: parsed.error.code,
+              message: parsed.error.message,
+              ...(parsed.error.property ? { property: parsed.error.property } : {}),
+              rejections,
+            });
+            steps.push({
+              action: text.slice(0, 2000),
+              result: `Rejected (${parsed.error.code}): ${parsed.error.message}`,
+            });
+            continue;
+          }
+          const done = await session.dispatch(parsed.action, step);
+          steps.push({ action: JSON.stringify(parsed.action), result: done.result });
+          if (done.end) {
+            result = {
+              reply: done.end.summary,
+              outcome: done.end.outcome === "finished" ? "answered" : "impossible",
+              steps: stepInTurn,
+            };
+          }
+        }
+      } finally {
+        sendOptions.signal?.removeEventListener("abort", abort);
+        lifetime.signal.removeEventListener("abort", abort);
+      }
+      history.push({ role: "user", content: message }, { role: "assistant", content: result.reply });
+      return result;
+    },
+
+    setProfile(name) {
+      const next = resolveProfile(env.profiles, name);
+      const from = session.profile.name;
+      const loaded = session.applyProfile(next);
+      emitter.emit({ type: "profile_changed", from, to: next.name, reason: "requested", loaded });
+      return loaded;
+    },
+
+    loaded: () => session.router.loaded(),
+    loadedSignatures: () => session.router.loadedSignatures(),
+    subscribe: (listener) => emitter.subscribe(listener),
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      lifetime.abort();
+      await workers.cancelAll().catch(() => undefined);
+      emitter.emit({
+        type: "run_ended",
+        outcome: "finished",
+        steps: totalSteps,
+        rejections,
+        summary: `${history.length / 2} turn(s)`,
+      });
+    },
+  };
+}

@@ -1,0 +1,50 @@
+import type { McpPool } from "@capgate/mcp-client";
+import type { ModelClient } from "@capgate/models";
+import type { ProfilePolicy } from "@capgate/profiles";
+import type { Registry } from "@capgate/registry";
+import type {
+  ApprovalRequest,
+  CapabilitySet,
+  HostResources,
+  MemoryService,
+  PolicyConfig,
+  ToolLimits,
+} from "@capgate/tools";
+import type { RunStore } from "./run-store.js";
+
+/** An approval request as the loop sends it to the host: with ids the host can answer by. */
+export interface LoopApprovalRequest extends ApprovalRequest {
+  approvalId: string;
+  runId: string;
+}
+
+export type LoopApprovalHook = (request: LoopApprovalRequest, signal: AbortSignal) => Promise<boolean>;
+
+/**
+ * What a loop runs on. A host (the harness, a test, a new frontend) builds it once and
+ * passes it to every run; nothing here is global.
+ */
+export interface LoopEnvironment {
+  registry: Registry;
+  /** Capabilities with handlers (built-ins and any the host adds). */
+  capabilities: CapabilitySet;
+  /** Profiles by name (built-ins merged with config overrides). */
+  profiles: Record<string, ProfilePolicy>;
+  /** Where traces, memory and caches live ($CAPGATE_HOME). */
+  stateDir: string;
+  store: RunStore;
+  memory?: MemoryService;
+  policy: PolicyConfig;
+  limits: ToolLimits;
+  approve?: LoopApprovalHook;
+  resources: HostResources;
+  /** Environment for subprocesses (minimal and explicit). */
+  env: Record<string, string | undefined>;
+  /** The configured MCP servers' pool: the chat loop falls through to it, the goal loop only with `mcp: true`. */
+  mcp?: McpPool;
+  browserExecutable?: string;
+  /** Most workers running at once per host (default 4). */
+  workerLimit?: number;
+  /** Model for a worker's child run (default: the parent's model). */
+  workerModel?: (request: { goal: string; profile: string; parentRunId: string }) => ModelClient;
+}

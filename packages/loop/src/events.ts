@@ -1,0 +1,179 @@
+import type { ToolAction } from "@capgate/schema";
+
+export type RunOutcome = "finished" | "impossible" | "step_limit" | "aborted" | "error";
+
+export interface SearchHitSummary {
+  capability: string;
+  score: number;
+  tools: string[];
+}
+
+export interface GoalState {
+  status?: "planning" | "working" | "blocked";
+  plan?: string[];
+  progress?: string;
+  notes: string[];
+}
+
+/** Every event a run emits, discriminated on `type`; the payload is enough to replay and audit. */
+export type RunEventBody =
+  | {
+      type: "run_started";
+      goal: string;
+      profile: string;
+      model: string;
+      workspace: string;
+      maxSteps: number;
+      mcp: boolean;
+      kind: "goal" | "chat";
+      parentRunId?: string;
+    }
+  | { type: "profile_changed"; from: string; to: string; reason: "inferred" | "requested"; loaded: string[] }
+  | {
+      type: "model_request";
+      step: number;
+      systemChars: number;
+      messageCount: number;
+      totalChars: number;
+      droppedSteps: number;
+    }
+  | {
+      type: "model_response";
+      step: number;
+      text: string;
+      durationMs: number;
+      usage?: { inputTokens?: number; outputTokens?: number; totalTokens?: number };
+    }
+  | {
+      type: "action_rejected";
+      step: number;
+      code: string;
+      message: string;
+      property?: string;
+      rejections: number;
+    }
+  | { type: "capability_searched"; step: number; query: string; limit: number; hits: SearchHitSummary[] }
+  | {
+      type: "capability_loaded";
+      step: number;
+      name: string;
+      ok: boolean;
+      signatures: string[];
+      error?: string;
+    }
+  | { type: "tool_called"; step: number; tool: string; arguments: unknown; risk: string }
+  | {
+      type: "tool_result";
+      step: number;
+      tool: string;
+      success: boolean;
+      summary: string;
+      via: "native" | "mcp" | "none";
+      server?: string;
+      rejected?: string;
+      durationMs: number;
+    }
+  | { type: "goal_updated"; step: number; update: Record<string, unknown>; state: GoalState }
+  | {
+      type: "memory_searched";
+      step: number;
+      query: string;
+      hits: Array<{ id: string; text: string; score: number }>;
+    }
+  | {
+      type: "verified";
+      step: number;
+      claim: string;
+      command: string;
+      passed: boolean;
+      exitCode: number | null;
+      outputTail: string;
+      durationMs: number;
+      denied?: string;
+    }
+  | { type: "finish_refused"; step: number; reason: string }
+  | { type: "finished"; step: number; summary: string; evidence?: string }
+  | { type: "marked_impossible"; step: number; reason: string; attempts: string[] }
+  | { type: "worker_spawned"; workerId: string; childRunId: string; goal: string; profile: string }
+  | {
+      type: "approval_requested";
+      approvalId: string;
+      tool: string;
+      risk: string;
+      arguments: unknown;
+      description: string;
+    }
+  | { type: "approval_resolved"; approvalId: string; approved: boolean; reason?: string }
+  | {
+      type: "run_ended";
+      outcome: RunOutcome;
+      steps: number;
+      rejections: number;
+      summary?: string;
+      error?: string;
+    };
+
+export type RunEvent = RunEventBody & { runId: string; seq: number; time: string };
+
+export type RunEventType = RunEvent["type"];
+
+/** Every event type, in the order of SPEC §9. */
+export const RUN_EVENT_TYPES: readonly RunEventType[] = [
+  "run_started",
+  "profile_changed",
+  "model_request",
+  "model_response",
+  "action_rejected",
+  "capability_searched",
+  "capability_loaded",
+  "tool_called",
+  "tool_result",
+  "goal_updated",
+  "memory_searched",
+  "verified",
+  "finish_refused",
+  "finished",
+  "marked_impossible",
+  "worker_spawned",
+  "approval_requested",
+  "approval_resolved",
+  "run_ended",
+];
+
+export type RunEventListener = (event: RunEvent) => void;
+
+/** Stamps events with runId, seq and time, and hands them to the store and to subscribers, in order. */
+export class EventEmitterForRun {
+  #seq = 0;
+  readonly #listeners = new Set<RunEventListener>();
+
+  constructor(
+    readonly runId: string,
+    private readonly sink?: (event: RunEvent) => void,
+  ) {}
+
+  emit(body: RunEventBody): RunEvent {
+    const event = {
+      ...body,
+      runId: this.runId,
+      seq: ++this.#seq,
+      time: new Date().toISOString(),
+    } as RunEvent;
+    this.sink?.(event);
+    for (const listener of this.#listeners) {
+      try {
+        listener(event);
+      } catch {
+        // A failing subscriber must not break the run.
+      }
+    }
+    return event;
+  }
+
+  subscribe(listener: RunEventListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+}
+
+export type { ToolAction };

@@ -1,0 +1,258 @@
+import type { ModelClient } from "@capgate/models";
+import { inferProfileFromGoal, type ProfilePolicy } from "@capgate/profiles";
+import { CapgateError, parseToolAction, topLevelTools } from "@capgate/schema";
+import type { LoopEnvironment } from "./deps.js";
+import { EventEmitterForRun, type RunEvent, type RunEventListener, type RunOutcome } from "./events.js";
+import { buildContextPacket, type PacketStep } from "./packet.js";
+import { resolveProfile } from "./profile-lookup.js";
+import { newRunId } from "./run-id.js";
+import { Session } from "./session.js";
+import { createWorkerService } from "./workers.js";
+
+export interface RunGoalOptions {
+  goal: string;
+  /** A profile name or policy; inferred from the goal when absent. */
+  profile?: string | ProfilePolicy;
+  model: ModelClient;
+  workspace: string;
+  maxSteps?: number;
+  /** Fall through to the configured MCP servers (default false: native-only). */
+  mcp?: boolean;
+  signal?: AbortSignal;
+  /** Pass the eight tools to the provider as native tools (the reply still goes through parseToolAction). */
+  nativeTools?: boolean;
+  runId?: string;
+  parentRunId?: string;
+  onEvent?: RunEventListener;
+  /** Nesting level: 0 for a top-level run, 1 for a worker's run (workers cannot spawn workers). */
+  depth?: number;
+  /** Give up after this many rejected actions in a row (default 8). */
+  maxConsecutiveRejections?: number;
+}
+
+export interface RunGoalResult {
+  runId: string;
+  outcome: RunOutcome;
+  summary?: string;
+  error?: string;
+  steps: number;
+  rejections: number;
+  profile: string;
+  tracePath: string;
+}
+
+export const DEFAULT_MAX_STEPS = 40;
+
+/**
+ * The goal loop of SPEC §9: profile (given or inferred, recorded as a transition),
+ * then model → strict parse → dispatch until finish, mark_impossible, the step
+ * limit, an abort or a model error — always ending with `run_ended`.
+ */
+export async function runGoal(env: LoopEnvironment, options: RunGoalOptions): Promise<RunGoalResult> {
+  const runId = options.runId ?? newRunId();
+  const emitter = new EventEmitterForRun(runId, (e) => env.store.append(e));
+  if (options.onEvent) emitter.subscribe(options.onEvent);
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(options.signal?.reason);
+  if (options.signal?.aborted) controller.abort(options.signal.reason);
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  const signal = controller.signal;
+  const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
+
+  const inferred = options.profile === undefined;
+  const target = inferred
+    ? resolveProfile(env.profiles, inferProfileFromGoal(options.goal))
+    : resolveProfile(env.profiles, options.profile as string | ProfilePolicy);
+  const startProfile = inferred ? resolveProfile(env.profiles, "Orchestrator") : target;
+
+  const workers = createWorkerService({
+    env,
+    parentRunId: runId,
+    parentSignal: signal,
+    parentModel: options.model,
+    workspace: options.workspace,
+    mcp: options.mcp === true,
+    depth: options.depth ?? 0,
+    emit: (body) => emitter.emit(body),
+  });
+  const session = new Session({
+    env,
+    emitter,
+    workspace: options.workspace,
+    signal,
+    mcp: options.mcp === true,
+    verifyGate: "always",
+    workers,
+  });
+
+  emitter.emit({
+    type: "run_started",
+    goal: options.goal,
+    profile: startProfile.name,
+    model: describeModel(options.model),
+    workspace: options.workspace,
+    maxSteps,
+    mcp: options.mcp === true,
+    kind: "goal",
+    ...(options.parentRunId ? { parentRunId: options.parentRunId } : {}),
+  });
+
+  let outcome: RunOutcome = "step_limit";
+  let summary: string | undefined;
+  let error: string | undefined;
+  let step = 0;
+  let rejections = 0;
+  let consecutive = 0;
+  const steps: PacketStep[] = [];
+  const maxRejections = options.maxConsecutiveRejections ?? 8;
+
+  try {
+    if (target.name !== startProfile.name) {
+      // The inference is recorded as a transition before the first model call.
+      const loaded = session.applyProfile(target);
+      emitter.emit({
+        type: "profile_changed",
+        from: startProfile.name,
+        to: target.name,
+        reason: "inferred",
+        loaded,
+      });
+    } else {
+      session.applyProfile(target);
+    }
+
+    while (true) {
+      if (signal.aborted) {
+        outcome = "aborted";
+        break;
+      }
+      if (step >= maxSteps) {
+        outcome = "step_limit";
+        break;
+      }
+      step++;
+      const packet = buildContextPacket({
+        promptDelta: session.profile.promptDelta,
+        loadedSignatures: session.router.loadedSignatures(),
+        goal: options.goal,
+        goalState: session.goalState,
+        steps,
+        charBudget: session.profile.charBudget,
+      });
+      emitter.emit({
+        type: "model_request",
+        step,
+        systemChars: packet.system.length,
+        messageCount: packet.messages.length,
+        totalChars: packet.totalChars,
+        droppedSteps: packet.droppedSteps,
+      });
+      const started = Date.now();
+      let reply: Awaited<ReturnType<ModelClient["generate"]>>;
+      try {
+        reply = await options.model.generate({
+          system: packet.system,
+          messages: packet.messages,
+          signal,
+          ...(options.nativeTools ? { tools: topLevelTools() } : {}),
+        });
+      } catch (e) {
+        if (signal.aborted) {
+          outcome = "aborted";
+          break;
+        }
+        outcome = "error";
+        error = `model error: ${errorMessage(e)}`;
+        break;
+      }
+      emitter.emit({
+        type: "model_response",
+        step,
+        text: reply.text,
+        durationMs: Date.now() - started,
+        ...(reply.usage ? { usage: reply.usage } : {}),
+      });
+
+      const parsed = parseToolAction(reply.text);
+      if (!parsed.ok) {
+        rejections++;
+        consecutive++;
+        emitter.emit({
+          type: "action_rejected",
+          step,
+          code: parsed.error.code,
+          message: parsed.error.message,
+          ...(parsed.error.property ? { property: parsed.error.property } : {}),
+          rejections,
+        });
+        steps.push({
+          action: clip(reply.text, 2000),
+          result: `Rejected (${parsed.error.code}): ${parsed.error.message}`,
+        });
+        if (consecutive >= maxRejections) {
+          outcome = "error";
+          error = `the model sent ${consecutive} invalid actions in a row (last: ${parsed.error.code})`;
+          break;
+        }
+        continue;
+      }
+      consecutive = 0;
+      const done = await session.dispatch(parsed.action, step);
+      steps.push({ action: JSON.stringify(parsed.action), result: done.result });
+      if (done.end) {
+        outcome = done.end.outcome;
+        summary = done.end.summary;
+        break;
+      }
+    }
+    if (signal.aborted && outcome !== "finished" && outcome !== "impossible") outcome = "aborted";
+  } catch (e) {
+    outcome = signal.aborted ? "aborted" : "error";
+    error = errorMessage(e);
+  } finally {
+    options.signal?.removeEventListener("abort", onAbort);
+  }
+
+  // Workers do not outlive their parent run.
+  await workers.cancelAll().catch(() => undefined);
+  emitter.emit({
+    type: "run_ended",
+    outcome,
+    steps: step,
+    rejections,
+    ...(summary ? { summary } : {}),
+    ...(error ? { error } : {}),
+  });
+  if (env.memory) {
+    const text = `Run ${runId} (${target.name}) on goal "${clip(options.goal, 200)}": ${outcome}${summary ? ` — ${clip(summary, 400)}` : ""}${error ? ` — ${clip(error, 200)}` : ""}`;
+    await env.memory
+      .remember({ text, tags: ["run_summary", outcome], source: "run_summary", runId })
+      .catch(() => undefined);
+  }
+  return {
+    runId,
+    outcome,
+    ...(summary ? { summary } : {}),
+    ...(error ? { error } : {}),
+    steps: step,
+    rejections,
+    profile: session.profile?.name ?? target.name,
+    tracePath: env.store.pathOf(runId),
+  };
+}
+
+function describeModel(model: ModelClient): string {
+  const d = (model as { describe?: () => string }).describe;
+  return typeof d === "function" ? d.call(model) : "model";
+}
+
+function errorMessage(e: unknown): string {
+  if (CapgateError.isInstance(e)) return `${e.message}`;
+  return e instanceof Error ? e.message : String(e);
+}
+
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+export type { RunEvent };

@@ -1,0 +1,19 @@
+import type { ProfilePolicy } from "@capgate/profiles";
+import { CapgateError, closestMatch } from "@capgate/schema";
+
+/** A profile by name (or a policy passed as is), with a did-you-mean error for unknown names. */
+export function resolveProfile(
+  profiles: Record<string, ProfilePolicy>,
+  profile: string | ProfilePolicy,
+): ProfilePolicy {
+  if (typeof profile !== "string") return profile;
+  const found = profiles[profile];
+  if (found) return found;
+  const names = Object.keys(profiles);
+  const guess = closestMatch(profile, names);
+  throw new CapgateError(
+    "unknown_profile",
+    `Unknown profile '${profile}'.${guess ? ` Did you mean '${guess}'?` : ""} Profiles: ${names.join(", ")}.`,
+    { property: "profile" },
+  );
+}

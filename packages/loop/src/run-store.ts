@@ -1,0 +1,162 @@
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeSync,
+} from "node:fs";
+import { join } from "node:path";
+import { CapgateError } from "@capgate/schema";
+import type { RunEvent, RunEventListener, RunOutcome } from "./events.js";
+import { isValidRunId } from "./run-id.js";
+
+export interface RunSummary {
+  runId: string;
+  goal: string;
+  profile: string;
+  kind: "goal" | "chat";
+  startedAt: string;
+  endedAt?: string;
+  outcome?: RunOutcome;
+  steps?: number;
+  parentRunId?: string;
+  events: number;
+}
+
+export interface ReadTraceResult {
+  events: RunEvent[];
+  /** Lines that did not parse (a torn last line after a crash is tolerated and reported here). */
+  badLines: number[];
+}
+
+/**
+ * Traces on disk: `<stateDir>/runs/<runId>.jsonl`, one event per line, each appended
+ * with a single write as it happens, so a killed process leaves every emitted event
+ * behind as valid JSONL. Also an in-process feed so a server can follow live runs.
+ */
+export class RunStore {
+  readonly dir: string;
+  readonly #fds = new Map<string, number>();
+  readonly #listeners = new Map<string, Set<RunEventListener>>();
+  readonly #anyListeners = new Set<RunEventListener>();
+
+  constructor(stateDir: string) {
+    this.dir = join(stateDir, "runs");
+  }
+
+  pathOf(runId: string): string {
+    if (!isValidRunId(runId)) throw new CapgateError("invalid_run_id", `'${runId}' is not a valid run id.`);
+    return join(this.dir, `${runId}.jsonl`);
+  }
+
+  append(event: RunEvent): void {
+    let fd = this.#fds.get(event.runId);
+    if (fd === undefined) {
+      mkdirSync(this.dir, { recursive: true });
+      fd = openSync(this.pathOf(event.runId), "a", 0o600);
+      this.#fds.set(event.runId, fd);
+    }
+    writeSync(fd, `${JSON.stringify(event)}\n`);
+    if (event.type === "run_ended") {
+      closeSync(fd);
+      this.#fds.delete(event.runId);
+    }
+    for (const l of this.#listeners.get(event.runId) ?? []) safeCall(l, event);
+    for (const l of this.#anyListeners) safeCall(l, event);
+  }
+
+  /** Live events of one run (or of every run with "*"), from now on. */
+  subscribe(runId: string | "*", listener: RunEventListener): () => void {
+    if (runId === "*") {
+      this.#anyListeners.add(listener);
+      return () => this.#anyListeners.delete(listener);
+    }
+    let set = this.#listeners.get(runId);
+    if (!set) {
+      set = new Set();
+      this.#listeners.set(runId, set);
+    }
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0) this.#listeners.delete(runId);
+    };
+  }
+
+  has(runId: string): boolean {
+    return isValidRunId(runId) && existsSync(this.pathOf(runId));
+  }
+
+  read(runId: string): ReadTraceResult {
+    const path = this.pathOf(runId);
+    if (!existsSync(path))
+      throw new CapgateError("run_not_found", `No trace for run '${runId}' in ${this.dir}.`);
+    return readTraceFile(path);
+  }
+
+  list(limit = 100): RunSummary[] {
+    if (!existsSync(this.dir)) return [];
+    const files = readdirSync(this.dir)
+      .filter((f) => f.endsWith(".jsonl"))
+      .map((f) => ({ f, mtime: statSync(join(this.dir, f)).mtimeMs }))
+      .sort((a, b) => b.mtime - a.mtime || (a.f < b.f ? 1 : -1))
+      .slice(0, limit);
+    const out: RunSummary[] = [];
+    for (const { f } of files) {
+      const { events } = readTraceFile(join(this.dir, f));
+      const summary = summarise(events);
+      if (summary) out.push(summary);
+    }
+    return out;
+  }
+
+  /** Close any open trace files (their runs did not end; the traces stay valid). */
+  close(): void {
+    for (const fd of this.#fds.values()) closeSync(fd);
+    this.#fds.clear();
+  }
+}
+
+function safeCall(listener: RunEventListener, event: RunEvent): void {
+  try {
+    listener(event);
+  } catch {
+    // Subscribers cannot break the run.
+  }
+}
+
+export function readTraceFile(path: string): ReadTraceResult {
+  const text = readFileSync(path, "utf8");
+  const events: RunEvent[] = [];
+  const badLines: number[] = [];
+  const lines = text.split("\n");
+  lines.forEach((line, i) => {
+    if (line.trim() === "") return;
+    try {
+      events.push(JSON.parse(line) as RunEvent);
+    } catch {
+      badLines.push(i + 1);
+    }
+  });
+  return { events, badLines };
+}
+
+export function summarise(events: RunEvent[]): RunSummary | undefined {
+  const start = events.find((e) => e.type === "run_started");
+  if (start?.type !== "run_started") return undefined;
+  const end = [...events].reverse().find((e) => e.type === "run_ended");
+  const lastProfile = [...events].reverse().find((e) => e.type === "profile_changed");
+  return {
+    runId: start.runId,
+    goal: start.goal,
+    profile: lastProfile?.type === "profile_changed" ? lastProfile.to : start.profile,
+    kind: start.kind,
+    startedAt: start.time,
+    ...(start.parentRunId ? { parentRunId: start.parentRunId } : {}),
+    ...(end?.type === "run_ended" ? { endedAt: end.time, outcome: end.outcome, steps: end.steps } : {}),
+    events: events.length,
+  };
+}

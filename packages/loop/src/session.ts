@@ -1,0 +1,359 @@
+import { randomUUID } from "node:crypto";
+import { executeCapabilityStep } from "@capgate/mcp-client";
+import { applyProfile, type ProfilePolicy } from "@capgate/profiles";
+import { Router } from "@capgate/router";
+import { CapgateError, type ToolAction, type ToolManifest, type ToolRisk } from "@capgate/schema";
+import {
+  type ApprovalHook,
+  executeTool,
+  type ToolContext,
+  type ToolResult,
+  type WorkerService,
+} from "@capgate/tools";
+import type { LoopEnvironment } from "./deps.js";
+import type { EventEmitterForRun, GoalState, RunOutcome } from "./events.js";
+import { approvingMcpCaller } from "./mcp-approval.js";
+import { runVerify } from "./verify.js";
+
+export interface StepOutcome {
+  /** What the model reads back. */
+  result: string;
+  /** False when the action failed or was rejected (a tool failure, an unknown capability, a refused verify). */
+  success: boolean;
+  /** Set when the action ends the run (or the chat turn). */
+  end?: { outcome: Extract<RunOutcome, "finished" | "impossible">; summary: string };
+}
+
+export interface SessionOptions {
+  env: LoopEnvironment;
+  emitter: EventEmitterForRun;
+  workspace: string;
+  signal: AbortSignal;
+  /** Whether capability_call falls through to the configured MCP servers. */
+  mcp: boolean;
+  /** `always`: finish needs a passing verify in every case (goal loop); `after-change`: only after a write/exec call (chat). */
+  verifyGate: "always" | "after-change";
+  workers?: WorkerService;
+}
+
+const STATE_CHANGING: ReadonlySet<ToolRisk> = new Set(["write", "exec"]);
+
+/**
+ * One agent's view of the gate: its router (what is loaded), its profile, its goal
+ * state and verification record. Both loops dispatch every action through here.
+ */
+export class Session {
+  readonly router = new Router();
+  profile!: ProfilePolicy;
+  readonly goalState: GoalState = { notes: [] };
+  #lastChangeStep: number | undefined;
+  #lastVerifyPassStep: number | undefined;
+
+  constructor(readonly options: SessionOptions) {}
+
+  get env(): LoopEnvironment {
+    return this.options.env;
+  }
+
+  /** clear, then preload: after Coder → Researcher, shell.run is no longer loaded. */
+  applyProfile(profile: ProfilePolicy): string[] {
+    this.profile = profile;
+    return applyProfile(this.router, this.env.registry, profile);
+  }
+
+  /** Capabilities visible to this session: MCP ones only when MCP is on. */
+  #visible(capability: string): boolean {
+    return this.options.mcp || !capability.startsWith("mcp:");
+  }
+
+  resetVerification(): void {
+    this.#lastChangeStep = undefined;
+    this.#lastVerifyPassStep = undefined;
+  }
+
+  toolContext(): ToolContext {
+    const env = this.env;
+    return {
+      workspace: this.options.workspace,
+      signal: this.options.signal,
+      env: env.env,
+      profile: { name: this.profile.name, maySpawnWorkers: this.profile.maySpawnWorkers },
+      limits: env.limits,
+      policy: env.policy,
+      ...(env.approve ? { approve: this.#approvalHook() } : {}),
+      services: {
+        ...(this.options.workers ? { workers: this.options.workers } : {}),
+        ...(env.memory ? { memory: env.memory } : {}),
+        ...(env.mcp ? { mcp: env.mcp } : {}),
+        ...(env.browserExecutable ? { browserExecutable: env.browserExecutable } : {}),
+      },
+      resources: env.resources,
+      stateDir: env.stateDir,
+    };
+  }
+
+  #approvalHook(): ApprovalHook {
+    const { emitter } = this.options;
+    const hook = this.env.approve!;
+    return async (request, signal) => {
+      const approvalId = randomUUID();
+      emitter.emit({
+        type: "approval_requested",
+        approvalId,
+        tool: request.tool,
+        risk: request.risk,
+        arguments: request.arguments,
+        description: request.description,
+      });
+      let approved = false;
+      let reason: string | undefined;
+      try {
+        approved = await hook({ ...request, approvalId, runId: emitter.runId }, signal);
+      } catch (error) {
+        reason = (error as Error).message;
+      }
+      emitter.emit({ type: "approval_resolved", approvalId, approved, ...(reason ? { reason } : {}) });
+      return approved;
+    };
+  }
+
+  riskOf(tool: string): ToolRisk {
+    const manifest =
+      this.router.toolManifest(tool) ??
+      this.env.capabilities.lookup(tool)?.tool ??
+      registryTool(this.env, tool);
+    if (manifest) return manifest.risk ?? "read";
+    // Unknown to us: an MCP tool reached by fallthrough. Assume it changes things.
+    return "exec";
+  }
+
+  async dispatch(action: ToolAction, step: number): Promise<StepOutcome> {
+    const args = action.arguments;
+    switch (action.name) {
+      case "capability_search":
+        return this.#search(String(args.query), typeof args.limit === "number" ? args.limit : 5, step);
+      case "capability_load":
+        return this.#load(String(args.name), step);
+      case "capability_call":
+        return this.#call(String(args.tool), (args.arguments ?? {}) as Record<string, unknown>, step);
+      case "goal_update":
+        return this.#goalUpdate(args, step);
+      case "memory_search":
+        return this.#memorySearch(String(args.query), typeof args.limit === "number" ? args.limit : 5, step);
+      case "verify":
+        return this.#verify(args, step);
+      case "finish":
+        return this.#finish(
+          String(args.summary),
+          typeof args.evidence === "string" ? args.evidence : undefined,
+          step,
+        );
+      case "mark_impossible": {
+        const reason = String(args.reason);
+        const attempts = Array.isArray(args.attempts) ? args.attempts.map(String) : [];
+        this.options.emitter.emit({ type: "marked_impossible", step, reason, attempts });
+        return {
+          result: "Marked impossible.",
+          success: true,
+          end: { outcome: "impossible", summary: reason },
+        };
+      }
+      default:
+        return { result: `Unknown action '${action.name}'.`, success: false };
+    }
+  }
+
+  #search(query: string, limit: number, step: number): StepOutcome {
+    const hits = this.env.registry
+      .search(query, { limit: limit + 10 })
+      .filter((h) => this.#visible(h.capability))
+      .slice(0, limit);
+    this.options.emitter.emit({
+      type: "capability_searched",
+      step,
+      query,
+      limit,
+      hits: hits.map((h) => ({
+        capability: h.capability,
+        score: h.score,
+        tools: h.tools.map((t) => t.name),
+      })),
+    });
+    if (hits.length === 0) {
+      return {
+        result: `No capability matches "${query}". Try other words for what you need to do.`,
+        success: true,
+      };
+    }
+    const loaded = new Set(this.router.loaded());
+    const lines = hits.map((h) => {
+      const state = loaded.has(h.capability) ? " (loaded)" : "";
+      return `${h.capability}${state} — ${h.description}\n${h.tools.map((t) => `  ${t.signature}`).join("\n")}`;
+    });
+    return {
+      result: `Capabilities for "${query}" (load one with capability_load):\n${lines.join("\n")}`,
+      success: true,
+    };
+  }
+
+  #load(name: string, step: number): StepOutcome {
+    const manifest = this.#visible(name) ? this.env.registry.get(name) : undefined;
+    if (!manifest) {
+      const names = this.env.registry
+        .list()
+        .map((m) => m.name)
+        .filter((n) => this.#visible(n));
+      const error = `No capability named '${name}'. Known: ${names.join(", ")}. Use capability_search to find one.`;
+      this.options.emitter.emit({ type: "capability_loaded", step, name, ok: false, signatures: [], error });
+      return { result: error, success: false };
+    }
+    this.router.load(manifest);
+    const signatures = this.router
+      .loadedSignatures()
+      .filter((s) => manifest.tools.some((t) => s.startsWith(`${t.name}(`)));
+    this.options.emitter.emit({ type: "capability_loaded", step, name, ok: true, signatures });
+    return {
+      result: `Loaded ${name}. Call its tools with capability_call:\n${signatures.map((s) => `  ${s}`).join("\n")}`,
+      success: true,
+    };
+  }
+
+  async #call(tool: string, toolArgs: Record<string, unknown>, step: number): Promise<StepOutcome> {
+    const { emitter } = this.options;
+    const risk = this.riskOf(tool);
+    emitter.emit({ type: "tool_called", step, tool, arguments: toolArgs, risk });
+    const started = Date.now();
+    const ctx = this.toolContext();
+    let result: ToolResult;
+    let via: "native" | "mcp" | "none" = "none";
+    let server: string | undefined;
+    let rejected: string | undefined;
+    try {
+      const out = await executeCapabilityStep(
+        { tool, arguments: toolArgs },
+        {
+          native: () =>
+            executeTool(tool, toolArgs, { ...ctx, capabilities: this.env.capabilities, loaded: this.router }),
+          mcp:
+            this.options.mcp && this.env.mcp
+              ? approvingMcpCaller(this.env.mcp, ctx, (t) => this.riskOf(t))
+              : undefined,
+        },
+      );
+      result = out.result;
+      via = out.via;
+      server = out.server;
+    } catch (error) {
+      if (!CapgateError.isInstance(error)) throw error;
+      rejected = error.code;
+      const where = error.property ? ` (at \`${error.property}\`)` : "";
+      result = { success: false, summary: `${error.code}${where}: ${error.message}` };
+    }
+    if (rejected === undefined && STATE_CHANGING.has(risk)) this.#lastChangeStep = step;
+    emitter.emit({
+      type: "tool_result",
+      step,
+      tool,
+      success: result.success,
+      summary: result.summary,
+      via,
+      ...(server ? { server } : {}),
+      ...(rejected ? { rejected } : {}),
+      durationMs: Date.now() - started,
+    });
+    const status = rejected ? "rejected" : result.success ? "ok" : "failed";
+    return { result: `${tool} → ${status}\n${result.summary}`, success: result.success && !rejected };
+  }
+
+  #goalUpdate(args: Record<string, unknown>, step: number): StepOutcome {
+    const s = this.goalState;
+    if (typeof args.status === "string") s.status = args.status as GoalState["status"];
+    if (Array.isArray(args.plan)) s.plan = args.plan.map(String);
+    if (typeof args.progress === "string") s.progress = args.progress;
+    const notes =
+      typeof args.note === "string" ? [args.note] : Array.isArray(args.note) ? args.note.map(String) : [];
+    s.notes.push(...notes);
+    if (s.notes.length > 50) s.notes.splice(0, s.notes.length - 50);
+    for (const text of notes) {
+      void this.env.memory?.remember({
+        text,
+        tags: ["goal_note"],
+        source: "goal_note",
+        runId: this.options.emitter.runId,
+      });
+    }
+    this.options.emitter.emit({ type: "goal_updated", step, update: args, state: structuredClone(s) });
+    return { result: "Goal state updated.", success: true };
+  }
+
+  async #memorySearch(query: string, limit: number, step: number): Promise<StepOutcome> {
+    const memory = this.env.memory;
+    const hits = memory ? await memory.search(query, limit) : [];
+    this.options.emitter.emit({
+      type: "memory_searched",
+      step,
+      query,
+      hits: hits.map((h) => ({ id: h.id, text: h.text, score: h.score })),
+    });
+    if (!memory) return { result: "Memory is not available in this host.", success: false };
+    if (hits.length === 0) return { result: `Nothing remembered matches "${query}".`, success: true };
+    return { result: hits.map((h) => `- [${h.id}] ${h.text}`).join("\n"), success: true };
+  }
+
+  async #verify(args: Record<string, unknown>, step: number): Promise<StepOutcome> {
+    const claim = String(args.claim);
+    const command = String(args.command);
+    const timeoutMs = typeof args.timeout_ms === "number" ? args.timeout_ms : this.env.limits.timeoutMs;
+    const outcome = await runVerify({ command, timeoutMs, ctx: this.toolContext() });
+    this.options.emitter.emit({
+      type: "verified",
+      step,
+      claim,
+      command,
+      passed: outcome.passed,
+      exitCode: outcome.exitCode,
+      outputTail: outcome.outputTail,
+      durationMs: outcome.durationMs,
+      ...(outcome.denied ? { denied: outcome.denied } : {}),
+    });
+    if (outcome.passed) this.#lastVerifyPassStep = step;
+    if (outcome.denied) return { result: `verify was refused: ${outcome.denied}`, success: false };
+    const verdict = outcome.passed ? "PASSED" : "FAILED";
+    return {
+      result: `verify ${verdict} (exit ${outcome.exitCode ?? "none"}${outcome.timedOut ? ", timed out" : ""}): ${claim}\n${outcome.outputTail}`,
+      success: outcome.passed,
+    };
+  }
+
+  #finish(summary: string, evidence: string | undefined, step: number): StepOutcome {
+    const reason = this.#finishRefusal();
+    if (reason) {
+      this.options.emitter.emit({ type: "finish_refused", step, reason });
+      return { result: `finish refused: ${reason}`, success: false };
+    }
+    this.options.emitter.emit({ type: "finished", step, summary, ...(evidence ? { evidence } : {}) });
+    return { result: "Finished.", success: true, end: { outcome: "finished", summary } };
+  }
+
+  #finishRefusal(): string | undefined {
+    const change = this.#lastChangeStep;
+    const pass = this.#lastVerifyPassStep;
+    if (this.options.verifyGate === "after-change" && change === undefined) return undefined;
+    if (pass === undefined) {
+      return change === undefined
+        ? "no verify has passed. Run verify with a command whose success proves the goal is met, then finish."
+        : `you changed files or processes at step ${change} and no verify has passed since. Run verify with a command that proves the change works, then finish.`;
+    }
+    if (change !== undefined && change > pass) {
+      return `the last passing verify (step ${pass}) is older than your last change (step ${change}). Verify again, then finish.`;
+    }
+    return undefined;
+  }
+}
+
+/** An MCP tool's manifest from the registry (`<server>/<tool>` lives in capability `mcp:<server>`). */
+function registryTool(env: LoopEnvironment, tool: string): ToolManifest | undefined {
+  const slash = tool.indexOf("/");
+  if (slash <= 0) return undefined;
+  return env.registry.get(`mcp:${tool.slice(0, slash)}`)?.tools.find((t) => t.name === tool);
+}

@@ -1,0 +1,84 @@
+import { CapgateError } from "@capgate/schema";
+import { runShell, type ToolContext } from "@capgate/tools";
+
+export interface VerifyOutcome {
+  passed: boolean;
+  exitCode: number | null;
+  timedOut: boolean;
+  /** The end of stdout+stderr: the evidence. */
+  outputTail: string;
+  durationMs: number;
+  /** Set when the shell policy or the approver refused the command; nothing ran. */
+  denied?: string;
+}
+
+const TAIL_BYTES = 4000;
+
+/**
+ * Run a verify command through the shell policy in the workspace. Passes on exit 0.
+ * Verify runs a command, so it asks for approval like any exec tool when the mode
+ * says so.
+ */
+export async function runVerify(options: {
+  command: string;
+  timeoutMs: number;
+  ctx: ToolContext;
+}): Promise<VerifyOutcome> {
+  const { command, timeoutMs, ctx } = options;
+  const started = Date.now();
+  const mode = ctx.policy.approval ?? "never";
+  if (mode !== "never") {
+    const request = {
+      tool: "verify",
+      capability: "verify",
+      risk: "exec" as const,
+      arguments: { command },
+      description: `verify: ${command}`,
+    };
+    const approved = ctx.approve ? await ctx.approve(request, ctx.signal).catch(() => false) : false;
+    if (!approved) {
+      return {
+        passed: false,
+        exitCode: null,
+        timedOut: false,
+        outputTail: "",
+        durationMs: Date.now() - started,
+        denied: ctx.approve
+          ? "the operator denied the verify command"
+          : "verify needs approval and no one can approve here",
+      };
+    }
+  }
+  try {
+    const r = await runShell({
+      command,
+      cwd: ctx.workspace,
+      env: ctx.env,
+      timeoutMs,
+      maxOutputBytes: ctx.limits.outputBytes,
+      signal: ctx.signal,
+      policy: ctx.policy.shell,
+    });
+    const output = [r.stdout, r.stderr].filter((s) => s.length > 0).join("\n");
+    const tail = output.length > TAIL_BYTES ? `…${output.slice(-TAIL_BYTES)}` : output;
+    return {
+      passed: r.exitCode === 0 && !r.timedOut && !r.aborted,
+      exitCode: r.exitCode,
+      timedOut: r.timedOut,
+      outputTail: tail,
+      durationMs: Date.now() - started,
+    };
+  } catch (error) {
+    if (CapgateError.isInstance(error) && error.code === "policy_denied") {
+      return {
+        passed: false,
+        exitCode: null,
+        timedOut: false,
+        outputTail: "",
+        durationMs: Date.now() - started,
+        denied: error.message,
+      };
+    }
+    throw error;
+  }
+}
