@@ -49,9 +49,18 @@ describe("git manifest", () => {
   checkManifestShape(manifest, EXPECTED, []);
   checkCalls(manifest, VALID, INVALID);
 
-  it("exports only the manifest (handlers arrive in the next release)", () => {
-    expect(Object.keys(entry).sort()).toEqual(["manifest"]);
+  it("exports the manifest and the capability built on it", () => {
+    expect(Object.keys(entry).sort()).toEqual(["capability", "manifest"]);
     expect(entry.manifest).toBe(manifest);
+    expect(entry.capability.manifest.tools.map((t) => t.name)).toEqual(manifest.tools.map((t) => t.name));
+    expect([...entry.capability.policies.keys()].sort()).toEqual([
+      "git.add",
+      "git.branch",
+      "git.checkout",
+      "git.diff",
+      "git.log",
+      "git.show",
+    ]);
   });
 
   it("types handler arguments from the as-const schemas", () => {

@@ -1,0 +1,198 @@
+import type { ToolContext, ToolResult } from "@capgate/tools";
+import { gitPath } from "./paths.js";
+import {
+  branchExists,
+  checkRefText,
+  currentBranch,
+  describeCommit,
+  invalidBranchName,
+  refHint,
+  resolveRevision,
+} from "./refs.js";
+import { git, gitFailure, gitOk } from "./run-git.js";
+import { formatStatus, readStatus, shortLine } from "./status.js";
+
+export async function add(args: { paths: string[] }, ctx: ToolContext): Promise<ToolResult> {
+  const specs: string[] = [];
+  for (const [i, p] of args.paths.entries()) specs.push(await gitPath(ctx, p, `paths[${i}]`));
+  const r = await git(ctx, ["add", "--", ...specs]);
+  if (r.exitCode !== 0) {
+    return { success: false, summary: `git add changed nothing: ${r.stderr.trim()}` };
+  }
+  const status = await readStatus(ctx);
+  return {
+    success: true,
+    summary: `Staged ${specs.join(", ")}.\n${formatStatus(status)}`,
+    data: { paths: specs, status },
+  };
+}
+
+const NO_IDENTITY =
+  'git has no identity to commit with: set user.name and user.email, e.g. `git config user.name "Your Name"` and `git config user.email you@example.com` in the repository (or with --global). git.commit does not make one up.';
+
+export async function commit(args: { message: string }, ctx: ToolContext): Promise<ToolResult> {
+  // First make sure there is a repository: `git var` would complain about the identity instead.
+  await gitOk(ctx, ["rev-parse", "--git-dir"]);
+  for (const who of ["GIT_AUTHOR_IDENT", "GIT_COMMITTER_IDENT"]) {
+    const ident = await git(ctx, ["var", who]);
+    if (ident.exitCode !== 0) return { success: false, summary: NO_IDENTITY };
+  }
+  // `diff --cached --quiet` exits 1 when something is staged (also before the first commit).
+  const staged = await git(ctx, ["diff", "--cached", "--quiet", "--no-ext-diff"]);
+  if (staged.exitCode === 0) {
+    const status = await readStatus(ctx);
+    const hint =
+      status.unstaged + status.untracked > 0
+        ? ` Changed but not staged: ${status.entries
+            .slice(0, 10)
+            .map((e) => e.path)
+            .join(", ")}${status.entries.length > 10 ? ", …" : ""}; stage them with git.add first.`
+        : " The working tree is clean too.";
+    return {
+      success: false,
+      summary: `Nothing is staged, so there is nothing to commit.${hint}`,
+      data: { status },
+    };
+  }
+  if (staged.exitCode !== 1) throw gitFailure(["diff"], staged);
+  const r = await git(ctx, ["commit", "--no-verify", "--file=-"], { input: args.message });
+  if (r.exitCode !== 0) {
+    if (/tell me who you are|auto-detection is disabled|no name was given/i.test(r.stderr)) {
+      return { success: false, summary: NO_IDENTITY };
+    }
+    throw gitFailure(["commit"], r);
+  }
+  const oid = (await gitOk(ctx, ["rev-parse", "HEAD"])).stdout.trim();
+  const branch = await currentBranch(ctx);
+  return {
+    success: true,
+    summary: `Committed ${oid.slice(0, 7)}${branch ? ` on ${branch}` : " (detached HEAD)"}.\n${r.stdout.trim()}`,
+    data: { oid, branch: branch ?? null },
+  };
+}
+
+interface BranchRow {
+  current: boolean;
+  name: string;
+  short: string;
+  upstream: string;
+  track: string;
+  subject: string;
+}
+
+async function listBranches(ctx: ToolContext): Promise<ToolResult> {
+  const format =
+    "--format=%(HEAD)%1f%(refname:short)%1f%(objectname:short)%1f%(upstream:short)%1f%(upstream:track)%1f%(contents:subject)%1e";
+  const r = await gitOk(ctx, ["for-each-ref", format, "refs/heads"]);
+  const rows: BranchRow[] = r.stdout
+    .split("\x1e")
+    .map((line) => line.replace(/^\n/, ""))
+    .filter(Boolean)
+    .map((line) => {
+      const [head = "", name = "", short = "", upstream = "", track = "", subject = ""] = line.split("\x1f");
+      return { current: head === "*", name, short, upstream, track, subject };
+    });
+  const branch = await currentBranch(ctx);
+  const lines: string[] = [];
+  if (branch === undefined) lines.push(`* (HEAD detached at ${await describeCommit(ctx, "HEAD")})`);
+  else if (rows.length === 0) lines.push(`* ${branch} (no commits yet)`);
+  const width = Math.min(40, Math.max(0, ...rows.map((b) => b.name.length)));
+  for (const b of rows) {
+    const up = b.upstream ? ` [${b.upstream}${b.track ? `: ${b.track.replace(/^\[|\]$/g, "")}` : ""}]` : "";
+    lines.push(`${b.current ? "*" : " "} ${b.name.padEnd(width)} ${b.short}${up} ${b.subject.slice(0, 120)}`);
+  }
+  return {
+    success: true,
+    summary: lines.join("\n"),
+    data: { current: branch ?? null, detached: branch === undefined, branches: rows },
+  };
+}
+
+export async function branch(args: { name?: string }, ctx: ToolContext): Promise<ToolResult> {
+  if (args.name === undefined) return listBranches(ctx);
+  const name = args.name;
+  const invalid = await invalidBranchName(ctx, name);
+  if (invalid) return { success: false, summary: invalid };
+  if (await branchExists(ctx, name)) {
+    return {
+      success: false,
+      summary: `Branch '${name}' already exists (at ${await describeCommit(ctx, `refs/heads/${name}`)}); switch to it with git.checkout {"ref":"${name}"}.`,
+    };
+  }
+  const head = await resolveRevision(ctx, "HEAD", "commit");
+  if (!head) {
+    return { success: false, summary: "No commits yet: a branch needs a commit to point at. Commit first." };
+  }
+  await gitOk(ctx, ["branch", "--end-of-options", name]);
+  const on = await currentBranch(ctx);
+  return {
+    success: true,
+    summary: `Created branch '${name}' at ${await describeCommit(ctx, head)}; still on ${on ? `'${on}'` : "a detached HEAD"}. Switch with git.checkout {"ref":"${name}"}.`,
+    data: { name, oid: head },
+  };
+}
+
+/**
+ * Switch without ever forcing: a local branch by name; with `create`, a new branch at HEAD;
+ * otherwise a commit (detached HEAD), or a remote branch git can track. The ref is placed
+ * after `--end-of-options` (or verified to an object id first), so it is never an option
+ * and never a path — this tool cannot discard file changes the way `git checkout <path>` does.
+ */
+export async function checkout(
+  args: { ref: string; create?: boolean },
+  ctx: ToolContext,
+): Promise<ToolResult> {
+  const { ref } = args;
+  checkRefText(ref, "ref");
+  let switchArgs: string[];
+  if (args.create) {
+    const invalid = await invalidBranchName(ctx, ref);
+    if (invalid) return { success: false, summary: invalid };
+    if (await branchExists(ctx, ref)) {
+      return {
+        success: false,
+        summary: `Branch '${ref}' already exists; switch to it with git.checkout {"ref":"${ref}"} (without create).`,
+      };
+    }
+    switchArgs = ["switch", "--create", ref];
+  } else if (await branchExists(ctx, ref)) {
+    switchArgs = ["switch", "--no-guess", "--end-of-options", ref];
+  } else {
+    const oid = await resolveRevision(ctx, ref, "commit");
+    if (oid) switchArgs = ["switch", "--detach", "--end-of-options", oid];
+    else if (await remoteBranchExists(ctx, ref)) switchArgs = ["switch", "--guess", "--end-of-options", ref];
+    else {
+      return {
+        success: false,
+        summary: `'${ref}' is not a branch, tag or commit here.${await refHint(ctx, ref)} To create a branch, pass create: true.`,
+      };
+    }
+  }
+  const r = await git(ctx, switchArgs);
+  if (r.exitCode !== 0) {
+    const said = r.stderr.trim();
+    const hint = /would be overwritten/.test(said)
+      ? " Nothing was changed. Commit the changes (git.add, git.commit) before switching."
+      : "";
+    return { success: false, summary: `Could not switch to '${ref}': ${said}${hint}` };
+  }
+  const status = await readStatus(ctx);
+  const where = status.detached
+    ? `HEAD is now detached at ${await describeCommit(ctx, "HEAD")}`
+    : `Switched to ${args.create ? "a new " : ""}branch '${status.branch}'${status.head ? ` (${await describeCommit(ctx, "HEAD")})` : ""}`;
+  const carried = status.entries.filter((e) => e.kind !== "untracked").map(shortLine);
+  const note = carried.length > 0 ? `\nLocal changes carried over:\n${carried.slice(0, 50).join("\n")}` : "";
+  return {
+    success: true,
+    summary: `${where}.${note}`,
+    data: { branch: status.branch, detached: status.detached, head: status.head },
+  };
+}
+
+async function remoteBranchExists(ctx: ToolContext, name: string): Promise<boolean> {
+  const r = await git(ctx, ["for-each-ref", "--format=%(refname)", "refs/remotes"]);
+  // refs/remotes/<remote>/<name>: what `git switch --guess` would track.
+  return r.stdout
+    .split("\n")
+    .some((ref) => ref.startsWith("refs/remotes/") && ref.slice(13).split("/").slice(1).join("/") === name);
+}

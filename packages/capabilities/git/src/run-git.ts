@@ -1,0 +1,182 @@
+import { dirname } from "node:path";
+import { CapgateError } from "@capgate/schema";
+import { type ProcessResult, realWorkspace, runProcess, type ToolContext } from "@capgate/tools";
+
+/**
+ * Options before every git subcommand. They make git run git and nothing of the
+ * repository's: no hooks (a hook is arbitrary code; see docs/capabilities-shell-git.md), no
+ * fsmonitor daemon, no pager, no editor, no signing program, no colours; `--literal-pathspecs`
+ * so a path is a name, never a glob or `:(magic)`; `user.useConfigOnly` so a commit never
+ * carries an invented identity such as `root@host.(none)`.
+ */
+export const GIT_GLOBAL_ARGS: readonly string[] = [
+  "--no-pager",
+  "--literal-pathspecs",
+  "-c",
+  "core.hooksPath=/dev/null",
+  "-c",
+  "core.fsmonitor=false",
+  "-c",
+  "core.pager=cat",
+  "-c",
+  "core.editor=true",
+  "-c",
+  "core.quotePath=false",
+  "-c",
+  "color.ui=false",
+  "-c",
+  "commit.gpgSign=false",
+  "-c",
+  "tag.gpgSign=false",
+  "-c",
+  "log.showSignature=false",
+  "-c",
+  "user.useConfigOnly=true",
+  "-c",
+  "advice.detachedHead=false",
+];
+
+/** GIT_* variables a host may pass through: who commits and which config files to read. */
+const KEPT_GIT_VARIABLES = new Set([
+  "GIT_AUTHOR_NAME",
+  "GIT_AUTHOR_EMAIL",
+  "GIT_COMMITTER_NAME",
+  "GIT_COMMITTER_EMAIL",
+  "GIT_CONFIG_GLOBAL",
+  "GIT_CONFIG_SYSTEM",
+  "GIT_CONFIG_NOSYSTEM",
+]);
+
+/**
+ * The environment git runs with: `ctx.env` without the variables that would point git at
+ * another repository or inject configuration (GIT_DIR, GIT_WORK_TREE, GIT_CONFIG_COUNT, …),
+ * plus no prompts, no pager, no editor, the C locale for parseable messages, and a ceiling
+ * at the workspace's parent so git never discovers a repository above the workspace.
+ */
+export function gitEnv(
+  env: Record<string, string | undefined>,
+  root: string | undefined,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) {
+    if (value === undefined) continue;
+    if (key.startsWith("GIT_") && !KEPT_GIT_VARIABLES.has(key)) continue;
+    out[key] = value;
+  }
+  Object.assign(out, {
+    GIT_TERMINAL_PROMPT: "0",
+    GIT_PAGER: "cat",
+    PAGER: "cat",
+    GIT_EDITOR: "true",
+    GIT_SEQUENCE_EDITOR: "true",
+    GIT_OPTIONAL_LOCKS: "0",
+    LC_ALL: "C",
+    LANGUAGE: "C",
+  });
+  if (root !== undefined) out.GIT_CEILING_DIRECTORIES = dirname(root);
+  return out;
+}
+
+/** The per-call limit less a margin, so git's own timeout reports before the executor's backstop. */
+function gitTimeout(hostLimitMs: number): number {
+  return Math.max(1, hostLimitMs - Math.min(2_500, Math.floor(hostLimitMs / 5)));
+}
+
+export interface GitOptions {
+  /** Written to git's stdin (commit messages). */
+  input?: string;
+  /** Cap per stream; default `ctx.limits.outputBytes`. Machine-read output gets more room. */
+  maxOutputBytes?: number;
+}
+
+/**
+ * Run `git <args>` in the workspace root, no shell, with the hardened options and
+ * environment. Resolves with the result whatever the exit code, except: git missing,
+ * a timeout, or a workspace that is not a repository throw a CapgateError with a message
+ * saying what to do.
+ */
+export async function git(
+  ctx: ToolContext,
+  args: readonly string[],
+  options: GitOptions = {},
+): Promise<ProcessResult> {
+  const root = await realWorkspace(ctx.workspace);
+  const timeoutMs = gitTimeout(ctx.limits.timeoutMs);
+  let result: ProcessResult;
+  try {
+    result = await runProcess({
+      file: "git",
+      args: [...GIT_GLOBAL_ARGS, ...args],
+      cwd: root,
+      env: gitEnv(ctx.env, root),
+      timeoutMs,
+      maxOutputBytes: options.maxOutputBytes ?? ctx.limits.outputBytes,
+      signal: ctx.signal,
+      ...(options.input === undefined ? {} : { input: options.input }),
+    });
+  } catch (error) {
+    if (CapgateError.isInstance(error) && error.code === "spawn_failed") {
+      throw new CapgateError(
+        "git_not_found",
+        "git is not installed (no `git` on the PATH of this host); the git tools need it.",
+        { cause: error },
+      );
+    }
+    throw error;
+  }
+  if (result.timedOut) {
+    throw new CapgateError("timeout", `git ${args[0]} timed out after ${timeoutMs} ms and was stopped.`);
+  }
+  if (result.aborted) throw new CapgateError("aborted", `git ${args[0]} was aborted.`);
+  if (result.exitCode === 128 && /not a git repository/i.test(result.stderr)) {
+    throw await notARepository(ctx, root);
+  }
+  return result;
+}
+
+/** Like `git`, but a non-zero exit throws with git's own message. */
+export async function gitOk(
+  ctx: ToolContext,
+  args: readonly string[],
+  options: GitOptions = {},
+): Promise<ProcessResult> {
+  const result = await git(ctx, args, options);
+  if (result.exitCode !== 0) throw gitFailure(args, result);
+  return result;
+}
+
+/** git's complaint as one error: what failed and what git said. */
+export function gitFailure(args: readonly string[], result: ProcessResult): CapgateError {
+  const said = (result.stderr.trim() || result.stdout.trim() || "no message").slice(0, 2_000);
+  return new CapgateError("git_failed", `git ${args[0]} failed (${describeCode(result)}): ${said}`);
+}
+
+function describeCode(result: ProcessResult): string {
+  return result.signal ? `killed by ${result.signal}` : `exit code ${result.exitCode}`;
+}
+
+/**
+ * The workspace has no repository of its own. Look (without the ceiling) whether it sits
+ * inside one, so the message can say which; never create one.
+ */
+async function notARepository(ctx: ToolContext, root: string): Promise<CapgateError> {
+  let top: string | undefined;
+  try {
+    const probe = await runProcess({
+      file: "git",
+      args: ["rev-parse", "--show-toplevel"],
+      cwd: root,
+      env: gitEnv(ctx.env, undefined),
+      timeoutMs: gitTimeout(ctx.limits.timeoutMs),
+      signal: ctx.signal,
+    });
+    if (probe.exitCode === 0) top = probe.stdout.trim() || undefined;
+  } catch {
+    // The hint is optional; the main message stands.
+  }
+  const message =
+    top && top !== root
+      ? `not a git repository at the workspace root: the workspace '${root}' is inside the repository at '${top}' but is not its root. The git tools only work on a repository rooted at the workspace, so they never touch files outside it: use '${top}' as the workspace, or run \`git init\` in the workspace for a repository of its own.`
+      : `not a git repository: the workspace '${root}' has no git repository. Run \`git init\` to create one (e.g. shell.run {"command":"git init"}); the git tools do not create repositories themselves.`;
+  return new CapgateError("not_a_repository", message, { property: "workspace" });
+}
