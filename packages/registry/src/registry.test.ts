@@ -1,0 +1,189 @@
+import { CapgateError } from "@capgate/schema";
+import { describe, expect, it } from "vitest";
+import { DuplicateCapabilityError, InvalidManifestError } from "./errors.js";
+import { Registry } from "./registry.js";
+import { manifest } from "./test-fixtures.js";
+
+// Names and capability descriptions deliberately avoid the words a query uses, so a hit
+// can only come from where the test says.
+const storage = () =>
+  manifest("storage", "Persistent workspace state.", [
+    ["get", "Read the contents of a text file in the workspace.", ["path"]],
+    ["put", "Write a file, replacing it.", ["path", "content"]],
+  ]);
+const net = () =>
+  manifest(
+    "net",
+    "Talk to remote services over HTTP.",
+    [["fetch", "Download a web page and return its text.", ["url"]]],
+    ["Researcher"],
+  );
+const vcs = () =>
+  manifest("vcs", "Version control.", [
+    ["commit", "Record staged changes with a message.", ["message"]],
+    ["log", "Show recent commits.", []],
+  ]);
+
+function registry(...ms: Array<ReturnType<typeof storage>>) {
+  const r = new Registry();
+  for (const m of ms) r.register(m);
+  return r;
+}
+
+describe("Registry: registering", () => {
+  it("registers, gets, lists sorted and unregisters", () => {
+    const r = registry(vcs(), storage(), net());
+    expect(r.list().map((m) => m.name)).toEqual(["net", "storage", "vcs"]);
+    expect(r.has("vcs")).toBe(true);
+    expect(r.get("storage")?.tools.map((t) => t.name)).toEqual(["storage.get", "storage.put"]);
+    expect(r.size).toBe(3);
+    expect(r.unregister("vcs")).toBe(true);
+    expect(r.unregister("vcs")).toBe(false);
+    expect(r.has("vcs")).toBe(false);
+    expect(r.get("vcs")).toBeUndefined();
+  });
+
+  it("refuses a duplicate with duplicate_capability", () => {
+    const r = registry(storage());
+    const error = (() => {
+      try {
+        r.register(storage());
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(DuplicateCapabilityError);
+    expect(CapgateError.isInstance(error) && error.code).toBe("duplicate_capability");
+  });
+
+  it("refuses an invalid manifest listing every problem, and adds nothing", () => {
+    const r = new Registry();
+    const bad = { ...storage(), name: "Storage", version: "1" };
+    let error: unknown;
+    try {
+      r.register(bad);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(InvalidManifestError);
+    const e = error as InvalidManifestError;
+    expect(e.code).toBe("invalid_manifest");
+    expect(e.property).toBe("name");
+    expect(e.message).toMatch(/2 problems/);
+    expect(e.message).toMatch(/- name: /);
+    expect(e.message).toMatch(/- version: /);
+    expect(e.problems).toHaveLength(2);
+    expect(r.size).toBe(0);
+    expect(r.search("file")).toEqual([]);
+  });
+
+  it("keeps its own frozen copy of a manifest", () => {
+    const m = storage();
+    const r = registry(m);
+    m.tools[0]!.description = "changed";
+    m.name = "other";
+    expect(r.get("storage")?.tools[0]?.description).toMatch(/^Read the contents/);
+    expect(Object.isFrozen(r.get("storage")?.tools[0])).toBe(true);
+  });
+});
+
+describe("Registry: search", () => {
+  it('finds a capability by its tool descriptions: "read files" → storage', () => {
+    const hits = registry(net(), vcs(), storage()).search("read files");
+    expect(hits[0]?.capability).toBe("storage");
+  });
+
+  it("returns the hit shape with signatures", () => {
+    const [hit] = registry(storage()).search("write file");
+    expect(hit).toEqual({
+      capability: "storage",
+      score: expect.any(Number),
+      description: "Persistent workspace state.",
+      tools: [
+        { name: "storage.get", signature: "storage.get(path: string)" },
+        { name: "storage.put", signature: "storage.put(path: string, content: string)" },
+      ],
+    });
+    expect(hit!.score).toBeGreaterThan(0);
+  });
+
+  it("ranks an exact capability or tool name first", () => {
+    // "log" also appears in vcs's tool descriptions and as a tool verb; the capability named log wins.
+    const log = manifest("log", "Structured event journal.", [["append", "Add an entry.", ["text"]]]);
+    const r = registry(vcs(), log, storage());
+    expect(r.search("log")[0]?.capability).toBe("log");
+    expect(r.search("VCS.Commit")[0]?.capability).toBe("vcs");
+    expect(r.search("storage.put")[0]?.capability).toBe("storage");
+  });
+
+  it("ranks by relevance with field weights: a tool name beats a description mention", () => {
+    const a = manifest("alpha", "Mentions commit once in passing.", [["noop", "Does nothing.", []]]);
+    const r = registry(a, vcs());
+    expect(r.search("commit").map((h) => h.capability)).toEqual(["vcs", "alpha"]);
+  });
+
+  it("splits camelCase and separators in names", () => {
+    const m = {
+      ...manifest("issues", "Tracker.", [["noop", "x", []]]),
+      tools: [
+        {
+          name: "issues.create_issue",
+          description: "Open a ticket.",
+          inputSchema: storage().tools[0]!.inputSchema,
+        },
+      ],
+    };
+    expect(registry(m, vcs()).search("create")[0]?.capability).toBe("issues");
+  });
+
+  it("keeps the substring recall guarantee, after ranked hits", () => {
+    // "ttp" is no word of any manifest, but occurs inside "HTTP" in net's description.
+    const r = registry(storage(), net(), vcs());
+    expect(r.search("ttp")).toEqual([expect.objectContaining({ capability: "net", score: 0 })]);
+    // The whole query "to remote" occurs in net's haystack; "xyzzy" nowhere.
+    expect(r.search("xyzzy").map((h) => h.capability)).toEqual([]);
+    const mixed = r.search("commits ttp", { limit: 5 });
+    expect(mixed.map((h) => h.capability)).toEqual(["vcs", "net"]);
+    expect(mixed[0]!.score).toBeGreaterThan(0);
+    expect(mixed[1]!.score).toBe(0);
+  });
+
+  it("matches profileFit entries", () => {
+    expect(registry(storage(), net()).search("researcher")[0]?.capability).toBe("net");
+  });
+
+  it("respects limit (default 5) and ignores empty queries", () => {
+    const r = new Registry();
+    for (let i = 0; i < 8; i++) r.register(manifest(`cap${i}`, "Reads files.", [["x", "Read a file.", []]]));
+    expect(r.search("file")).toHaveLength(5);
+    expect(r.search("file", { limit: 2 })).toHaveLength(2);
+    expect(r.search("file", { limit: 0 })).toEqual([]);
+    expect(r.search("   ")).toEqual([]);
+  });
+
+  it("updates incrementally on register and unregister", () => {
+    const r = registry(net(), vcs());
+    expect(r.search("read files").map((h) => h.capability)).not.toContain("storage");
+    r.register(storage());
+    expect(r.search("read files")[0]?.capability).toBe("storage");
+    r.unregister("storage");
+    expect(r.search("read files").map((h) => h.capability)).not.toContain("storage");
+    expect(r.search("storage")).toEqual([]);
+    r.register(storage());
+    expect(r.search("storage")[0]?.capability).toBe("storage");
+  });
+
+  it("stays correct across many registrations and removals", () => {
+    const r = new Registry();
+    for (let i = 0; i < 300; i++)
+      r.register(manifest(`cap${i}`, `Capability number ${i}.`, [["run", `Tool ${i}.`, []]]));
+    for (let i = 0; i < 300; i += 2) r.unregister(`cap${i}`);
+    expect(r.size).toBe(150);
+    // cap10 is gone; prefix and typo matching of the now unknown word still reach cap101, cap11, …
+    // but never a removed (even-numbered) capability.
+    const hits = r.search("cap10", { limit: 20 }).map((h) => h.capability);
+    expect(hits).toContain("cap101");
+    expect(hits.every((h) => /[13579]$/.test(h))).toBe(true);
+    expect(r.search("cap11")[0]?.capability).toBe("cap11");
+  });
+});

@@ -1,0 +1,72 @@
+import { describe, expect, it } from "vitest";
+import { createTextIndex } from "./text-index.js";
+
+interface Note {
+  id: string;
+  title: string;
+  body: string;
+}
+
+function notes() {
+  const index = createTextIndex<Note>({
+    id: (n) => n.id,
+    fields: { title: (n) => n.title, body: (n) => n.body },
+    weights: { title: 3, body: 1 },
+  });
+  index.add({ id: "a", title: "Deploy checklist", body: "Run the tests, then tag the release." });
+  index.add({ id: "b", title: "Groceries", body: "Milk, eggs, and a release of tension." });
+  index.add({ id: "c", title: "Configuration", body: "The server reads its settings from config.toml." });
+  return index;
+}
+
+describe("createTextIndex", () => {
+  it("ranks by field weight: a title match beats a body match", () => {
+    const hits = notes().search("deploy release");
+    expect(hits.map((h) => h.id)).toEqual(["a", "b"]);
+    expect(hits[0]!.score).toBeGreaterThan(hits[1]!.score);
+  });
+
+  it("adds and removes incrementally", () => {
+    const index = notes();
+    expect(index.size).toBe(3);
+    expect(index.remove("a")).toBe(true);
+    expect(index.remove("a")).toBe(false);
+    expect(index.has("a")).toBe(false);
+    expect(index.search("deploy")).toEqual([]);
+    index.add({ id: "a", title: "Deploy again", body: "" });
+    expect(index.search("deploy").map((h) => h.id)).toEqual(["a"]);
+  });
+
+  it("refuses a second document with the same id", () => {
+    const index = notes();
+    expect(() => index.add({ id: "b", title: "x", body: "y" })).toThrow(/already indexed/);
+  });
+
+  it("matches word forms, prefixes of unknown words and typos", () => {
+    const index = notes();
+    expect(index.search("reading")[0]?.id).toBe("c");
+    expect(index.search("configur")[0]?.id).toBe("c");
+    expect(index.search("groceres")[0]?.id).toBe("b");
+  });
+
+  it("respects the limit and returns nothing for an empty query", () => {
+    const index = notes();
+    expect(index.search("release", 1)).toHaveLength(1);
+    expect(index.search("release", 0)).toEqual([]);
+    expect(index.search("   ")).toEqual([]);
+  });
+
+  it("clears", () => {
+    const index = notes();
+    index.clear();
+    expect(index.size).toBe(0);
+    expect(index.search("deploy")).toEqual([]);
+  });
+
+  it("rejects a configuration without fields or with a bad weight", () => {
+    expect(() => createTextIndex<Note>({ id: (n) => n.id, fields: {} })).toThrow(/at least one field/);
+    expect(() =>
+      createTextIndex<Note>({ id: (n) => n.id, fields: { title: (n) => n.title }, weights: { title: -1 } }),
+    ).toThrow(/weight/);
+  });
+});
