@@ -13,7 +13,7 @@ export interface TopLevelToolDefinition {
 const TOP_LEVEL_TOOLS = {
   capability_search: {
     description:
-      "Search the capability registry for tools that fit a need, e.g. 'read files' or 'open a web page'. Returns capabilities with their tool signatures; load one with capability_load before calling its tools.",
+      "Find capabilities for a need, e.g. 'read files'; returns them with tool signatures. Load one before calling its tools.",
     inputSchema: {
       type: "object",
       additionalProperties: false,
@@ -22,28 +22,26 @@ const TOP_LEVEL_TOOLS = {
           type: "string",
           minLength: 1,
           maxLength: 500,
-          description: "What you need to do, in a few words.",
+          description: "The need, in a few words.",
         },
-        limit: { type: "integer", minimum: 1, maximum: 20, description: "Most hits to return (default 5)." },
+        limit: { type: "integer", minimum: 1, maximum: 20, description: "Default 5." },
       },
       required: ["query"],
     },
   },
   capability_load: {
-    description:
-      "Load a capability by name (as returned by capability_search) so its tools can be called. The reply lists the exact signatures of the loaded tools.",
+    description: "Load a capability by name; the reply lists its tools' exact signatures.",
     inputSchema: {
       type: "object",
       additionalProperties: false,
       properties: {
-        name: { type: "string", minLength: 1, description: "Capability name, e.g. 'fs' or 'mcp:github'." },
+        name: { type: "string", minLength: 1, description: "e.g. 'fs' or 'mcp:github'." },
       },
       required: ["name"],
     },
   },
   capability_call: {
-    description:
-      "Call one tool of a loaded capability. `tool` is its full name (e.g. 'fs.read'); `arguments` must match the tool's signature exactly.",
+    description: "Call a loaded tool by full name (e.g. 'fs.read') with arguments matching its signature.",
     inputSchema: {
       type: "object",
       additionalProperties: true,
@@ -51,16 +49,14 @@ const TOP_LEVEL_TOOLS = {
         tool: {
           type: "string",
           minLength: 1,
-          description: "Full tool name, e.g. 'fs.read' or 'github/create_issue'.",
         },
-        arguments: { type: "object", description: "The tool's arguments, validated against its schema." },
+        arguments: { type: "object" },
       },
       required: ["tool"],
     },
   },
   goal_update: {
-    description:
-      "Record the plan, progress or a note about the goal. Use it to keep state between steps; it does not act on the world.",
+    description: "Record plan, progress or notes between steps; changes nothing outside.",
     inputSchema: {
       type: "object",
       additionalProperties: false,
@@ -74,7 +70,7 @@ const TOP_LEVEL_TOOLS = {
     },
   },
   memory_search: {
-    description: "Search remembered notes, earlier goal notes and run summaries.",
+    description: "Search remembered notes and past run summaries.",
     inputSchema: {
       type: "object",
       additionalProperties: false,
@@ -87,21 +83,20 @@ const TOP_LEVEL_TOOLS = {
   },
   verify: {
     description:
-      "Check a claim by running a shell command in the workspace (e.g. the test suite). Passes on exit code 0. A passing verify after your last change is required before finish.",
+      "Prove a claim by running a shell command in the workspace (e.g. the tests); passes on exit 0. Needed after your last change before finish.",
     inputSchema: {
       type: "object",
       additionalProperties: false,
       properties: {
-        claim: { type: "string", minLength: 1, description: "What the command proves." },
-        command: { type: "string", minLength: 1, description: "Shell command to run in the workspace." },
+        claim: { type: "string", minLength: 1 },
+        command: { type: "string", minLength: 1 },
         timeout_ms: { type: "integer", minimum: 1, maximum: 3600000 },
       },
       required: ["claim", "command"],
     },
   },
   finish: {
-    description:
-      "Finish the goal with a summary. Refused unless a verify passed after the last change to files or processes.",
+    description: "End the goal with a summary; refused unless a verify passed after the last change.",
     inputSchema: {
       type: "object",
       additionalProperties: false,

@@ -70,6 +70,9 @@ export function compiledValidator(schema: JsonSchema): ValidateFunction {
   let fn = byHash.get(hash);
   if (fn) {
     stats.hits++;
+    // Least recently used goes first: move a hit to the back of the eviction order.
+    byHash.delete(hash);
+    byHash.set(hash, fn);
   } else {
     fn = engineFor(schema).compile(schema);
     stats.compiles++;

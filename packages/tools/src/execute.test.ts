@@ -200,3 +200,22 @@ describe("executeTool", () => {
     expect(r.summary.startsWith("0123")).toBe(true);
   });
 });
+
+describe("executeTool: a policy check that fails for another reason", () => {
+  it("reports a plain error from a policy as a tool failure, not a crash", async () => {
+    const broken = defineCapability({
+      manifest: { ...manifest, name: "brk", tools: [{ ...manifest.tools[0], name: "brk.echo" }] },
+      handlers: { echo: async () => ({ success: true, summary: "ran" }) },
+      policies: {
+        echo: () => {
+          throw new Error("parent is not a directory");
+        },
+      },
+    });
+    const c = { ...ctx(), capabilities: new CapabilitySet([broken]), loaded: { isToolLoaded: () => true } };
+    expect(await executeTool("brk.echo", { text: "x" }, c)).toEqual({
+      success: false,
+      summary: "brk.echo failed: parent is not a directory",
+    });
+  });
+});

@@ -63,7 +63,18 @@ export async function executeTool(toolName: string, args: unknown, ctx: ExecuteC
 
   const risk: ToolRisk = tool.risk ?? "read";
   const policy = capability.policies.get(toolName);
-  const verdict = (policy ? await policy(argObj, ctx) : undefined) as PolicyVerdict | undefined;
+  let verdict: PolicyVerdict | undefined;
+  try {
+    verdict = (policy ? await policy(argObj, ctx) : undefined) as PolicyVerdict | undefined;
+  } catch (error) {
+    // A refusal is a rejection; anything else a check runs into (a missing parent directory,
+    // an unreadable path) is a failure of this call, reported like one.
+    if (CapgateError.isInstance(error)) throw error;
+    return {
+      success: false,
+      summary: `${toolName} failed: ${error instanceof Error ? error.message : String(error)}`,
+    };
+  }
 
   const mode = ctx.policy.approval ?? "never";
   const askReason = verdict?.ask;

@@ -64,6 +64,7 @@ export { shellQuote } from "./shell-quote.js";
 export type { ShellRule, ShellRuleDecision } from "./shell-rules.js";
 export { BROWSER_PANEL_HINT, BUILTIN_SHELL_RULES } from "./shell-rules.js";
 export type { ShellWord, StdinSource } from "./shell-words.js";
+export { splitCommandLine } from "./split-command.js";
 export type { TruncateResult } from "./truncate.js";
 export { truncateBytes, truncateMiddle, truncationMarker } from "./truncate.js";
 export type {
