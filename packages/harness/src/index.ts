@@ -1,1 +1,21 @@
-export {};
+export { builtinCapabilities } from "./builtins.js";
+export type { CallToolOptions, CallToolOutcome } from "./call-tool.js";
+export type { CapgateConfig, ConfigProblem, ResolvedConfig } from "./config.js";
+export {
+  CONFIG_FILE_NAME,
+  InvalidConfigError,
+  loadConfig,
+  parseConfig,
+  resolveConfigPath,
+} from "./config.js";
+export { configSchema } from "./config-schema.js";
+export { defaultStateDir, toolEnvironment } from "./environment.js";
+export type { GateSession } from "./gate.js";
+export type {
+  Harness,
+  HarnessChatOptions,
+  HarnessOptions,
+  HarnessRunOptions,
+  McpIndexResult,
+} from "./harness.js";
+export { createHarness } from "./harness.js";

@@ -7,6 +7,8 @@ export type { ParseError, ParseErrorCode, ParseResult, ToolAction } from "./pars
 export { MAX_ACTION_BYTES, MAX_ACTION_DEPTH, PARSE_ERROR_CODES, parseToolAction } from "./parse.js";
 export { signatureFromSchema } from "./signature.js";
 export { stableHash, stableStringify } from "./stable-hash.js";
+export type { StrictJsonResult } from "./strict-json.js";
+export { parseJsonStrict } from "./strict-json.js";
 export { closestMatch } from "./suggest.js";
 export type { TopLevelToolDefinition, TopLevelToolName } from "./top-level.js";
 export {

@@ -243,12 +243,12 @@ function checkEnvelope<Name extends string>(
       others.length > 0
         ? ` Also: ${others
             .slice(0, 3)
-            .map((o) => `\`${joinPath("arguments", o.property)}\` ${o.message}`)
+            .map((o) => `\`${joinPath("arguments", o.property)}\` ${o.message.replace(/\.$/, "")}`)
             .join("; ")}.`
         : "";
     return err(
       "invalid_arguments",
-      `Invalid arguments for ${toolName}: \`${property}\` ${firstIssue?.message ?? "is invalid"}.${more}`,
+      `Invalid arguments for ${toolName}: \`${property}\` ${sentence(firstIssue?.message ?? "is invalid")}${more}`,
       property,
     );
   }
@@ -276,4 +276,9 @@ function normaliseCapabilityCall(
   const inner: Record<string, unknown> = {};
   for (const k of extras) inner[k] = args[k];
   return { ok: true, args: { tool: args.tool, arguments: inner } };
+}
+
+/** End a message with one full stop. */
+function sentence(text: string): string {
+  return /[.!?]$/.test(text) ? text : `${text}.`;
 }

@@ -279,3 +279,44 @@ export function lineColumn(text: string, offset: number): { line: number; column
   }
   return { line, column: offset - lastBreak };
 }
+
+export type StrictJsonResult =
+  | { ok: true; value: unknown }
+  | {
+      ok: false;
+      code: StrictJsonErrorCode | "trailing_text";
+      message: string;
+      line: number;
+      column: number;
+      path: string;
+    };
+
+/**
+ * Parse a whole JSON document strictly (duplicate keys, prototype keys and excess depth
+ * are errors), reporting the line and column of the problem — for config files and
+ * other JSON a person wrote.
+ */
+export function parseJsonStrict(text: string, options: { maxDepth?: number } = {}): StrictJsonResult {
+  const maxDepth = options.maxDepth ?? 256;
+  try {
+    const { value, end } = readJsonValue(text, 0, maxDepth);
+    let rest = end;
+    while (rest < text.length && WS.has(text[rest] as string)) rest++;
+    if (rest < text.length) {
+      const { line, column } = lineColumn(text, rest);
+      return {
+        ok: false,
+        code: "trailing_text",
+        message: "unexpected text after the JSON value",
+        line,
+        column,
+        path: "",
+      };
+    }
+    return { ok: true, value };
+  } catch (error) {
+    if (!(error instanceof StrictJsonError)) throw error;
+    const { line, column } = lineColumn(text, error.offset);
+    return { ok: false, code: error.code, message: error.message, line, column, path: error.path };
+  }
+}

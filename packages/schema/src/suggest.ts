@@ -14,7 +14,9 @@ export function closestMatch(input: string, candidates: readonly string[]): stri
     if (hay === needle) score = 0;
     else if (needle.length > 0 && (hay.startsWith(needle) || needle.startsWith(hay))) score = 0.5;
     else {
-      const d = distance(needle, hay);
+      let d = distance(needle, hay);
+      // Two neighbouring letters swapped (`modle` → `model`) is one typo, not two.
+      if (d === 2 && isTransposition(needle, hay)) d = 1;
       const limit = Math.max(1, Math.floor(Math.max(needle.length, hay.length) / 3));
       if (d > limit) continue;
       score = d;
@@ -25,4 +27,11 @@ export function closestMatch(input: string, candidates: readonly string[]): stri
     }
   }
   return best;
+}
+
+function isTransposition(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let i = 0;
+  while (i < a.length && a[i] === b[i]) i++;
+  return i < a.length - 1 && a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2);
 }

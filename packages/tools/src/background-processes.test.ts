@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { BackgroundProcesses, backgroundProcesses } from "./background-processes.js";
 import { groupMembers } from "./process-group.js";
 import { createHostResources } from "./resources.js";
-import { minimalEnv } from "./test-context.js";
+import { minimalEnv } from "./tool-context.js";
 
 const dir = mkdtempSync(join(tmpdir(), "capgate-bg-"));
 const env = minimalEnv();

@@ -7,7 +7,7 @@ import { CapabilitySet } from "./capability-set.js";
 import { defineCapability } from "./define.js";
 import { isRejection, isUnknownToolError, PolicyDeniedError } from "./errors.js";
 import { executeTool } from "./execute.js";
-import { createToolContext } from "./test-context.js";
+import { createToolContext } from "./tool-context.js";
 
 const manifest = {
   name: "demo",

@@ -1,6 +1,6 @@
 import { CapgateError, closestMatch, signatureFromSchema, type ToolRisk, validate } from "@capgate/schema";
 import type { CapabilitySet } from "./capability-set.js";
-import { InvalidArgumentsError, PolicyDeniedError, UnknownToolError } from "./errors.js";
+import { InvalidArgumentsError, isRejection, PolicyDeniedError, UnknownToolError } from "./errors.js";
 import { truncateMiddle } from "./truncate.js";
 import type { ApprovalRequest, PolicyVerdict, ToolContext, ToolResult } from "./types.js";
 
@@ -52,11 +52,11 @@ export async function executeTool(toolName: string, args: unknown, ctx: ExecuteC
       rest.length > 0
         ? ` Also: ${rest
             .slice(0, 3)
-            .map((e) => `\`${e.property}\` ${e.message}`)
+            .map((e) => `\`${e.property}\` ${e.message.replace(/\.$/, "")}`)
             .join("; ")}.`
         : "";
     throw new InvalidArgumentsError(
-      `Invalid arguments for ${toolName}: \`${first?.property || "arguments"}\` ${first?.message ?? "is invalid"}.${more} Signature: ${signatureFromSchema(toolName, tool.inputSchema)}.`,
+      `Invalid arguments for ${toolName}: \`${first?.property || "arguments"}\` ${sentence(first?.message ?? "is invalid")}${more} Signature: ${signatureFromSchema(toolName, tool.inputSchema)}.`,
       { property: first?.property || "arguments" },
     );
   }
@@ -169,4 +169,9 @@ function capResult(result: ToolResult, maxBytes: number): ToolResult {
 function oneLine(args: Record<string, unknown>): string {
   const text = JSON.stringify(args);
   return text.length > 200 ? `${text.slice(0, 197)}...` : text;
+}
+
+/** End a message with one full stop. */
+function sentence(text: string): string {
+  return /[.!?]$/.test(text) ? text : `${text}.`;
 }

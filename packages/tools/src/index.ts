@@ -65,6 +65,7 @@ export type { ShellRule, ShellRuleDecision } from "./shell-rules.js";
 export { BROWSER_PANEL_HINT, BUILTIN_SHELL_RULES } from "./shell-rules.js";
 export type { ShellWord, StdinSource } from "./shell-words.js";
 export { splitCommandLine } from "./split-command.js";
+export { createToolContext, INHERITED_ENV, minimalEnv } from "./tool-context.js";
 export type { TruncateResult } from "./truncate.js";
 export { truncateBytes, truncateMiddle, truncationMarker } from "./truncate.js";
 export type {

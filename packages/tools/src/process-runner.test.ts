@@ -5,7 +5,7 @@ import { CapgateError } from "@capgate/schema";
 import { afterAll, describe, expect, it } from "vitest";
 import { HeadTailCapture, tailLines } from "./output-capture.js";
 import { runProcess } from "./process-runner.js";
-import { minimalEnv } from "./test-context.js";
+import { minimalEnv } from "./tool-context.js";
 
 const dir = mkdtempSync(join(tmpdir(), "capgate-proc-"));
 const env = minimalEnv();

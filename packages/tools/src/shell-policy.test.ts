@@ -14,7 +14,7 @@ import {
 } from "./shell-policy.js";
 import { shellQuote } from "./shell-quote.js";
 import { BUILTIN_SHELL_RULES } from "./shell-rules.js";
-import { minimalEnv } from "./test-context.js";
+import { minimalEnv } from "./tool-context.js";
 
 /** Fake GUI openers first on PATH: each appends its name to a marker file if it ever runs. */
 const FAKES = [

@@ -29,9 +29,10 @@ describe("code manifest", () => {
   checkManifestShape(manifest, EXPECTED, []);
   checkCalls(manifest, VALID, INVALID);
 
-  it("exports only the manifest (handlers arrive in the next release)", () => {
-    expect(Object.keys(entry).sort()).toEqual(["manifest"]);
+  it("exports the manifest and the capability built from it", () => {
+    expect(Object.keys(entry).sort()).toEqual(["capability", "manifest"]);
     expect(entry.manifest).toBe(manifest);
+    expect(entry.capability.manifest.tools.map((t) => t.name)).toEqual(["code.run"]);
   });
 
   it("types handler arguments from the as-const schemas", () => {

@@ -19,24 +19,31 @@ export function createToolContext(overrides: Partial<ToolContext> & { workspace:
   };
 }
 
-/** The variables a subprocess needs to behave, and nothing secret by default. */
+/** Variables every tool subprocess inherits: enough to behave, nothing secret. */
+export const INHERITED_ENV: readonly string[] = [
+  "PATH",
+  "HOME",
+  "USER",
+  "LOGNAME",
+  "SHELL",
+  "LANG",
+  "LC_ALL",
+  "LC_CTYPE",
+  "TERM",
+  "TMPDIR",
+  "TZ",
+  "DISPLAY",
+  "XAUTHORITY",
+  "WAYLAND_DISPLAY",
+  "XDG_RUNTIME_DIR",
+];
+
+/** The variables a subprocess needs to behave (INHERITED_ENV plus any `extra` names), and nothing secret by default. */
 export function minimalEnv(
   source: Record<string, string | undefined> = process.env,
+  extra: readonly string[] = [],
 ): Record<string, string | undefined> {
-  const keep = [
-    "PATH",
-    "HOME",
-    "LANG",
-    "LC_ALL",
-    "TERM",
-    "TMPDIR",
-    "USER",
-    "SHELL",
-    "DISPLAY",
-    "XAUTHORITY",
-    "TZ",
-  ];
   const env: Record<string, string | undefined> = {};
-  for (const k of keep) if (source[k] !== undefined) env[k] = source[k];
+  for (const k of [...INHERITED_ENV, ...extra]) if (source[k] !== undefined) env[k] = source[k];
   return env;
 }

@@ -1,0 +1,121 @@
+import { lstat, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import ignore, { type Ignore } from "ignore";
+
+/** Directory names never descended into by fs.search, fs.glob and fs.list. */
+export const SKIPPED_DIRS: ReadonlySet<string> = new Set(["node_modules", ".git"]);
+
+/** Largest .gitignore read; anything bigger is not a hand-written ignore file. */
+const MAX_IGNORE_FILE_BYTES = 1024 * 1024;
+
+/**
+ * The .gitignore rules of a workspace, as git applies them: every directory's `.gitignore`
+ * (plus `.git/info/exclude` at the root) matches paths relative to that directory, deeper
+ * files override shallower ones (`!keep.log` re-includes), and nothing inside an ignored
+ * directory can be re-included. Rule files are read lazily, once per directory; symlinked
+ * ones are not followed. Matching is done by the `ignore` package (gitignore semantics).
+ */
+export class GitignoreRules {
+  readonly #root: string;
+  readonly #matchers = new Map<string, Promise<Ignore | null>>();
+  readonly #loaded = new Map<string, Ignore | null>();
+  readonly #dirVerdicts = new Map<string, Promise<boolean>>();
+
+  /** `root` is the real workspace root; paths passed in are relative to it with `/`. */
+  constructor(root: string) {
+    this.#root = root;
+  }
+
+  /**
+   * Load the rule files of `dirRel` and of every directory above it, so that
+   * `ignoredInWalk` can answer for its entries without waiting. `names` (the directory's
+   * listing, when the caller has it) saves looking for a .gitignore that is not there.
+   */
+  async prepare(dirRel: string, names?: readonly { name: string }[]): Promise<void> {
+    const parts = dirRel === "." || dirRel === "" ? [] : dirRel.split("/");
+    const own = parts.join("/");
+    // The walker already has the directory's listing: no .gitignore in it, nothing to read.
+    if (names && own !== "" && !this.#loaded.has(own) && !names.some((n) => n.name === ".gitignore")) {
+      this.#loaded.set(own, null);
+    }
+    for (let depth = 0; depth <= parts.length; depth++) {
+      const dir = parts.slice(0, depth).join("/");
+      if (!this.#loaded.has(dir)) this.#loaded.set(dir, await this.#matcher(dir));
+    }
+  }
+
+  /**
+   * Whether `rel` is ignored, given that its parent directories are not (the walker checks
+   * directories on the way down and prunes ignored ones) and that `prepare` was awaited for
+   * its directory.
+   */
+  ignoredInWalk(rel: string, isDir: boolean): boolean {
+    const parts = rel.split("/");
+    let ignored = false;
+    // Rule files from the root down to the entry's own directory; the deepest decision wins.
+    for (let depth = 0; depth < parts.length; depth++) {
+      const dir = parts.slice(0, depth).join("/");
+      const matcher = this.#loaded.get(dir);
+      if (matcher === undefined) throw new Error(`GitignoreRules: prepare('${dir}') was not awaited`);
+      if (matcher === null) continue;
+      const sub = parts.slice(depth).join("/") + (isDir ? "/" : "");
+      const verdict = matcher.test(sub);
+      if (verdict.ignored) ignored = true;
+      else if (verdict.unignored) ignored = false;
+    }
+    return ignored;
+  }
+
+  /** Whether `rel` is ignored, checking each of its parent directories too (for a path named directly). */
+  async ignored(rel: string, isDir: boolean): Promise<boolean> {
+    if (rel === "." || rel === "") return false;
+    const parts = rel.split("/");
+    for (let i = 1; i < parts.length; i++) {
+      if (await this.#dirIgnored(parts.slice(0, i).join("/"))) return true;
+    }
+    await this.prepare(parts.slice(0, -1).join("/"));
+    return this.ignoredInWalk(rel, isDir);
+  }
+
+  #dirIgnored(dir: string): Promise<boolean> {
+    let verdict = this.#dirVerdicts.get(dir);
+    if (!verdict) {
+      verdict = this.ignored(dir, true);
+      this.#dirVerdicts.set(dir, verdict);
+    }
+    return verdict;
+  }
+
+  #matcher(dir: string): Promise<Ignore | null> {
+    let matcher = this.#matchers.get(dir);
+    if (!matcher) {
+      matcher = this.#load(dir);
+      this.#matchers.set(dir, matcher);
+    }
+    return matcher;
+  }
+
+  async #load(dir: string): Promise<Ignore | null> {
+    const base = dir === "" ? this.#root : join(this.#root, dir);
+    const files = [join(base, ".gitignore")];
+    if (dir === "") files.unshift(join(base, ".git", "info", "exclude"));
+    let matcher: Ignore | null = null;
+    for (const file of files) {
+      const text = await readRuleFile(file);
+      if (text === null) continue;
+      matcher ??= ignore();
+      matcher.add(text);
+    }
+    return matcher;
+  }
+}
+
+async function readRuleFile(file: string): Promise<string | null> {
+  try {
+    const info = await lstat(file);
+    if (!info.isFile() || info.size > MAX_IGNORE_FILE_BYTES) return null;
+    return await readFile(file, "utf8");
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,158 @@
+import type { Dirent } from "node:fs";
+import { lstat, readdir, readlink, stat } from "node:fs/promises";
+import { join } from "node:path";
+import type { ToolContext, ToolResult } from "@capgate/tools";
+import { SKIPPED_DIRS } from "./gitignore.js";
+import { failure, relTo, resolvePath, withExisting } from "./paths.js";
+
+export interface ListArgs {
+  path?: string;
+  depth?: number;
+}
+
+export const DEFAULT_LIST_DEPTH = 1;
+/** Most entries one fs.list call returns. */
+export const MAX_LIST_ENTRIES = 1000;
+
+export interface ListEntry {
+  /** Workspace-relative path; directories end with "/". */
+  path: string;
+  type: "file" | "dir" | "symlink" | "other";
+  size?: number;
+  /** For symlinks: the link text (never followed). */
+  target?: string;
+  /** node_modules and .git are shown but not expanded. */
+  notExpanded?: boolean;
+}
+
+/**
+ * fs.list: the entries of a directory, breadth first down to `depth` (so a cap cuts deep
+ * levels, not whole top-level entries), shown sorted as workspace-relative paths the
+ * model can pass straight back. Directories end with "/", symlinks show their target and
+ * are never followed, node_modules and .git appear but are not expanded. .gitignore is not
+ * applied: a listing shows what is there (fs.search and fs.glob apply it).
+ */
+export async function listDir(args: ListArgs, ctx: ToolContext): Promise<ToolResult> {
+  return withExisting(ctx, args.path ?? ".", async () => {
+    const { root, abs, rel } = await resolvePath(ctx, args.path ?? ".");
+    if (!(await stat(abs)).isDirectory()) {
+      return failure(`${rel} is a file, not a directory; use fs.read to read it or fs.stat for its size.`);
+    }
+    const depth = args.depth ?? DEFAULT_LIST_DEPTH;
+    const entries: ListEntry[] = [];
+    let truncated = false;
+    let unreadable = 0;
+    let level: string[] = [abs];
+    for (let d = 1; d <= depth && level.length > 0 && !truncated; d++) {
+      const next: string[] = [];
+      for (const dir of level) {
+        let dirents: Dirent[];
+        try {
+          dirents = await readdir(dir, { withFileTypes: true });
+        } catch {
+          unreadable++;
+          continue;
+        }
+        for (const dirent of dirents) {
+          if (entries.length >= MAX_LIST_ENTRIES) {
+            truncated = true;
+            break;
+          }
+          const full = join(dir, dirent.name);
+          const entry = await describe(root, full, dirent);
+          entries.push(entry);
+          if (entry.type === "dir" && !entry.notExpanded) next.push(full);
+        }
+        if (truncated) break;
+      }
+      level = next;
+    }
+    entries.sort((a, b) => comparePaths(a.path, b.path));
+
+    const where = rel === "." ? "." : `${rel}/`;
+    if (entries.length === 0) {
+      return { success: true, summary: `${where} is empty.`, data: { path: rel, entries, truncated } };
+    }
+    const head = `${where} — ${counts(entries)} (depth ${depth}):`;
+    const budget = ctx.limits.outputBytes - 1024;
+    const lines: string[] = [];
+    let used = 0;
+    for (const entry of entries) {
+      const line = show(entry);
+      used += Buffer.byteLength(line) + 1;
+      if (used > budget) {
+        truncated = true;
+        break;
+      }
+      lines.push(line);
+    }
+    const notes: string[] = [];
+    if (truncated) {
+      notes.push(
+        `[listing stopped at ${lines.length} entries; list a subdirectory or use a smaller depth, or fs.glob to find files by name]`,
+      );
+    }
+    if (unreadable > 0)
+      notes.push(`[${unreadable} director${unreadable === 1 ? "y" : "ies"} could not be read]`);
+    return {
+      success: true,
+      summary: [head, ...lines, ...notes].join("\n"),
+      data: { path: rel, entries: entries.slice(0, lines.length), truncated },
+    };
+  });
+}
+
+async function describe(root: string, full: string, dirent: Dirent): Promise<ListEntry> {
+  const path = relTo(root, full);
+  if (dirent.isSymbolicLink()) {
+    const target = await readlink(full).catch(() => "?");
+    return { path, type: "symlink", target };
+  }
+  if (dirent.isDirectory()) {
+    return SKIPPED_DIRS.has(dirent.name)
+      ? { path: `${path}/`, type: "dir", notExpanded: true }
+      : { path: `${path}/`, type: "dir" };
+  }
+  if (dirent.isFile()) {
+    const size = await lstat(full).then(
+      (s) => s.size,
+      () => undefined,
+    );
+    return size === undefined ? { path, type: "file" } : { path, type: "file", size };
+  }
+  return { path, type: "other" };
+}
+
+function counts(entries: ListEntry[]): string {
+  const n = (type: ListEntry["type"]) => entries.filter((e) => e.type === type).length;
+  const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
+  const parts = [plural(n("file"), "file", "files"), plural(n("dir"), "directory", "directories")];
+  if (n("symlink") > 0) parts.push(plural(n("symlink"), "symlink", "symlinks"));
+  if (n("other") > 0) parts.push(plural(n("other"), "special file", "special files"));
+  return parts.join(", ");
+}
+
+function show(entry: ListEntry): string {
+  if (entry.type === "symlink") return `${entry.path} -> ${entry.target} (symlink, not followed)`;
+  if (entry.notExpanded) return `${entry.path} (not expanded)`;
+  if (entry.type === "other") return `${entry.path} (special file)`;
+  return entry.path;
+}
+
+/** Compare path segment by segment, so a directory's children follow it directly. */
+function comparePaths(a: string, b: string): number {
+  const pa = a.split("/");
+  const pb = b.split("/");
+  const n = Math.min(pa.length, pb.length);
+  for (let i = 0; i < n; i++) {
+    const x = pa[i]!;
+    const y = pb[i]!;
+    if (x !== y) {
+      // "src/" splits into ["src", ""]: the directory itself sorts before its children.
+      if (x === "") return -1;
+      if (y === "") return 1;
+      return x < y ? -1 : 1;
+    }
+  }
+  return pa.length - pb.length;
+}

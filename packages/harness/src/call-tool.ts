@@ -1,0 +1,104 @@
+import { realpathSync } from "node:fs";
+import { resolve } from "node:path";
+import { approvingMcpCaller, type LoopEnvironment } from "@capgate/loop";
+import { executeCapabilityStep } from "@capgate/mcp-client";
+import { Router } from "@capgate/router";
+import { CapgateError, type ToolRisk } from "@capgate/schema";
+import {
+  type ApprovalHook,
+  executeTool,
+  type PolicyConfig,
+  type ToolContext,
+  type ToolResult,
+} from "@capgate/tools";
+
+export interface CallToolOptions {
+  /** Profile whose rights apply (default Orchestrator). */
+  profile?: string;
+  /** Overrides the approval mode for this call. */
+  approval?: PolicyConfig["approval"];
+  /** Answers approval requests for this call (CLI y/n prompt). */
+  approve?: ApprovalHook;
+  signal?: AbortSignal;
+  /** Another workspace for this call. */
+  workspace?: string;
+  /** Route unknown names to the configured MCP servers (default true). */
+  mcp?: boolean;
+}
+
+export interface CallToolOutcome {
+  via: "native" | "mcp";
+  server?: string;
+  result: ToolResult;
+}
+
+/**
+ * One tool call the operator makes directly (`capgate call`, `POST /tools/call`): the
+ * owning capability is loaded for the call, then the same executor, policies and
+ * `<server>/<tool>` routing as the model's calls. Rejections throw CapgateError
+ * (unknown_tool, invalid_arguments, policy_denied).
+ */
+export async function callTool(
+  env: LoopEnvironment,
+  defaultWorkspace: string,
+  tool: string,
+  args: Record<string, unknown>,
+  options: CallToolOptions = {},
+): Promise<CallToolOutcome> {
+  const profileName = options.profile ?? "Orchestrator";
+  const profile = env.profiles[profileName];
+  if (!profile) {
+    throw new CapgateError(
+      "unknown_profile",
+      `Unknown profile '${profileName}'. Profiles: ${Object.keys(env.profiles).join(", ")}.`,
+      {
+        property: "profile",
+      },
+    );
+  }
+  let workspace = defaultWorkspace;
+  if (options.workspace) {
+    try {
+      workspace = realpathSync(resolve(options.workspace));
+    } catch {
+      throw new CapgateError("invalid_workspace", `The workspace ${options.workspace} does not exist.`, {
+        property: "workspace",
+      });
+    }
+  }
+  const router = new Router();
+  const owned = env.capabilities.lookup(tool);
+  if (owned) router.load(owned.capability.manifest);
+  const approve = options.approve ?? env.approve;
+  const ctx: ToolContext = {
+    workspace,
+    signal: options.signal ?? new AbortController().signal,
+    env: env.env,
+    profile: { name: profile.name, maySpawnWorkers: profile.maySpawnWorkers },
+    limits: env.limits,
+    policy: { ...env.policy, ...(options.approval ? { approval: options.approval } : {}) },
+    ...(approve ? { approve: approve as ApprovalHook } : {}),
+    services: {
+      ...(env.memory ? { memory: env.memory } : {}),
+      ...(env.mcp ? { mcp: env.mcp } : {}),
+      ...(env.browserExecutable ? { browserExecutable: env.browserExecutable } : {}),
+    },
+    resources: env.resources,
+    stateDir: env.stateDir,
+  };
+  const riskOf = (qualified: string): ToolRisk => {
+    const slash = qualified.indexOf("/");
+    const manifest = slash > 0 ? env.registry.get(`mcp:${qualified.slice(0, slash)}`) : undefined;
+    return manifest?.tools.find((t) => t.name === qualified)?.risk ?? "exec";
+  };
+  const mcp = options.mcp === false || !env.mcp ? undefined : approvingMcpCaller(env.mcp, ctx, riskOf);
+  const outcome = await executeCapabilityStep(
+    { tool, arguments: args },
+    {
+      native: () => executeTool(tool, args, { ...ctx, capabilities: env.capabilities, loaded: router }),
+      mcp,
+      ...(options.signal ? { signal: options.signal } : {}),
+    },
+  );
+  return { via: outcome.via, ...(outcome.server ? { server: outcome.server } : {}), result: outcome.result };
+}

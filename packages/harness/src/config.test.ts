@@ -1,0 +1,78 @@
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { InvalidConfigError, loadConfig, parseConfig } from "./config.js";
+import { configSchema } from "./config-schema.js";
+
+function problems(value: unknown): Array<{ property: string; message: string }> {
+  try {
+    parseConfig(value);
+  } catch (error) {
+    if (error instanceof InvalidConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error("expected the config to be rejected");
+}
+
+describe("config", () => {
+  it("accepts a full, valid config (Claude Desktop-shaped mcpServers included)", () => {
+    const resolved = parseConfig({
+      model: "openai:gpt-4o-mini",
+      approval: "on-risk",
+      profiles: {
+        Coder: { charBudget: 64000 },
+        Reviewer: { promptDelta: "Review diffs.", charBudget: 20000, preload: ["git"] },
+      },
+      mcpServers: {
+        github: {
+          command: "npx",
+          args: ["-y", "@modelcontextprotocol/server-github"],
+          env: { GITHUB_TOKEN: "x" },
+        },
+        docs: { url: "https://example.com/mcp" },
+      },
+      shell: { deny: [{ prefix: ["git", "push"], reason: "no pushing" }], ask: [{ prefix: ["rm", "-rf"] }] },
+      web: { allowHosts: ["127.0.0.1:3000"] },
+      limits: { timeoutMs: 60000, maxSteps: 30, workers: 2 },
+    });
+    expect(resolved.profiles.Coder?.charBudget).toBe(64000);
+    expect(resolved.profiles.Reviewer?.preload).toEqual(["git"]);
+    expect(Object.keys(resolved.mcpServers)).toEqual(["github", "docs"]);
+  });
+
+  it("names the bad property for each kind of mistake", () => {
+    expect(problems({ approval: "sometimes" })[0]?.property).toBe("approval");
+    expect(problems({ modle: "openai:x" })[0]).toMatchObject({ property: "modle" });
+    expect(problems({ modle: "openai:x" })[0]?.message).toContain("did you mean `model`?");
+    expect(problems({ limits: { timeoutMs: 5 } })[0]?.property).toBe("limits.timeoutMs");
+    expect(problems({ web: { allowHosts: "127.0.0.1" } })[0]?.property).toBe("web.allowHosts");
+    expect(problems({ shell: { deny: [{ reason: "x" }] } })[0]?.property).toBe("shell.deny[0].prefix");
+    expect(problems({ mcpServers: { gh: { command: 5 } } }).map((p) => p.property)).toContain(
+      "mcpServers.gh.command",
+    );
+    expect(problems({ profiles: { Coder: { charBudget: -1 } } })[0]?.property).toBe(
+      "profiles.Coder.charBudget",
+    );
+  });
+
+  it("loads capgate.config.json from a directory, or an explicit path, with JSON errors located", () => {
+    const dir = mkdtempSync(join(tmpdir(), "capgate-config-"));
+    expect(loadConfig({ cwd: dir }).path).toBeUndefined();
+    writeFileSync(join(dir, "capgate.config.json"), '{ "model": "scripted:replies.json" }');
+    expect(loadConfig({ cwd: dir })).toMatchObject({
+      path: join(dir, "capgate.config.json"),
+      config: { model: "scripted:replies.json" },
+    });
+    writeFileSync(join(dir, "bad.json"), '{\n  "model": "x",\n  "approval": never\n}');
+    expect(() => loadConfig({ cwd: dir, path: "bad.json" })).toThrow(/not valid JSON at line 3/);
+    expect(() => loadConfig({ cwd: dir, path: "missing.json" })).toThrow(/does not exist/);
+  });
+
+  it("publishes the schema it validates with", () => {
+    const published = JSON.parse(
+      readFileSync(new URL("../schemas/capgate.config.schema.json", import.meta.url), "utf8"),
+    );
+    expect(published).toEqual(JSON.parse(JSON.stringify(configSchema)));
+  });
+});

@@ -1,0 +1,138 @@
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import { type McpServersMap, parseMcpServersConfig } from "@capgate/mcp-client";
+import { type ProfileSet, resolveProfiles } from "@capgate/profiles";
+import { CapgateError, parseJsonStrict, validate } from "@capgate/schema";
+import type { ApprovalMode, ShellPrefixRule, ToolLimits } from "@capgate/tools";
+import { configSchema } from "./config-schema.js";
+
+export const CONFIG_FILE_NAME = "capgate.config.json";
+
+export interface CapgateConfig {
+  model?: string;
+  workspace?: string;
+  stateDir?: string;
+  profiles?: Record<string, Record<string, unknown>>;
+  mcpServers?: McpServersMap;
+  approval?: ApprovalMode;
+  shell?: { deny?: ShellPrefixRule[]; ask?: ShellPrefixRule[] };
+  web?: { allowHosts?: string[] };
+  limits?: Partial<ToolLimits> & { maxSteps?: number; workers?: number };
+  browser?: { executablePath?: string };
+  env?: { inherit?: string[]; set?: Record<string, string> };
+}
+
+/** A checked config with everything derived from it resolved. */
+export interface ResolvedConfig {
+  config: CapgateConfig;
+  /** The file it came from, when there was one. */
+  path?: string;
+  /** Relative paths in the config resolve against this directory. */
+  baseDir: string;
+  profiles: ProfileSet;
+  mcpServers: McpServersMap;
+}
+
+export interface ConfigProblem {
+  property: string;
+  message: string;
+}
+
+/** The config file failed its schema or a semantic check. `property` names the first bad property; `problems` lists all. */
+export class InvalidConfigError extends CapgateError {
+  readonly problems: ConfigProblem[];
+  constructor(source: string, problems: ConfigProblem[]) {
+    const lines = problems.map((p) => `  - ${p.property || "(root)"}: ${p.message}`).join("\n");
+    super("invalid_config", `${source} is invalid:\n${lines}`, { property: problems[0]?.property });
+    this.name = "InvalidConfigError";
+    this.problems = problems;
+  }
+}
+
+function withPrefix(path: string): string {
+  return path === "" ? "" : path;
+}
+
+/**
+ * Check a config value: the published JSON Schema first (every problem, by property
+ * path), then the semantic checks of the packages that own each section (profiles,
+ * MCP servers). Throws InvalidConfigError naming the bad properties.
+ */
+export function parseConfig(
+  value: unknown,
+  options: { source?: string; baseDir?: string; path?: string } = {},
+): ResolvedConfig {
+  const source = options.source ?? "the capgate config";
+  const checked = validate(configSchema, value);
+  if (!checked.ok) {
+    throw new InvalidConfigError(
+      source,
+      checked.errors.map((e) => ({ property: withPrefix(e.property), message: e.message })),
+    );
+  }
+  const config = value as CapgateConfig;
+  const problems: ConfigProblem[] = [];
+  let profiles: ProfileSet | undefined;
+  try {
+    profiles = resolveProfiles(config.profiles ?? {});
+  } catch (error) {
+    problems.push(...problemsOf(error, "profiles"));
+  }
+  let mcpServers: McpServersMap = {};
+  try {
+    mcpServers = config.mcpServers ? parseMcpServersConfig(config.mcpServers) : {};
+  } catch (error) {
+    problems.push(...problemsOf(error, "mcpServers"));
+  }
+  if (problems.length > 0 || !profiles) throw new InvalidConfigError(source, problems);
+  return {
+    config,
+    ...(options.path ? { path: options.path } : {}),
+    baseDir: options.baseDir ?? process.cwd(),
+    profiles,
+    mcpServers,
+  };
+}
+
+function problemsOf(error: unknown, section: string): ConfigProblem[] {
+  const list = (error as { problems?: Array<{ property?: string; path?: string; message: string }> })
+    .problems;
+  if (Array.isArray(list) && list.length > 0) {
+    return list.map((p) => ({ property: p.property ?? p.path ?? section, message: p.message }));
+  }
+  if (CapgateError.isInstance(error))
+    return [{ property: error.property ?? section, message: error.message }];
+  throw error;
+}
+
+/**
+ * Find and read `capgate.config.json`: the explicit `path` (which must exist), else the
+ * file in `cwd`, else no file (an empty config). JSON errors name the line and column.
+ */
+export function loadConfig(options: { cwd?: string; path?: string } = {}): ResolvedConfig {
+  const cwd = resolve(options.cwd ?? process.cwd());
+  const explicit = options.path !== undefined;
+  const path = explicit ? resolve(cwd, options.path as string) : join(cwd, CONFIG_FILE_NAME);
+  if (!existsSync(path)) {
+    if (explicit)
+      throw new InvalidConfigError(path, [{ property: "", message: "the config file does not exist" }]);
+    return parseConfig({}, { source: "the default config", baseDir: cwd });
+  }
+  const parsed = parseJsonStrict(readFileSync(path, "utf8"));
+  if (!parsed.ok) {
+    throw new InvalidConfigError(path, [
+      {
+        property: parsed.path,
+        message: `not valid JSON at line ${parsed.line}, column ${parsed.column}: ${parsed.message}`,
+      },
+    ]);
+  }
+  const value = parsed.value;
+  return parseConfig(value, { source: path, baseDir: dirname(path), path });
+}
+
+/** Resolve a path from the config against the config file's directory. */
+export function resolveConfigPath(baseDir: string, value: string): string {
+  if (value.startsWith("~/")) return join(process.env.HOME ?? "", value.slice(2));
+  return isAbsolute(value) ? value : resolve(baseDir, value);
+}

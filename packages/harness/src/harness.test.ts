@@ -1,0 +1,199 @@
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createScriptedModel } from "@capgate/models";
+import { afterAll, describe, expect, it } from "vitest";
+import { createHarness, type Harness } from "./harness.js";
+
+const open: Harness[] = [];
+async function harness(
+  options: Parameters<typeof createHarness>[0] = {},
+): Promise<{ h: Harness; workspace: string; stateDir: string }> {
+  const root = mkdtempSync(join(tmpdir(), "capgate-harness-"));
+  const workspace = join(root, "ws");
+  const stateDir = join(root, "state");
+  mkdirSync(workspace);
+  const h = await createHarness({ workspace, stateDir, ...options });
+  open.push(h);
+  return { h, workspace, stateDir };
+}
+afterAll(async () => {
+  await Promise.all(open.map((h) => h.close()));
+});
+
+const act = (name: string, args: Record<string, unknown>) => JSON.stringify({ name, arguments: args });
+
+describe("createHarness", () => {
+  it("registers the ten built-in capabilities with their 47 tools", async () => {
+    const { h } = await harness();
+    const manifests = h.registry.list();
+    expect(manifests.map((m) => m.name)).toEqual([
+      "browser_panel",
+      "code",
+      "cua",
+      "fs",
+      "git",
+      "mcp",
+      "memory",
+      "shell",
+      "web",
+      "workers",
+    ]);
+    expect(manifests.reduce((n, m) => n + m.tools.length, 0)).toBe(47);
+    expect(h.registry.search("read files", { limit: 1 })[0]?.capability).toBe("fs");
+  });
+
+  it("calls a tool directly: the capability is loaded for the call, policies apply", async () => {
+    const { h, workspace } = await harness();
+    expect((await h.callTool("fs.write", { path: "notes/a.txt", content: "hello" })).result.success).toBe(
+      true,
+    );
+    expect(readFileSync(join(workspace, "notes/a.txt"), "utf8")).toBe("hello");
+    expect((await h.callTool("fs.read", { path: "notes/a.txt" })).result.summary).toContain("hello");
+    await expect(h.callTool("fs.reed", { path: "x" })).rejects.toMatchObject({ code: "unknown_tool" });
+    await expect(h.callTool("fs.read", { pth: "x" })).rejects.toMatchObject({
+      code: "invalid_arguments",
+      property: "pth",
+    });
+    await expect(h.callTool("fs.read", { path: "../../etc/passwd" })).rejects.toMatchObject({
+      code: "policy_denied",
+    });
+    await expect(
+      h.callTool("shell.run", { command: "echo hi; xdg-open https://example.com" }),
+    ).rejects.toMatchObject({
+      code: "policy_denied",
+    });
+  });
+
+  it("denies a required approval when no approver is installed, and asks the one given", async () => {
+    const { h } = await harness({ approval: "on-risk" });
+    await expect(h.callTool("fs.write", { path: "a", content: "b" })).rejects.toThrow(/no one can approve/);
+    const asked: string[] = [];
+    const r = await h.callTool(
+      "fs.write",
+      { path: "a", content: "b" },
+      { approve: async (req) => (asked.push(req.tool), true) },
+    );
+    expect(r.result.success).toBe(true);
+    expect(asked).toEqual(["fs.write"]);
+  });
+
+  it("runs a goal end to end with a scripted model through the real capabilities", async () => {
+    const { h, workspace } = await harness();
+    writeFileSync(join(workspace, "math.js"), "module.exports = (a, b) => a - b;\n");
+    const model = createScriptedModel([
+      act("capability_search", { query: "edit a file" }),
+      act("capability_load", { name: "fs" }),
+      act("capability_call", {
+        tool: "fs.patch",
+        arguments: { path: "math.js", old: "a - b", new: "a + b" },
+      }),
+      act("verify", {
+        claim: "adds",
+        command: "node -e \"process.exit(require('./math.js')(2,3)===5?0:1)\"",
+      }),
+      act("finish", { summary: "fixed" }),
+    ]);
+    const r = await h.runGoal({ goal: "make math.js add", profile: "Coder", model });
+    expect(r.outcome).toBe("finished");
+    expect(existsSync(r.tracePath)).toBe(true);
+    const lines = readFileSync(r.tracePath, "utf8").trim().split("\n");
+    expect(lines.every((l) => JSON.parse(l).runId === r.runId)).toBe(true);
+  });
+
+  it("builds a model from the config's spec, with a clear error when none is set", async () => {
+    const { h } = await harness();
+    expect(() => h.model()).toThrow(/No model is configured/);
+    expect(() => h.model("scripted:/nonexistent/replies.json")).toThrow(/replies.json/);
+  });
+
+  it("serves the gate: search, load and call through one session router", async () => {
+    const { h, workspace } = await harness();
+    writeFileSync(join(workspace, "x.txt"), "gate");
+    const gate = h.createGateSession();
+    const search = (await gate.handlers.capability_search(
+      { query: "read files" },
+      { signal: new AbortController().signal },
+    )) as { summary: string };
+    expect(search.summary).toContain("fs");
+    await gate.handlers.capability_load({ name: "fs" }, { signal: new AbortController().signal });
+    const call = (await gate.handlers.capability_call(
+      { tool: "fs.read", path: "x.txt" },
+      { signal: new AbortController().signal },
+    )) as {
+      success: boolean;
+      summary: string;
+    };
+    expect(call).toMatchObject({ success: true });
+    expect(call.summary).toContain("gate");
+    expect(gate.loaded()).toEqual(["fs"]);
+    gate.close();
+  });
+});
+
+describe("a killed run", () => {
+  it("leaves a trace whose every line parses (SIGKILL while the model is answering)", async () => {
+    // A model server that answers twice, then never answers: the run is killed mid-request.
+    let requests = 0;
+    const replies = [act("capability_load", { name: "fs" }), act("goal_update", { progress: "reading" })];
+    const server: Server = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        const text = replies[requests++];
+        if (text === undefined) return; // hang
+        res.setHeader("content-type", "application/json");
+        res.end(
+          JSON.stringify({
+            id: `c${requests}`,
+            object: "chat.completion",
+            created: 0,
+            model: "m",
+            choices: [{ index: 0, message: { role: "assistant", content: text }, finish_reason: "stop" }],
+          }),
+        );
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const port = (server.address() as AddressInfo).port;
+    const root = mkdtempSync(join(tmpdir(), "capgate-kill-"));
+    const script = join(root, "run.mjs");
+    writeFileSync(
+      script,
+      `import { createHarness } from ${JSON.stringify(new URL("../dist/index.js", import.meta.url).href)};
+const h = await createHarness({ workspace: ${JSON.stringify(root)}, stateDir: ${JSON.stringify(join(root, "state"))} });
+await h.runGoal({ goal: "g", profile: "Orchestrator", model: "openai:m?maxRetries=0" });`,
+    );
+    const child = spawn(process.execPath, [script], {
+      env: { ...process.env, OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`, OPENAI_API_KEY: "k" },
+      stdio: "ignore",
+    });
+    const runsDir = join(root, "state", "runs");
+    const trace = await new Promise<string>((resolve, reject) => {
+      const deadline = setTimeout(
+        () => reject(new Error("the run never reached its third model call")),
+        30_000,
+      );
+      const poll = setInterval(() => {
+        if (requests < 3 || !existsSync(runsDir)) return;
+        const file = readdirSync(runsDir)[0];
+        if (!file) return;
+        clearInterval(poll);
+        clearTimeout(deadline);
+        resolve(join(runsDir, file));
+      }, 50);
+    });
+    child.kill("SIGKILL");
+    await new Promise((r) => child.once("exit", r));
+    server.close();
+    const lines = readFileSync(trace, "utf8")
+      .split("\n")
+      .filter((l) => l !== "");
+    expect(lines.length).toBeGreaterThanOrEqual(5);
+    const events = lines.map((l) => JSON.parse(l) as { type: string; seq: number });
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+    expect(events.at(-1)?.type).toBe("model_request");
+  }, 60_000);
+});

@@ -1,0 +1,282 @@
+import { mkdirSync, realpathSync } from "node:fs";
+import { resolve } from "node:path";
+import {
+  type Chat,
+  type CreateChatOptions,
+  createChat,
+  type LoopApprovalHook,
+  type LoopEnvironment,
+  MemoryStore,
+  type RunGoalOptions,
+  type RunGoalResult,
+  RunStore,
+  runGoal,
+} from "@capgate/loop";
+import type { McpPool } from "@capgate/mcp-client";
+import { createNodeMcpPool } from "@capgate/mcp-client/stdio";
+import { createModel, type ModelClient } from "@capgate/models";
+import type { ProfileSet } from "@capgate/profiles";
+import { Registry } from "@capgate/registry";
+import { CapgateError } from "@capgate/schema";
+import {
+  type Capability,
+  CapabilitySet,
+  createHostResources,
+  DEFAULT_LIMITS,
+  type HostResources,
+  type PolicyConfig,
+  type ToolLimits,
+} from "@capgate/tools";
+import { builtinCapabilities } from "./builtins.js";
+import { type CallToolOptions, type CallToolOutcome, callTool } from "./call-tool.js";
+import { type CapgateConfig, parseConfig, type ResolvedConfig, resolveConfigPath } from "./config.js";
+import { defaultStateDir, toolEnvironment } from "./environment.js";
+import { createGateSession, type GateSession } from "./gate.js";
+
+export interface HarnessOptions {
+  /** A config value or an already loaded one (from loadConfig); default: an empty config. */
+  config?: CapgateConfig | ResolvedConfig;
+  /** Workspace root; default: the config's `workspace`, else the current directory. */
+  workspace?: string;
+  /** Where traces and memory live; default: the config's `stateDir`, else $CAPGATE_HOME, else ~/.capgate. */
+  stateDir?: string;
+  /** Answers approval requests (CLI prompt, server endpoint). Without one, required approvals are denied. */
+  approve?: LoopApprovalHook;
+  /** Overrides the config's approval mode. */
+  approval?: PolicyConfig["approval"];
+  /** More capabilities to register beside the ten built-ins. */
+  capabilities?: Capability[];
+  /** Process environment to take the minimal tool environment from (default process.env). */
+  processEnv?: Record<string, string | undefined>;
+}
+
+export interface McpIndexResult {
+  server: string;
+  tools: number;
+  skipped: number;
+  error?: string;
+}
+
+/** Everything a frontend needs: registry, executor, loops, MCP — built from one config. */
+export interface Harness {
+  readonly config: CapgateConfig;
+  readonly configPath: string | undefined;
+  readonly workspace: string;
+  readonly stateDir: string;
+  readonly registry: Registry;
+  readonly capabilities: CapabilitySet;
+  readonly profiles: ProfileSet;
+  readonly store: RunStore;
+  readonly memory: MemoryStore;
+  readonly resources: HostResources;
+  /** The configured MCP servers' pool (undefined when none is configured). */
+  readonly mcp: McpPool | undefined;
+  /** The loop environment, for calling runGoal/createChat from @capgate/loop directly. */
+  readonly environment: LoopEnvironment;
+  readonly maxSteps: number | undefined;
+  /** A model by spec string (default: the config's `model`). */
+  model(spec?: string): ModelClient;
+  /** The goal loop with this harness's registry, policies and stores. */
+  runGoal(options: HarnessRunOptions): Promise<RunGoalResult>;
+  /** The chat loop (MCP fallthrough on). */
+  createChat(options: HarnessChatOptions): Chat;
+  /** One tool through the executor and policies (its capability loaded for the call; `<server>/<tool>` routed to MCP). */
+  callTool(
+    tool: string,
+    args: Record<string, unknown> | undefined,
+    options?: CallToolOptions,
+  ): Promise<CallToolOutcome>;
+  /** Index the configured MCP servers' tools into the registry as `mcp:<server>` (connecting lazily, short timeout). */
+  indexMcpTools(options?: { connectTimeoutMs?: number }): Promise<McpIndexResult[]>;
+  /** A gate session (one router) for serving capability_search/load/call/memory_search over MCP. */
+  createGateSession(): GateSession;
+  /** Close MCP sessions, the browser, background processes and open traces. */
+  close(): Promise<void>;
+}
+
+export type HarnessRunOptions = Omit<RunGoalOptions, "model" | "workspace"> & {
+  model?: ModelClient | string;
+  workspace?: string;
+};
+
+export type HarnessChatOptions = Omit<CreateChatOptions, "model" | "workspace"> & {
+  model?: ModelClient | string;
+  workspace?: string;
+};
+
+function isResolved(c: CapgateConfig | ResolvedConfig | undefined): c is ResolvedConfig {
+  return (
+    c !== undefined && typeof (c as ResolvedConfig).baseDir === "string" && "profiles" in c && "config" in c
+  );
+}
+
+/**
+ * Build a harness: the ten built-in capabilities (plus any given), the registry (with
+ * the configured MCP servers' cached tool lists), profiles with config overrides, the
+ * run store and memory under the state dir, one host-resource scope (browser session,
+ * background processes), and the MCP pool.
+ */
+export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const resolved = isResolved(options.config)
+    ? options.config
+    : parseConfig(options.config ?? {}, { source: "the capgate config" });
+  const config = resolved.config;
+  const processEnv = options.processEnv ?? process.env;
+  const workspace = realpathOrFail(
+    options.workspace ??
+      (config.workspace ? resolveConfigPath(resolved.baseDir, config.workspace) : process.cwd()),
+  );
+  const stateDir = resolve(
+    options.stateDir ??
+      (config.stateDir ? resolveConfigPath(resolved.baseDir, config.stateDir) : defaultStateDir(processEnv)),
+  );
+  mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+
+  const capabilities = new CapabilitySet([...builtinCapabilities(), ...(options.capabilities ?? [])]);
+  const registry = new Registry();
+  for (const c of capabilities.list()) registry.register(c.manifest);
+
+  const hasServers = Object.keys(resolved.mcpServers).length > 0;
+  const mcp = hasServers ? createNodeMcpPool(resolved.mcpServers, { stateDir }) : undefined;
+  if (mcp) {
+    // Cached tool lists make MCP tools searchable before any server is started.
+    for (const entry of await mcp.knownTools()) registerMcp(registry, entry.server, entry.tools);
+  }
+
+  const limits: ToolLimits = { ...DEFAULT_LIMITS, ...pickLimits(config.limits) };
+  const policy: PolicyConfig = {
+    ...(config.shell ? { shell: config.shell } : {}),
+    ...(config.web ? { web: config.web } : {}),
+    approval: options.approval ?? config.approval ?? "never",
+  };
+  const store = new RunStore(stateDir);
+  const memory = new MemoryStore(stateDir);
+  const resources = createHostResources();
+  const browserExecutable = config.browser?.executablePath ?? processEnv.CAPGATE_CHROMIUM;
+
+  const environment: LoopEnvironment = {
+    registry,
+    capabilities,
+    profiles: resolved.profiles,
+    stateDir,
+    store,
+    memory,
+    policy,
+    limits,
+    ...(options.approve ? { approve: options.approve } : {}),
+    resources,
+    env: toolEnvironment(processEnv, config.env),
+    ...(mcp ? { mcp } : {}),
+    ...(browserExecutable ? { browserExecutable } : {}),
+    ...(config.limits?.workers ? { workerLimit: config.limits.workers } : {}),
+  };
+
+  const model = (spec?: string | ModelClient): ModelClient => {
+    if (spec !== undefined && typeof spec !== "string") return spec;
+    const chosen = spec ?? config.model ?? processEnv.CAPGATE_MODEL;
+    if (!chosen) {
+      throw new CapgateError(
+        "no_model",
+        'No model is configured: pass --model openai:<model>, anthropic:<model> or scripted:<file>, or set "model" in capgate.config.json.',
+        { property: "model" },
+      );
+    }
+    return createModel(chosen, { cwd: resolved.baseDir });
+  };
+
+  let closed = false;
+  const harness: Harness = {
+    config,
+    configPath: resolved.path,
+    workspace,
+    stateDir,
+    registry,
+    capabilities,
+    profiles: resolved.profiles,
+    store,
+    memory,
+    resources,
+    mcp,
+    environment,
+    maxSteps: config.limits?.maxSteps,
+    model: (spec) => model(spec),
+    runGoal(runOptions) {
+      const m = model(runOptions.model);
+      const nativeTools = runOptions.nativeTools ?? (m as { nativeTools?: boolean }).nativeTools === true;
+      return runGoal(environment, {
+        ...runOptions,
+        model: m,
+        workspace: runOptions.workspace ? realpathOrFail(runOptions.workspace) : workspace,
+        maxSteps: runOptions.maxSteps ?? config.limits?.maxSteps,
+        nativeTools,
+      });
+    },
+    createChat(chatOptions) {
+      const m = model(chatOptions.model);
+      const nativeTools = chatOptions.nativeTools ?? (m as { nativeTools?: boolean }).nativeTools === true;
+      return createChat(environment, {
+        ...chatOptions,
+        model: m,
+        workspace: chatOptions.workspace ? realpathOrFail(chatOptions.workspace) : workspace,
+        nativeTools,
+      });
+    },
+    callTool: (tool, args, callOptions = {}) =>
+      callTool(environment, workspace, tool, args ?? {}, callOptions),
+    async indexMcpTools(indexOptions = {}) {
+      if (!mcp) return [];
+      const results: McpIndexResult[] = [];
+      const listed = await mcp.listAllTools(indexOptions);
+      for (const entry of listed) {
+        const outcome = registerMcp(registry, entry.server, entry.tools);
+        results.push({
+          server: entry.server,
+          tools: outcome.tools,
+          skipped: outcome.skipped,
+          ...(entry.error ? { error: entry.error } : {}),
+        });
+      }
+      return results;
+    },
+    createGateSession: () => createGateSession(environment, workspace),
+    async close() {
+      if (closed) return;
+      closed = true;
+      const results = await Promise.allSettled([resources.closeAll(), mcp?.close()]);
+      store.close();
+      const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+      if (failed) throw failed.reason;
+    },
+  };
+  return harness;
+}
+
+function registerMcp(
+  registry: Registry,
+  server: string,
+  tools: readonly unknown[] | undefined,
+): { tools: number; skipped: number } {
+  if (!tools) return { tools: 0, skipped: 0 };
+  const registration = registry.registerMcpServer(server, tools);
+  return { tools: registration.tools.length, skipped: registration.skipped.length };
+}
+
+function pickLimits(limits: CapgateConfig["limits"]): Partial<ToolLimits> {
+  if (!limits) return {};
+  const out: Partial<ToolLimits> = {};
+  if (limits.timeoutMs !== undefined) out.timeoutMs = limits.timeoutMs;
+  if (limits.outputBytes !== undefined) out.outputBytes = limits.outputBytes;
+  if (limits.readBytes !== undefined) out.readBytes = limits.readBytes;
+  if (limits.fetchBytes !== undefined) out.fetchBytes = limits.fetchBytes;
+  return out;
+}
+
+function realpathOrFail(path: string): string {
+  try {
+    return realpathSync(resolve(path));
+  } catch {
+    throw new CapgateError("invalid_workspace", `The workspace ${path} does not exist.`, {
+      property: "workspace",
+    });
+  }
+}
