@@ -1,4 +1,9 @@
+import { readFileSync } from "node:fs";
 import { defineConfig } from "tsup";
+
+const { version } = JSON.parse(readFileSync(new URL("./package.json", import.meta.url), "utf8")) as {
+  version: string;
+};
 
 export default defineConfig({
   entry: ["src/index.ts", "src/bin.ts"],
@@ -7,5 +12,5 @@ export default defineConfig({
   clean: true,
   target: "node20",
   sourcemap: true,
-  banner: ({ format }) => (format === "esm" ? {} : {}),
+  define: { __CAPGATE_VERSION__: JSON.stringify(version) },
 });

@@ -1,0 +1,103 @@
+import { createInterface } from "node:readline";
+import type { RunEvent } from "@capgate/loop";
+import { type GlobalOptions, openHarness, terminalApprover } from "../context.js";
+import { type CliIO, paint } from "../io.js";
+import { renderEvent } from "../render.js";
+import { createSpinner } from "../spinner.js";
+
+export interface ChatOptions {
+  model?: string;
+  profile?: string;
+  workspace?: string;
+  approval?: string;
+  quiet?: boolean;
+}
+
+const HELP =
+  "/profile NAME — switch profile (clears loaded tools)  ·  /tools — loaded tools  ·  /exit — quit";
+
+/** `capgate chat`: the chat loop as a REPL. Lines from a pipe work too (one message per line). */
+export async function chatCommand(options: ChatOptions, global: GlobalOptions, io: CliIO): Promise<number> {
+  const p = paint(io);
+  const spinner = createSpinner(io, true);
+  const harness = await openHarness(
+    global,
+    {
+      ...(options.workspace ? { workspace: options.workspace } : {}),
+      ...(options.approval ? { approval: options.approval } : {}),
+    },
+    { approve: terminalApprover(io, () => spinner.stop()) },
+  );
+  const onEvent = (e: RunEvent) => {
+    if (e.type === "model_request") return spinner.start("thinking…");
+    if (e.type === "model_response") return spinner.stop();
+    if (options.quiet || e.type === "finished" || e.type === "run_started" || e.type === "run_ended") return;
+    const line = renderEvent(e, p);
+    if (line) {
+      spinner.stop();
+      io.out(p.dim(line));
+    }
+  };
+  const chat = harness.createChat({
+    ...(options.model ? { model: options.model } : {}),
+    ...(options.profile ? { profile: options.profile } : {}),
+    onEvent,
+  });
+  io.out(p.dim(`capgate chat · profile ${chat.profile} · ${HELP}`));
+  const rl = createInterface({
+    input: process.stdin,
+    output: io.interactive ? process.stdout : undefined,
+    terminal: io.interactive,
+  });
+  let turn: AbortController | undefined;
+  rl.on("SIGINT", () => {
+    if (turn) turn.abort();
+    else rl.close();
+  });
+  const prompt = () => {
+    if (!io.interactive) return;
+    rl.setPrompt(p.bold("› "));
+    rl.prompt();
+  };
+  prompt();
+  try {
+    for await (const raw of rl) {
+      const line = raw.trim();
+      if (line === "") {
+        prompt();
+        continue;
+      }
+      if (line === "/exit" || line === "/quit") break;
+      if (line === "/help") {
+        io.out(HELP);
+      } else if (line === "/tools") {
+        const sigs = chat.loadedSignatures();
+        io.out(sigs.length > 0 ? sigs.join("\n") : p.dim("nothing loaded"));
+      } else if (line.startsWith("/profile")) {
+        const name = line.slice("/profile".length).trim();
+        try {
+          const loaded = chat.setProfile(name);
+          io.out(p.magenta(`profile ${chat.profile} · loaded ${loaded.join(", ") || "nothing"}`));
+        } catch (error) {
+          io.err(p.red((error as Error).message));
+        }
+      } else if (line.startsWith("/")) {
+        io.err(p.red(`unknown command ${line.split(" ")[0]}`) + p.dim(` — ${HELP}`));
+      } else {
+        turn = new AbortController();
+        const result = await chat.send(line, { signal: turn.signal });
+        turn = undefined;
+        spinner.stop();
+        const color = result.outcome === "answered" ? (s: string) => s : p.yellow;
+        io.out(color(result.reply));
+      }
+      prompt();
+    }
+  } finally {
+    spinner.stop();
+    rl.close();
+    await chat.close();
+    await harness.close();
+  }
+  return 0;
+}

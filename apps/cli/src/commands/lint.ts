@@ -1,0 +1,99 @@
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { dirname, extname, join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { validateManifest } from "@capgate/registry";
+import { CliError } from "../errors.js";
+import { type CliIO, paint } from "../io.js";
+
+/** Where the manifest comes from: a .json file, a module exporting `manifest`, a package directory, or a package name. */
+async function loadManifest(target: string, cwd: string): Promise<{ manifest: unknown; source: string }> {
+  const path = resolve(cwd, target);
+  if (existsSync(path) && statSync(path).isFile()) {
+    if (extname(path) === ".json") {
+      try {
+        return { manifest: JSON.parse(readFileSync(path, "utf8")), source: path };
+      } catch (error) {
+        throw new CliError(`${path} is not valid JSON: ${(error as Error).message}`, 1);
+      }
+    }
+    return { manifest: await manifestFromModule(path), source: path };
+  }
+  const dir = existsSync(path) && statSync(path).isDirectory() ? path : findPackageDir(target, cwd);
+  if (!dir)
+    throw new CliError(
+      `no file, directory or installed package named '${target}'`,
+      2,
+      "pass a manifest .json, a module, a package directory or a package name",
+    );
+  const entry = packageEntry(dir);
+  return { manifest: await manifestFromModule(entry), source: entry };
+}
+
+function findPackageDir(name: string, cwd: string): string | undefined {
+  if (!/^(@[a-z0-9._-]+\/)?[a-z0-9._-]+$/i.test(name)) return undefined;
+  let dir = cwd;
+  while (true) {
+    const candidate = join(dir, "node_modules", name);
+    if (existsSync(join(candidate, "package.json"))) return candidate;
+    const parent = dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+function packageEntry(dir: string): string {
+  const file = join(dir, "package.json");
+  if (!existsSync(file)) throw new CliError(`${dir} has no package.json`, 2);
+  const pkg = JSON.parse(readFileSync(file, "utf8")) as { exports?: unknown; main?: string; name?: string };
+  const root =
+    typeof pkg.exports === "object" && pkg.exports !== null
+      ? (pkg.exports as Record<string, unknown>)["."]
+      : pkg.exports;
+  const target =
+    typeof root === "string"
+      ? root
+      : typeof root === "object" && root !== null
+        ? ((root as Record<string, unknown>).import ?? (root as Record<string, unknown>).default)
+        : pkg.main;
+  if (typeof target !== "string")
+    throw new CliError(`${pkg.name ?? dir} declares no entry point (exports "." or main)`, 2);
+  const entry = resolve(dir, target);
+  if (!existsSync(entry))
+    throw new CliError(`${pkg.name ?? dir}'s entry ${target} does not exist — build the package first`, 2);
+  return entry;
+}
+
+async function manifestFromModule(path: string): Promise<unknown> {
+  let mod: Record<string, unknown>;
+  try {
+    mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+  } catch (error) {
+    throw new CliError(`cannot import ${path}: ${(error as Error).message}`, 1);
+  }
+  if (!("manifest" in mod))
+    throw new CliError(
+      `${path} does not export \`manifest\``,
+      1,
+      "a capability package exports its manifest as `manifest`",
+    );
+  return mod.manifest;
+}
+
+export async function lintCommand(target: string, options: { json?: boolean }, io: CliIO): Promise<number> {
+  const { manifest, source } = await loadManifest(target, process.cwd());
+  const result = validateManifest(manifest);
+  if (options.json) {
+    io.out(JSON.stringify({ source, ...result }, null, 2));
+    return result.ok ? 0 : 1;
+  }
+  const p = paint(io);
+  if (result.ok) {
+    const m = manifest as { name: string; version: string; tools: unknown[] };
+    io.out(`${p.green("ok")} ${m.name} v${m.version} — ${m.tools.length} tool(s) ${p.dim(source)}`);
+    return 0;
+  }
+  for (const problem of result.problems)
+    io.err(`${p.red("✗")} ${problem.path || "(manifest)"}: ${problem.message}`);
+  io.err(p.dim(`${result.problems.length} problem(s) in ${source}`));
+  return 1;
+}

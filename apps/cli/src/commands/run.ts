@@ -1,0 +1,101 @@
+import type { RunEvent } from "@capgate/loop";
+import { type GlobalOptions, openHarness, terminalApprover } from "../context.js";
+import { CliError } from "../errors.js";
+import { type CliIO, paint } from "../io.js";
+import { exitCodeForOutcome, renderEvent } from "../render.js";
+import { createSpinner } from "../spinner.js";
+
+export interface RunOptions {
+  profile?: string;
+  model?: string;
+  workspace?: string;
+  maxSteps?: string;
+  mcp?: boolean;
+  json?: boolean;
+  approval?: string;
+}
+
+/** `capgate run "<goal>"`: the goal loop, rendered live; exit 0 finished, 3 impossible, 4 step limit, 1 error. */
+export async function runCommand(
+  goal: string,
+  options: RunOptions,
+  global: GlobalOptions,
+  io: CliIO,
+): Promise<number> {
+  const maxSteps = options.maxSteps === undefined ? undefined : Number(options.maxSteps);
+  if (maxSteps !== undefined && (!Number.isInteger(maxSteps) || maxSteps < 1)) {
+    throw new CliError(`--max-steps must be a positive integer, got '${options.maxSteps}'`, 2);
+  }
+  if (goal.trim() === "")
+    throw new CliError("the goal is empty", 2, 'e.g. capgate run "make the tests pass"');
+  const p = paint(io);
+  const spinner = createSpinner(io, !options.json);
+  const harness = await openHarness(
+    global,
+    {
+      ...(options.workspace ? { workspace: options.workspace } : {}),
+      ...(options.approval ? { approval: options.approval } : {}),
+    },
+    {
+      approve: terminalApprover(
+        io,
+        () => spinner.stop(),
+        () => undefined,
+      ),
+    },
+  );
+  const model = harness.model(options.model);
+  const controller = new AbortController();
+  let interrupts = 0;
+  const onSigint = () => {
+    interrupts++;
+    spinner.stop();
+    if (interrupts === 1) {
+      io.err(p.yellow("\naborting… (Ctrl-C again to force)"));
+      controller.abort(new Error("interrupted"));
+    } else {
+      process.exit(130);
+    }
+  };
+  process.on("SIGINT", onSigint);
+  process.on("SIGTERM", onSigint);
+  const onEvent = (e: RunEvent) => {
+    if (options.json) {
+      io.out(JSON.stringify(e));
+      return;
+    }
+    if (e.type === "model_request") {
+      spinner.start(`thinking… step ${e.step}`);
+      return;
+    }
+    if (e.type === "model_response") {
+      spinner.stop();
+      return;
+    }
+    if (e.type === "tool_called") spinner.stop();
+    const line = renderEvent(e, p);
+    if (line) {
+      spinner.stop();
+      io.out(line);
+    }
+  };
+  try {
+    const result = await harness.runGoal({
+      goal,
+      model,
+      ...(options.profile ? { profile: options.profile } : {}),
+      ...(maxSteps !== undefined ? { maxSteps } : {}),
+      mcp: options.mcp === true,
+      signal: controller.signal,
+      onEvent,
+    });
+    spinner.stop();
+    if (!options.json) io.out(p.dim(`trace: ${result.tracePath}`));
+    return exitCodeForOutcome(result.outcome);
+  } finally {
+    spinner.stop();
+    process.off("SIGINT", onSigint);
+    process.off("SIGTERM", onSigint);
+    await harness.close();
+  }
+}

@@ -1,0 +1,36 @@
+import type { GlobalOptions } from "../context.js";
+import { CliError } from "../errors.js";
+import { type CliIO, paint } from "../io.js";
+
+export interface ServeOptions {
+  host?: string;
+  port?: string;
+  workspace?: string;
+  token?: string;
+}
+
+/** `capgate serve`: the HTTP server (the one place the CLI imports an app). */
+export async function serveCommand(options: ServeOptions, global: GlobalOptions, io: CliIO): Promise<number> {
+  const port = options.port === undefined ? 7777 : Number(options.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new CliError(`--port must be 0–65535, got '${options.port}'`, 2);
+  const { startServer } = await import("@capgate/server");
+  const server = await startServer({
+    host: options.host ?? "127.0.0.1",
+    port,
+    ...(options.workspace ? { workspace: options.workspace } : {}),
+    ...(options.token ? { token: options.token } : {}),
+    ...(global.config ? { configPath: global.config } : {}),
+  });
+  const p = paint(io);
+  io.out(`${p.bold("capgate serve")} listening on ${server.url}`);
+  io.out(`viewer: ${p.cyan(`${server.url}/#token=${server.token}`)}`);
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once("SIGTERM", stop);
+    process.once("SIGINT", stop);
+  });
+  io.err(p.dim("shutting down…"));
+  await server.close();
+  return 0;
+}

@@ -1,0 +1,53 @@
+import pc from "picocolors";
+
+/** Where the CLI writes, and whether it may use colour. Tests pass their own. */
+export interface CliIO {
+  out: (text: string) => void;
+  err: (text: string) => void;
+  color: boolean;
+  /** stdin/stdout are a terminal someone can answer on. */
+  interactive: boolean;
+  /** Read one line from the user (interactive only). */
+  prompt?: (question: string) => Promise<string>;
+}
+
+export function processIO(): CliIO {
+  const color = !process.env.NO_COLOR && process.stdout.isTTY === true && process.env.TERM !== "dumb";
+  const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true;
+  return {
+    out: (t) => process.stdout.write(t.endsWith("\n") ? t : `${t}\n`),
+    err: (t) => process.stderr.write(t.endsWith("\n") ? t : `${t}\n`),
+    color,
+    interactive,
+    prompt: interactive
+      ? async (question) => {
+          const { createInterface } = await import("node:readline/promises");
+          const rl = createInterface({ input: process.stdin, output: process.stdout });
+          try {
+            return await rl.question(question);
+          } finally {
+            rl.close();
+          }
+        }
+      : undefined,
+  };
+}
+
+/** Colour helpers that become identity functions when colour is off (NO_COLOR, pipes). */
+export function paint(io: CliIO) {
+  const on = io.color;
+  const wrap = (f: (s: string) => string) => (s: string) => (on ? f(s) : s);
+  return {
+    bold: wrap(pc.bold),
+    dim: wrap(pc.dim),
+    red: wrap(pc.red),
+    green: wrap(pc.green),
+    yellow: wrap(pc.yellow),
+    blue: wrap(pc.blue),
+    cyan: wrap(pc.cyan),
+    magenta: wrap(pc.magenta),
+    gray: wrap(pc.gray),
+  };
+}
+
+export type Paint = ReturnType<typeof paint>;

@@ -1,0 +1,181 @@
+import { Command, Option } from "commander";
+import type { GlobalOptions } from "./context.js";
+
+import type { CliIO } from "./io.js";
+import { VERSION } from "./version.js";
+
+/**
+ * The `capgate` command tree. Parsing and rendering only: every command's work is in a
+ * package, loaded when the command runs (so `capgate --version` stays fast).
+ */
+export function buildProgram(io: CliIO, setExit: (code: number) => void): Command {
+  const program = new Command("capgate")
+    .description(
+      "A capability-gated agent harness: eight tools visible, every concrete tool behind search → load → call.",
+    )
+    .version(VERSION, "-v, --version")
+    .option("--config <file>", "config file (default: ./capgate.config.json)")
+    .option("--debug", "print stack traces on errors")
+    .showHelpAfterError("(run with --help for usage)")
+    .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) })
+    .exitOverride();
+
+  const global = (): GlobalOptions => program.opts<GlobalOptions>();
+  const run =
+    <A extends unknown[]>(load: () => Promise<(...args: [...A, GlobalOptions, CliIO]) => Promise<number>>) =>
+    async (...args: A) => {
+      const fn = await load();
+      setExit(await fn(...args, global(), io));
+    };
+  const local =
+    <A extends unknown[]>(load: () => Promise<(...args: [...A, CliIO]) => Promise<number>>) =>
+    async (...args: A) => {
+      const fn = await load();
+      setExit(await fn(...args, io));
+    };
+  // commander passes (args…, options, command); drop the command object.
+  const strip =
+    <A extends unknown[]>(f: (...args: A) => Promise<void>) =>
+    async (...args: unknown[]) =>
+      f(...(args.slice(0, -1) as A));
+
+  program
+    .command("run")
+    .description("run the goal loop on a goal")
+    .argument("<goal>", "what to achieve")
+    .option("--profile <name>", "profile (default: inferred from the goal)")
+    .option("--model <spec>", "openai:<model>, anthropic:<model> or scripted:<file>")
+    .option("--workspace <dir>", "workspace root (default: current directory)")
+    .option("--max-steps <n>", "step limit")
+    .option("--mcp", "let calls fall through to the configured MCP servers")
+    .addOption(
+      new Option("--approval <mode>", "ask before tools run").choices(["never", "on-risk", "always"]),
+    )
+    .option("--json", "print events as JSON lines")
+    .action(strip(run(async () => (await import("./commands/run.js")).runCommand)));
+
+  program
+    .command("chat")
+    .description("interactive chat loop (/profile NAME, /tools, /exit)")
+    .option("--model <spec>", "model spec")
+    .option("--profile <name>", "starting profile (default Orchestrator)")
+    .option("--workspace <dir>", "workspace root")
+    .addOption(
+      new Option("--approval <mode>", "ask before tools run").choices(["never", "on-risk", "always"]),
+    )
+    .option("--quiet", "show only the answers")
+    .action(strip(run(async () => (await import("./commands/chat.js")).chatCommand)));
+
+  program
+    .command("demo")
+    .description("offline demo: a scripted model fixes a broken project through the gate")
+    .option("--json", "print events as JSON lines")
+    .option("--keep", "keep the temp workspace")
+    .action(strip(run(async () => (await import("./commands/demo.js")).demoCommand)));
+
+  program
+    .command("search")
+    .description("ranked capability search")
+    .argument("<query>", "what you need, in a few words")
+    .option("--limit <n>", "most hits (default 5)")
+    .option("--json", "print SearchHit[] as JSON")
+    .action(strip(run(async () => (await import("./commands/catalog.js")).searchCommand)));
+
+  const capabilities = program
+    .command("capabilities")
+    .description("list capabilities (manifests) with their tools")
+    .option("--json", "print the manifests as JSON")
+    .action(strip(run(async () => (await import("./commands/catalog.js")).capabilitiesCommand)));
+  capabilities
+    .command("show")
+    .description("one capability's tools with signatures")
+    .argument("<name>", "capability name")
+    .option("--json", "print the manifest as JSON")
+    .action(strip(run(async () => (await import("./commands/catalog.js")).showCapabilityCommand)));
+
+  program
+    .command("capability")
+    .description("capability authoring tools")
+    .command("lint")
+    .description("validate a capability manifest (a .json file, a module, a package directory or name)")
+    .argument("<file-or-package>", "what to check")
+    .option("--json", "print the result as JSON")
+    .action(strip(local(async () => (await import("./commands/lint.js")).lintCommand)));
+
+  program
+    .command("call")
+    .description("call one tool through the executor (exit 0 ok, 1 tool failure, 2 rejected)")
+    .argument("<tool>", "tool name, e.g. fs.read or <server>/<tool>")
+    .argument("[arguments]", "tool arguments as a JSON object")
+    .option("--workspace <dir>", "workspace root")
+    .option("--profile <name>", "profile whose rights apply")
+    .addOption(
+      new Option("--approval <mode>", "ask before tools run").choices(["never", "on-risk", "always"]),
+    )
+    .option("--json", "print the ToolResult as JSON")
+    .action(strip(run(async () => (await import("./commands/call.js")).callCommand)));
+
+  program
+    .command("parse")
+    .description("run the strict action parser on model output (argument or stdin)")
+    .argument("[output]", "the model output")
+    .option("--json", "print the parse result as JSON")
+    .action(strip(local(async () => (await import("./commands/parse.js")).parseCommand)));
+
+  const profiles = program
+    .command("profiles")
+    .description("list profiles (runtime policies)")
+    .option("--json", "print as JSON")
+    .action(strip(run(async () => (await import("./commands/profiles.js")).profilesCommand)));
+  profiles
+    .command("infer")
+    .description("print the profile a goal would start in")
+    .argument("<goal>", "the goal")
+    .option("--json", "print the profile and the deciding word as JSON")
+    .action(strip(local(async () => (await import("./commands/profiles.js")).inferProfileCommand)));
+
+  const mcp = program.command("mcp").description("talk to MCP servers, or serve the gate over MCP");
+  const target = (c: Command) =>
+    c
+      .option("--url <url>", "a Streamable HTTP (or SSE) server")
+      .option("--command <command line>", "a stdio server to spawn (no shell)")
+      .option("--timeout <ms>", "per-call timeout (default 30000)")
+      .option("--json", "print JSON");
+  target(mcp.command("tools").description("list one server's tools")).action(
+    strip(local(async () => (await import("./commands/mcp.js")).mcpToolsCommand)),
+  );
+  target(
+    mcp
+      .command("call")
+      .description("call one tool on one server")
+      .argument("<tool>", "tool name")
+      .argument("[arguments]", "JSON object"),
+  ).action(strip(local(async () => (await import("./commands/mcp.js")).mcpCallCommand)));
+  mcp
+    .command("serve")
+    .description(
+      "serve the gate (capability_search, capability_load, capability_call, memory_search) over stdio",
+    )
+    .option("--workspace <dir>", "workspace root")
+    .action(strip(run(async () => (await import("./commands/mcp.js")).mcpServeCommand)));
+
+  program
+    .command("serve")
+    .description("start the HTTP server (gateway, runs, /mcp, web viewer)")
+    .option("--host <host>", "bind address", "127.0.0.1")
+    .option("--port <port>", "port", "7777")
+    .option("--workspace <dir>", "workspace root")
+    .option("--token <token>", "bearer token (default: $CAPGATE_TOKEN or generated)")
+    .action(strip(run(async () => (await import("./commands/serve.js")).serveCommand)));
+
+  program
+    .command("trace")
+    .description("pretty-print a stored trace (no argument: list recent runs)")
+    .argument("[run]", "run id or .jsonl file")
+    .option("--json", "print the raw events")
+    .action(strip(run(async () => (await import("./commands/trace.js")).traceCommand)));
+
+  return program;
+}
+
+export { CommanderError } from "commander";

@@ -1,0 +1,89 @@
+import type { RunEvent } from "@capgate/loop";
+import type { Paint } from "./io.js";
+
+function oneLine(text: string, max = 160): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+function args(value: unknown, max = 120): string {
+  const text = JSON.stringify(value) ?? "";
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/**
+ * One readable line per event (or nothing, for events only a trace needs), shared by
+ * `capgate run`, `chat`, `demo` and `trace`.
+ */
+export function renderEvent(e: RunEvent, p: Paint): string | undefined {
+  switch (e.type) {
+    case "run_started":
+      return `${p.bold("▶ run")} ${p.dim(e.runId)} ${p.cyan(e.profile)} ${p.dim(`· ${e.model} · ${e.workspace}`)}\n  ${p.bold("goal:")} ${oneLine(e.goal, 300)}`;
+    case "profile_changed":
+      return `${p.magenta("↻ profile")} ${e.from} → ${p.bold(e.to)} ${p.dim(`(${e.reason}; loaded ${e.loaded.join(", ") || "nothing"})`)}`;
+    case "model_request":
+    case "model_response":
+      return undefined;
+    case "action_rejected":
+      return `${p.red("✗ rejected")} ${p.bold(e.code)}${e.property ? p.dim(` at ${e.property}`) : ""}: ${oneLine(e.message)}`;
+    case "capability_searched":
+      return `${p.blue("? search")} "${e.query}" → ${e.hits.map((h) => h.capability).join(", ") || p.dim("no hits")}`;
+    case "capability_loaded":
+      return e.ok
+        ? `${p.blue("+ load")} ${p.bold(e.name)} ${p.dim(`(${e.signatures.length} tools)`)}`
+        : `${p.red("+ load")} ${e.name}: ${oneLine(e.error ?? "failed")}`;
+    case "tool_called":
+      return `${p.cyan("→")} ${p.bold(e.tool)} ${p.dim(args(e.arguments))}`;
+    case "tool_result": {
+      const mark = e.rejected ? p.red(`✗ ${e.rejected}`) : e.success ? p.green("✓") : p.yellow("✗");
+      const via = e.via === "mcp" ? p.dim(` via mcp:${e.server ?? ""}`) : "";
+      return `  ${mark}${via} ${oneLine(e.summary)} ${p.dim(`${e.durationMs} ms`)}`;
+    }
+    case "goal_updated": {
+      const parts = Object.entries(e.update).map(
+        ([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`,
+      );
+      return `${p.gray("• goal")} ${oneLine(parts.join("; "))}`;
+    }
+    case "memory_searched":
+      return `${p.blue("? memory")} "${e.query}" → ${e.hits.length} hit(s)`;
+    case "verified":
+      if (e.denied) return `${p.red("✘ verify refused")} ${oneLine(e.denied)}`;
+      return e.passed
+        ? `${p.green("✔ verify passed")} ${e.claim} ${p.dim(`(${e.command}, exit ${e.exitCode})`)}`
+        : `${p.red("✘ verify failed")} ${e.claim} ${p.dim(`(${e.command}, exit ${e.exitCode ?? "none"})`)}${e.outputTail ? `\n    ${p.dim(oneLine(e.outputTail.slice(-300)))}` : ""}`;
+    case "finish_refused":
+      return `${p.yellow("⚠ finish refused")} ${oneLine(e.reason)}`;
+    case "finished":
+      return `${p.green(p.bold("✓ finished"))} ${oneLine(e.summary, 400)}`;
+    case "marked_impossible":
+      return `${p.yellow(p.bold("■ impossible"))} ${oneLine(e.reason, 400)}`;
+    case "worker_spawned":
+      return `${p.magenta("⇉ worker")} ${e.workerId} (${e.profile}) ${p.dim(e.childRunId)} ${oneLine(e.goal)}`;
+    case "approval_requested":
+      return `${p.yellow("? approval")} ${e.tool} (${e.risk}) ${p.dim(oneLine(e.description))}`;
+    case "approval_resolved":
+      return `  ${e.approved ? p.green("approved") : p.red("denied")}${e.reason ? p.dim(` (${e.reason})`) : ""}`;
+    case "run_ended": {
+      const color = e.outcome === "finished" ? p.green : e.outcome === "error" ? p.red : p.yellow;
+      const error = e.error ? `: ${oneLine(e.error, 300)}` : "";
+      return `${p.bold("■ run ended")} ${color(e.outcome)}${error} ${p.dim(`· ${e.steps} step(s), ${e.rejections} rejected`)}`;
+    }
+  }
+}
+
+/** Exit codes of `capgate run`: 0 finished, 3 impossible, 4 step limit, 130 aborted, 1 error. */
+export function exitCodeForOutcome(outcome: string): number {
+  switch (outcome) {
+    case "finished":
+      return 0;
+    case "impossible":
+      return 3;
+    case "step_limit":
+      return 4;
+    case "aborted":
+      return 130;
+    default:
+      return 1;
+  }
+}

@@ -1,0 +1,86 @@
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const BIN = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "dist", "bin.js");
+
+export interface Sandbox {
+  root: string;
+  workspace: string;
+  home: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** A temp workspace and CAPGATE_HOME, with colour off. */
+export function sandbox(): Sandbox {
+  const root = mkdtempSync(join(tmpdir(), "capgate-cli-"));
+  const workspace = join(root, "ws");
+  const home = join(root, "home");
+  mkdirSync(workspace);
+  const env = { ...process.env, CAPGATE_HOME: home, NO_COLOR: "1", FORCE_COLOR: "0" };
+  delete env.CAPGATE_MODEL;
+  return { root, workspace, home, env };
+}
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run the built CLI to completion. */
+export function cli(
+  args: string[],
+  box: Sandbox,
+  options: { input?: string; cwd?: string } = {},
+): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: options.cwd ?? box.workspace,
+      env: box.env,
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => {
+      stdout += d;
+    });
+    child.stderr.on("data", (d) => {
+      stderr += d;
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    child.stdin.end(options.input ?? "");
+  });
+}
+
+/** Start the CLI and hand back the process (for signals and long-running commands). */
+export function start(args: string[], box: Sandbox): ChildProcess {
+  return spawn(process.execPath, [BIN, ...args], {
+    cwd: box.workspace,
+    env: box.env,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+}
+
+/** A scripted model file of actions. */
+export function script(box: Sandbox, actions: Array<[string, Record<string, unknown>] | string>): string {
+  const file = join(box.root, `script-${Math.random().toString(36).slice(2)}.json`);
+  const replies = actions.map((a) =>
+    typeof a === "string" ? a : JSON.stringify({ name: a[0], arguments: a[1] }),
+  );
+  writeFileSync(file, JSON.stringify(replies));
+  return file;
+}
+
+/** Process ids whose command line contains `needle` (from the process table). */
+export function processesMatching(needle: string): number[] {
+  const out = execFileSync("ps", ["-eo", "pid=,stat=,args="], { encoding: "utf8" });
+  return out
+    .split("\n")
+    .filter((l) => l.includes(needle) && !l.includes("ps -eo"))
+    .map((l) => l.trim().split(/\s+/))
+    .filter(([, stat]) => stat && !stat.startsWith("Z"))
+    .map(([pid]) => Number(pid));
+}
