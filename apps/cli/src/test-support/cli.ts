@@ -19,7 +19,7 @@ export function sandbox(): Sandbox {
   const workspace = join(root, "ws");
   const home = join(root, "home");
   mkdirSync(workspace);
-  const env = { ...process.env, CAPGATE_HOME: home, NO_COLOR: "1", FORCE_COLOR: "0" };
+  const env: NodeJS.ProcessEnv = { ...process.env, CAPGATE_HOME: home, NO_COLOR: "1", FORCE_COLOR: "0" };
   delete env.CAPGATE_MODEL;
   return { root, workspace, home, env };
 }
