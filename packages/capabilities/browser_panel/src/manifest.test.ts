@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { type JsonSchema, signatureFromSchema, TOOL_RISKS, type ToolRisk, validate } from "@capgate/schema";
 import type { ArgsOf, ManifestLike } from "@capgate/tools";
 import { describe, expect, expectTypeOf, it } from "vitest";
@@ -44,9 +45,28 @@ describe("browser_panel manifest", () => {
   checkManifestShape(manifest, EXPECTED, ["browser_panel.type.text"]);
   checkCalls(manifest, VALID, INVALID);
 
-  it("exports only the manifest (handlers arrive in the next release)", () => {
-    expect(Object.keys(entry).sort()).toEqual(["manifest"]);
+  it("exports the manifest, the capability built from it, and the session's resource key and default browser", () => {
+    expect(Object.keys(entry).sort()).toEqual([
+      "BROWSER_RESOURCE_KEY",
+      "DEFAULT_BROWSER_EXECUTABLE",
+      "capability",
+      "manifest",
+    ]);
     expect(entry.manifest).toBe(manifest);
+    expect([...entry.capability.handlers.keys()]).toEqual(manifest.tools.map((t) => t.name));
+    expect([...entry.capability.policies.keys()]).toEqual(["browser_panel.open", "browser_panel.screenshot"]);
+    expect(entry.BROWSER_RESOURCE_KEY).toBe("browser_panel");
+    expect(entry.DEFAULT_BROWSER_EXECUTABLE).toBe("/usr/bin/chromium");
+  });
+
+  it("offers the manifest alone at ./manifest, importing nothing at run time", async () => {
+    // The built file the package's "./manifest" export points at (the package is built before its tests run).
+    const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+    const sub = await import(new URL(`../${pkg.exports["./manifest"].import}`, import.meta.url).href);
+    expect(Object.keys(sub)).toEqual(["manifest"]);
+    expect(sub.manifest).toEqual(manifest);
+    const source = readFileSync(new URL("./manifest.ts", import.meta.url), "utf8");
+    expect(source.match(/^import (?!type )/m)).toBeNull();
   });
 
   it("types handler arguments from the as-const schemas", () => {

@@ -4,7 +4,8 @@ const target = {
   type: "string",
   minLength: 1,
   maxLength: 1000,
-  description: "Element ref from the latest snapshot (e.g. 'e12'), or a CSS selector.",
+  description:
+    "Element ref from the latest snapshot (e.g. 'e12'), its visible text, a field's label or placeholder, or a CSS selector.",
 } as const;
 
 // Only .png inside the workspace: a screenshot must never overwrite source files.

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { type JsonSchema, signatureFromSchema, TOOL_RISKS, type ToolRisk, validate } from "@capgate/schema";
 import type { ArgsOf, ManifestLike } from "@capgate/tools";
 import { describe, expect, expectTypeOf, it } from "vitest";
@@ -45,9 +46,22 @@ describe("web manifest", () => {
   checkManifestShape(manifest, EXPECTED, []);
   checkCalls(manifest, VALID, INVALID);
 
-  it("exports only the manifest (handlers arrive in the next release)", () => {
-    expect(Object.keys(entry).sort()).toEqual(["manifest"]);
+  it("exports the manifest and the capability built from it", () => {
+    expect(Object.keys(entry).sort()).toEqual(["capability", "manifest"]);
     expect(entry.manifest).toBe(manifest);
+    expect(entry.capability.manifest.tools.map((t) => t.name)).toEqual(manifest.tools.map((t) => t.name));
+    expect([...entry.capability.handlers.keys()]).toEqual(["web.fetch", "web.request"]);
+    expect([...entry.capability.policies.keys()]).toEqual(["web.fetch", "web.request"]);
+  });
+
+  it("offers the manifest alone at ./manifest, importing nothing at run time", async () => {
+    // The built file the package's "./manifest" export points at (the package is built before its tests run).
+    const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+    const sub = await import(new URL(`../${pkg.exports["./manifest"].import}`, import.meta.url).href);
+    expect(Object.keys(sub)).toEqual(["manifest"]);
+    expect(sub.manifest).toEqual(manifest);
+    const source = readFileSync(new URL("./manifest.ts", import.meta.url), "utf8");
+    expect(source.match(/^import (?!type )/m)).toBeNull();
   });
 
   it("types handler arguments from the as-const schemas", () => {

@@ -1,0 +1,226 @@
+import { constants } from "node:fs";
+import { access } from "node:fs/promises";
+import type { ToolContext } from "@capgate/tools";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { type GuardEvent, type GuardProxy, startGuardProxy } from "./guard-proxy.js";
+
+/** The `ctx.resources` key the browser session lives under. */
+export const BROWSER_RESOURCE_KEY = "browser_panel";
+export const DEFAULT_BROWSER_EXECUTABLE = "/usr/bin/chromium";
+
+// Headless, no sandbox (containers), and nothing that phones home on its own.
+export const CHROMIUM_ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--no-first-run",
+  "--disable-sync",
+  "--disable-dev-shm-usage",
+  // WebRTC may only use the proxy, so it cannot reach private addresses around the guard.
+  "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+];
+
+export const VIEWPORT = { width: 1280, height: 800 };
+const MAX_EVENTS = 200;
+
+/** Things that happened in the browser since the last tool result took them. */
+export interface SessionEvents {
+  network: GuardEvent[];
+  dialogs: string[];
+  popups: string[];
+}
+
+/**
+ * One browser per host: Chromium, one context (its own temporary profile, created and
+ * deleted by Playwright), and the page the tools act on. Every connection of the context
+ * goes through the guard proxy. Calls are serialised: one action at a time.
+ */
+export class BrowserSession {
+  /** The allowHosts of the most recent call, read by the proxy for every request. */
+  allowHosts: readonly string[] = [];
+  #page: Page;
+  #queue: Promise<unknown> = Promise.resolve();
+  #events: SessionEvents = { network: [], dialogs: [], popups: [] };
+  /** Hosts the pages asked for since the last takeEvents: only their guard events are reported. */
+  #requestedHosts = new Set<string>();
+  #closed = false;
+
+  private constructor(
+    readonly browser: Browser,
+    readonly context: BrowserContext,
+    page: Page,
+    readonly proxy: GuardProxy,
+    /** PID of the Chromium browser process. */
+    readonly pid: number | undefined,
+  ) {
+    this.#page = page;
+    this.#watch(page);
+    context.on("request", (request) => {
+      const host = hostOf(request.url());
+      if (host) this.#requestedHosts.add(host);
+    });
+    context.on("page", (popup) => {
+      // A link with target=_blank or window.open: the new tab becomes the one the tools act on.
+      this.#watch(popup);
+      this.#page = popup;
+      this.#events.popups.push(popup.url());
+    });
+  }
+
+  /** Launch Chromium from `executable`; a missing binary is a clear error saying how to install one. */
+  static async launch(executable: string, allowHosts: readonly string[]): Promise<BrowserSession> {
+    await assertExecutable(executable);
+    const events: GuardEvent[] = [];
+    let session: BrowserSession | undefined;
+    const proxy = await startGuardProxy({
+      allowHosts: () => session?.allowHosts ?? allowHosts,
+      onEvent: (event) => {
+        // Bounded: a page polling a refused address between calls must not grow this without end.
+        const list = session ? session.#events.network : events;
+        if (list.length < MAX_EVENTS) list.push(event);
+      },
+    });
+    let browser: Browser | undefined;
+    try {
+      browser = await chromium.launch({ executablePath: executable, headless: true, args: CHROMIUM_ARGS });
+      const context = await browser.newContext({
+        proxy: { server: proxy.url },
+        viewport: VIEWPORT,
+        acceptDownloads: false,
+        serviceWorkers: "block",
+        locale: "en-US",
+      });
+      const page = await context.newPage();
+      session = new BrowserSession(browser, context, page, proxy, await browserPid(browser));
+      session.allowHosts = allowHosts;
+      session.#events.network.push(...events);
+      return session;
+    } catch (error) {
+      await browser?.close().catch(() => undefined);
+      await proxy.close();
+      throw new Error(
+        `Chromium at ${executable} could not be started: ${(error as Error).message.split("\n")[0]}`,
+        {
+          cause: error,
+        },
+      );
+    }
+  }
+
+  get page(): Page {
+    return this.#page;
+  }
+
+  get closed(): boolean {
+    return this.#closed || !this.browser.isConnected();
+  }
+
+  /** Run `action` after every earlier one has finished. */
+  run<T>(action: () => Promise<T>): Promise<T> {
+    const next = this.#queue.then(action, action);
+    this.#queue = next.catch(() => undefined);
+    return next;
+  }
+
+  /**
+   * Events since the last call, cleared. Guard events are kept only for hosts the pages
+   * requested: Chromium's own background traffic (autofill, safe browsing) also meets the
+   * guard, but it is not something the model did.
+   */
+  takeEvents(): SessionEvents {
+    const events = this.#events;
+    const requested = this.#requestedHosts;
+    this.#events = { network: [], dialogs: [], popups: [] };
+    this.#requestedHosts = new Set();
+    return { ...events, network: events.network.filter((e) => requested.has(hostOf(e.url) ?? "")) };
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    // Closing the browser ends every Chromium process and removes the temporary profile.
+    await this.browser.close().catch(() => undefined);
+    await this.proxy.close();
+  }
+
+  #watch(page: Page): void {
+    page.on("dialog", (dialog) => {
+      if (this.#events.dialogs.length < MAX_EVENTS)
+        this.#events.dialogs.push(`${dialog.type()}: ${dialog.message()}`);
+      // Nobody can answer a dialog in a headless panel: accept alerts, decline the rest.
+      void (dialog.type() === "alert" ? dialog.accept() : dialog.dismiss()).catch(() => undefined);
+    });
+    page.on("close", () => {
+      if (this.#page !== page) return;
+      const open = this.context.pages().filter((p) => !p.isClosed());
+      const last = open[open.length - 1];
+      if (last) this.#page = last;
+    });
+  }
+}
+
+/** The session of this host, launching Chromium on first use (open does this; the other tools never launch). */
+export async function acquireSession(ctx: ToolContext): Promise<BrowserSession> {
+  const allowHosts = ctx.policy.web?.allowHosts ?? [];
+  const existing = ctx.resources.peek<BrowserSession>(BROWSER_RESOURCE_KEY);
+  if (existing?.closed) await ctx.resources.release(BROWSER_RESOURCE_KEY);
+  const session = await ctx.resources.acquire(
+    BROWSER_RESOURCE_KEY,
+    async () => {
+      const created = await BrowserSession.launch(
+        ctx.services.browserExecutable ?? DEFAULT_BROWSER_EXECUTABLE,
+        allowHosts,
+      );
+      // A crashed or killed browser is forgotten, so the next open starts a new one.
+      created.browser.on("disconnected", () => {
+        if (ctx.resources.peek(BROWSER_RESOURCE_KEY) === created)
+          void ctx.resources.release(BROWSER_RESOURCE_KEY);
+      });
+      return created;
+    },
+    (s) => s.close(),
+  );
+  session.allowHosts = allowHosts;
+  return session;
+}
+
+/** The open session, or undefined; never launches a browser. */
+export function currentSession(ctx: ToolContext): BrowserSession | undefined {
+  const session = ctx.resources.peek<BrowserSession>(BROWSER_RESOURCE_KEY);
+  if (!session || session.closed) return undefined;
+  session.allowHosts = ctx.policy.web?.allowHosts ?? [];
+  return session;
+}
+
+async function assertExecutable(executable: string): Promise<void> {
+  try {
+    await access(executable, constants.X_OK);
+  } catch {
+    throw new Error(
+      `no Chromium at ${executable}. browser_panel drives a system Chromium and never downloads one: install it (Debian/Ubuntu: apt-get install chromium; Fedora: dnf install chromium; macOS: brew install --cask chromium) or point the host's browser executable setting (services.browserExecutable) at an installed Chrome or Chromium.`,
+    );
+  }
+}
+
+/** The browser process id, from the DevTools protocol (Playwright does not expose the process of a launched browser). */
+async function browserPid(browser: Browser): Promise<number | undefined> {
+  try {
+    const cdp = await browser.newBrowserCDPSession();
+    const info = (await cdp.send("SystemInfo.getProcessInfo")) as {
+      processInfo: { type: string; id: number }[];
+    };
+    await cdp.detach();
+    return info.processInfo.find((p) => p.type === "browser")?.id;
+  } catch {
+    return undefined;
+  }
+}
+
+function hostOf(url: string): string | undefined {
+  try {
+    return new URL(url).host;
+  } catch {
+    return undefined;
+  }
+}
