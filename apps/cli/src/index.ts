@@ -1,4 +1,3 @@
-import { CapgateError } from "@capgate/schema";
 import { CliError } from "./errors.js";
 import { type CliIO, paint, processIO } from "./io.js";
 import { buildProgram, CommanderError } from "./program.js";
@@ -31,6 +30,8 @@ export async function runCli(argv: string[], io: CliIO = processIO()): Promise<n
       if (debug && error.stack) io.err(error.stack);
       return error.exitCode;
     }
+    // Loaded only on this path: the protocol package brings ajv, which --version does not need.
+    const { CapgateError } = await import("@capgate/schema");
     if (CapgateError.isInstance(error)) {
       const where = error.property ? p.dim(` (at ${error.property})`) : "";
       io.err(`${p.red("error:")} ${error.message}${where}`);

@@ -1,7 +1,5 @@
-import { createAnthropic } from "@ai-sdk/anthropic";
-import { createOpenAI } from "@ai-sdk/openai";
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { createAiSdkClient } from "./ai-sdk-client.js";
+import type { LanguageModel } from "ai";
+import type { AiSdkClientConfig } from "./ai-sdk-client.js";
 import { ModelError } from "./errors.js";
 import type { ResolvedOptions } from "./options.js";
 import type { CreatedModel } from "./types.js";
@@ -40,15 +38,18 @@ export function createOpenAIModel(model: string, options: ResolvedOptions): Crea
   };
 
   if (baseURL && api === "chat") {
-    const provider = createOpenAICompatible({
-      name: "openai-compatible",
-      baseURL,
-      ...(apiKey ? { apiKey } : {}),
-      headers: options.headers,
-    });
-    return createAiSdkClient({
+    return lazyAiSdkClient({
       ...common,
-      languageModel: provider.chatModel(model),
+      languageModel: async () => {
+        const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
+        const provider = createOpenAICompatible({
+          name: "openai-compatible",
+          baseURL,
+          ...(apiKey ? { apiKey } : {}),
+          headers: options.headers,
+        });
+        return provider.chatModel(model);
+      },
       description: `openai:${model}${where} (chat completions)`,
       providerOptions: () => undefined,
     });
@@ -56,15 +57,18 @@ export function createOpenAIModel(model: string, options: ResolvedOptions): Crea
 
   // An explicit baseURL keeps @ai-sdk/openai from reading OPENAI_BASE_URL from process.env
   // behind our back when the caller passed its own `env`.
-  const provider = createOpenAI({
-    apiKey: apiKey ?? "",
-    baseURL: baseURL ?? OPENAI_URL,
-    headers: options.headers,
-  });
   const responses = api === "responses";
-  return createAiSdkClient({
+  return lazyAiSdkClient({
     ...common,
-    languageModel: responses ? provider.responses(model) : provider.chat(model),
+    languageModel: async () => {
+      const { createOpenAI } = await import("@ai-sdk/openai");
+      const provider = createOpenAI({
+        apiKey: apiKey ?? "",
+        baseURL: baseURL ?? OPENAI_URL,
+        headers: options.headers,
+      });
+      return responses ? provider.responses(model) : provider.chat(model);
+    },
     description: `openai:${model}${where} (${responses ? "responses API" : "chat completions"})`,
     providerOptions: (withTools) => ({
       // We never refer back to a stored response, so do not ask OpenAI to keep one.
@@ -101,11 +105,13 @@ export function createAnthropicModel(model: string, options: ResolvedOptions): C
     );
   }
   const baseURL = rawUrl ? withVersionPath(rawUrl) : ANTHROPIC_URL;
-  const provider = createAnthropic({ apiKey, baseURL, headers: options.headers });
-  return createAiSdkClient({
+  return lazyAiSdkClient({
     provider: "anthropic",
     model,
-    languageModel: provider.languageModel(model),
+    languageModel: async () => {
+      const { createAnthropic } = await import("@ai-sdk/anthropic");
+      return createAnthropic({ apiKey, baseURL, headers: options.headers }).languageModel(model);
+    },
     options,
     description: `anthropic:${model}${rawUrl ? ` via ${displayUrl(baseURL)}` : ""}`,
     keyEnvVar: "ANTHROPIC_API_KEY",
@@ -155,4 +161,33 @@ function displayUrl(url: string): string {
   u.password = "";
   u.search = "";
   return u.toString().replace(/\/+$/, "");
+}
+
+type LazyClientConfig = Omit<AiSdkClientConfig, "languageModel"> & {
+  languageModel: () => Promise<LanguageModel>;
+};
+
+/**
+ * Everything is checked now (spec, options, key, URL), but the AI SDK and the provider
+ * package load on the first call: a CLI command that never talks to a model does not pay
+ * for them at startup.
+ */
+function lazyAiSdkClient(config: LazyClientConfig): CreatedModel {
+  let client: Promise<CreatedModel> | undefined;
+  const load = (): Promise<CreatedModel> => {
+    client ??= Promise.all([import("./ai-sdk-client.js"), config.languageModel()]).then(
+      ([sdk, languageModel]) => sdk.createAiSdkClient({ ...config, languageModel }),
+    );
+    client.catch(() => {
+      client = undefined;
+    });
+    return client;
+  };
+  return {
+    provider: config.provider,
+    model: config.model,
+    nativeTools: config.options.nativeTools,
+    describe: () => config.description,
+    generate: async (request) => (await load()).generate(request),
+  };
 }

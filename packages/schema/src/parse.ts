@@ -1,7 +1,7 @@
 import type { JsonSchema } from "./json-schema.js";
 import { lineColumn, readJsonValue, StrictJsonError } from "./strict-json.js";
 import { closestMatch } from "./suggest.js";
-import { type TopLevelToolName, topLevelToolSchemas } from "./top-level.js";
+import { sharedTopLevelToolSchemas, type TopLevelToolName } from "./top-level.js";
 import { joinPath, validate } from "./validate.js";
 
 export type ParseErrorCode =
@@ -82,7 +82,7 @@ function utf8Length(text: string): number {
  */
 export function parseToolAction<Name extends string = TopLevelToolName>(
   text: string,
-  schemas: Record<Name, JsonSchema> = topLevelToolSchemas() as Record<Name, JsonSchema>,
+  schemas: Record<Name, JsonSchema> = sharedTopLevelToolSchemas() as Record<Name, JsonSchema>,
 ): ParseResult<Name> {
   if (typeof text !== "string")
     return err("invalid_json", `Expected text, got ${typeof text}. ${FORMAT_HINT}`);

@@ -153,6 +153,25 @@ export function topLevelTools(): Array<{
   }));
 }
 
+let shared: Readonly<Record<TopLevelToolName, JsonSchema>> | undefined;
+
+/**
+ * One frozen copy of the eight schemas, shared by every parse that uses the defaults:
+ * the validator cache finds it by identity, so the hot path never re-hashes a schema.
+ */
+export function sharedTopLevelToolSchemas(): Readonly<Record<TopLevelToolName, JsonSchema>> {
+  shared ??= deepFreeze(topLevelToolSchemas());
+  return shared;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object") {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
 export function isTopLevelToolName(name: string): name is TopLevelToolName {
   return Object.hasOwn(TOP_LEVEL_TOOLS, name);
 }

@@ -1,7 +1,7 @@
 import { constants } from "node:fs";
 import { access } from "node:fs/promises";
 import type { ToolContext } from "@capgate/tools";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { type GuardEvent, type GuardProxy, startGuardProxy } from "./guard-proxy.js";
 
 /** The `ctx.resources` key the browser session lives under. */
@@ -83,6 +83,8 @@ export class BrowserSession {
     });
     let browser: Browser | undefined;
     try {
+      // Loaded on first use: playwright-core is large and most runs never open a page.
+      const { chromium } = await import("playwright-core");
       browser = await chromium.launch({ executablePath: executable, headless: true, args: CHROMIUM_ARGS });
       const context = await browser.newContext({
         proxy: { server: proxy.url },

@@ -17,7 +17,7 @@ import {
 } from "./body.js";
 import { formatBytes, networkFailure, networkLimits } from "./limits.js";
 import type { manifest } from "./manifest.js";
-import { htmlToReadable, type PageLink } from "./readable.js";
+import type { PageLink } from "./readable.js";
 
 type FetchArgs = ArgsOf<typeof manifest, "web.fetch">;
 
@@ -70,7 +70,7 @@ export async function fetchPage(args: FetchArgs, ctx: ToolContext): Promise<Tool
 
   const media = parseMediaType(response.headers["content-type"]);
   const kind = classifyBody(response.body, media);
-  const content = readableContent(response, kind, media);
+  const content = await readableContent(response, kind, media);
 
   const lines = [
     `${response.status} ${response.statusText} · ${response.finalUrl} · ${media.type || "no content type"} · ${formatBytes(response.body.length)}`,
@@ -122,7 +122,11 @@ interface Content {
   links?: PageLink[];
 }
 
-function readableContent(response: GuardedResponse, kind: BodyKind, media: MediaType): Content {
+async function readableContent(
+  response: GuardedResponse,
+  kind: BodyKind,
+  media: MediaType,
+): Promise<Content> {
   const { body } = response;
   if (body.length === 0) return { text: "(empty body)" };
   if (kind === "binary") {
@@ -133,7 +137,7 @@ function readableContent(response: GuardedResponse, kind: BodyKind, media: Media
   const text = decodeText(body, charsetOf(body, media, kind));
   const cut = response.truncated ? `\n…[download stopped at ${formatBytes(body.length)}]` : "";
   if (kind === "html") {
-    const page = htmlToReadable(text, response.finalUrl);
+    const page = (await loadReadable())(text, response.finalUrl);
     return {
       text: (page.markdown || "(the page has no readable text)") + cut,
       title: page.title,
@@ -150,4 +154,9 @@ function readableContent(response: GuardedResponse, kind: BodyKind, media: Media
     }
   }
   return { text: text + cut };
+}
+
+/** The HTML → Markdown stack (Readability, linkedom, parse5, Turndown) loads on the first HTML page, not at startup. */
+async function loadReadable(): Promise<typeof import("./readable.js").htmlToReadable> {
+  return (await import("./readable.js")).htmlToReadable;
 }
