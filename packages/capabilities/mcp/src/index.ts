@@ -1,1 +1,2 @@
+export { capability } from "./capability.js";
 export { manifest } from "./manifest.js";

@@ -31,9 +31,11 @@ describe("mcp manifest", () => {
   checkManifestShape(manifest, EXPECTED, []);
   checkCalls(manifest, VALID, INVALID);
 
-  it("exports only the manifest (handlers arrive in the next release)", () => {
-    expect(Object.keys(entry).sort()).toEqual(["manifest"]);
+  it("exports the manifest and the capability built from it", () => {
+    expect(Object.keys(entry).sort()).toEqual(["capability", "manifest"]);
     expect(entry.manifest).toBe(manifest);
+    expect([...entry.capability.handlers.keys()]).toEqual(manifest.tools.map((t) => t.name));
+    expect([...entry.capability.policies.keys()]).toEqual(manifest.tools.map((t) => t.name));
   });
 
   it("types handler arguments from the as-const schemas", () => {
