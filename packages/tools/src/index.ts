@@ -64,6 +64,7 @@ export { shellQuote } from "./shell-quote.js";
 export type { ShellRule, ShellRuleDecision } from "./shell-rules.js";
 export { BROWSER_PANEL_HINT, BUILTIN_SHELL_RULES } from "./shell-rules.js";
 export type { ShellWord, StdinSource } from "./shell-words.js";
+export type { SplitResult } from "./split-command.js";
 export { splitCommandLine } from "./split-command.js";
 export { createToolContext, INHERITED_ENV, minimalEnv } from "./tool-context.js";
 export type { TruncateResult } from "./truncate.js";

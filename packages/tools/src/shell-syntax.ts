@@ -15,13 +15,15 @@ const MAX_NESTING = 16;
 
 let ready: Promise<ShellParser> | undefined;
 
+let raw: Promise<Parser> | undefined;
+
 /**
- * The bash parser (tree-sitter-bash grammar on web-tree-sitter, WebAssembly — no native
- * build). Loaded on first use and kept warm for the life of the process: later calls parse
- * synchronously in well under a millisecond for a typical command line.
+ * The tree-sitter-bash grammar on web-tree-sitter (WebAssembly — no native build), loaded
+ * once and kept warm for the life of the process. Shared by the shell policy and by
+ * splitCommandLine, so both read a command line the same way.
  */
-export function loadBashParser(): Promise<ShellParser> {
-  ready ??= (async () => {
+export function loadTreeSitterBash(): Promise<Parser> {
+  raw ??= (async () => {
     const { Parser: TsParser, Language } = await import("web-tree-sitter");
     await TsParser.init();
     const require = createRequire(import.meta.url);
@@ -29,10 +31,22 @@ export function loadBashParser(): Promise<ShellParser> {
     const language = await Language.load(wasm);
     const parser = new TsParser();
     parser.setLanguage(language);
-    return new TreeSitterBash(parser);
+    return parser;
   })().catch((error: unknown) => {
-    ready = undefined;
+    raw = undefined;
     throw error;
+  });
+  return raw;
+}
+
+/**
+ * The bash parser as the shell policy sees it: later calls parse synchronously in well
+ * under a millisecond for a typical command line.
+ */
+export function loadBashParser(): Promise<ShellParser> {
+  ready ??= loadTreeSitterBash().then((parser) => new TreeSitterBash(parser));
+  ready.catch(() => {
+    ready = undefined;
   });
   return ready;
 }

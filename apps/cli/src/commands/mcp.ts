@@ -35,7 +35,9 @@ async function openTarget(options: McpTargetOptions): Promise<Target> {
     };
   }
   const { splitCommandLine } = await import("@capgate/tools");
-  const [command, ...args] = await splitCommandLine(options.command as string);
+  const split = await splitCommandLine(options.command as string);
+  if (!split.ok) throw new CliError(`--command cannot be run without a shell: ${split.reason}`, 2);
+  const [command, ...args] = split.argv;
   const session = await connectAdHoc({ command: command as string, args, timeoutMs });
   return {
     listTools: () => session.listTools(),

@@ -11,9 +11,9 @@ import {
   type PolicyVerdict,
   shellPolicyCheck,
   shellQuote,
+  splitCommandLine,
   type ToolContext,
 } from "@capgate/tools";
-import { splitCommandLine } from "./command-line.js";
 
 /**
  * What mcp.* needs from the host's session pool. `McpPool` from @capgate/mcp-client has
