@@ -82,7 +82,7 @@ function utf8Length(text: string): number {
  */
 export function parseToolAction<Name extends string = TopLevelToolName>(
   text: string,
-  schemas: Record<Name, JsonSchema> = sharedTopLevelToolSchemas() as Record<Name, JsonSchema>,
+  schemas: Record<Name, JsonSchema | object> = sharedTopLevelToolSchemas() as Record<Name, JsonSchema>,
 ): ParseResult<Name> {
   if (typeof text !== "string")
     return err("invalid_json", `Expected text, got ${typeof text}. ${FORMAT_HINT}`);
@@ -178,7 +178,7 @@ function fromReadError(e: unknown, body: string): { ok: false; error: ParseError
 
 function checkEnvelope<Name extends string>(
   obj: Record<string, unknown>,
-  schemas: Record<Name, JsonSchema>,
+  schemas: Record<Name, JsonSchema | object>,
 ): ParseResult<Name> {
   const allowed = Object.keys(schemas) as Name[];
   const name = obj.name;
@@ -206,7 +206,7 @@ function checkEnvelope<Name extends string>(
     );
   }
   const toolName = name as Name;
-  const schema = schemas[toolName];
+  const schema = schemas[toolName] as JsonSchema;
 
   for (const key of Object.keys(obj)) {
     if (key === "name" || key === "arguments") continue;

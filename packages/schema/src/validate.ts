@@ -59,7 +59,7 @@ const stats = { compiles: 0, hits: 0 };
  * schema's content, so a schema is compiled once per process however many copies of
  * it arrive (MCP servers resend theirs on every list).
  */
-export function compiledValidator(schema: JsonSchema): ValidateFunction {
+export function compiledValidator(schema: JsonSchema | object): ValidateFunction {
   const known = byIdentity.get(schema);
   if (known) {
     stats.hits++;
@@ -74,7 +74,7 @@ export function compiledValidator(schema: JsonSchema): ValidateFunction {
     byHash.delete(hash);
     byHash.set(hash, fn);
   } else {
-    fn = engineFor(schema).compile(schema);
+    fn = engineFor(schema as JsonSchema).compile(schema);
     stats.compiles++;
     if (byHash.size >= MAX_CACHED) {
       const oldest = byHash.keys().next().value;
@@ -92,7 +92,7 @@ export function validatorCacheStats(): { compiles: number; hits: number; size: n
 }
 
 /** Validate a value against a JSON Schema: no coercion, no defaults injected. */
-export function validate(schema: JsonSchema, value: unknown): ValidationResult {
+export function validate(schema: JsonSchema | object, value: unknown): ValidationResult {
   let fn: ValidateFunction;
   try {
     fn = compiledValidator(schema);
