@@ -1,38 +1,45 @@
 // SPEC §14.6 — gateway: POST /tools/call requests/s on a trivial tool vs a bare route
-// (GET /healthz) on the same Fastify instance, in the same run, with autocannon.
+// (GET /healthz) on the same Fastify instance, in the same run, with autocannon. The
+// server runs in its own process (as it would in use), so the load generator does not
+// share its thread.
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { startServer } from "@capgate/server";
-import { defineCapability } from "@capgate/tools";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import type { Figure } from "../figure.js";
 
 export const name = "gateway";
 
-// The trivial tool: validated, policy-checked and dispatched like any other, returning a
-// few bytes, so the figure is the gateway's cost (auth, Host check, JSON body, executor).
+// The server process: the trivial tool is validated, policy-checked and dispatched like
+// any other and returns a few bytes, so the figure is the gateway's cost (Host check,
+// auth, JSON body, executor) next to Fastify's floor.
+const SERVER = `
+import { startServer } from "@capgate/server";
+import { defineCapability } from "@capgate/tools";
 const noop = defineCapability({
   manifest: {
-    name: "bench",
-    version: "0.0.0",
+    name: "bench", version: "0.0.0", profileFit: [],
     description: "Benchmark capability: a tool that does nothing and returns a tiny result.",
-    profileFit: [],
-    tools: [
-      {
-        name: "bench.noop",
-        description: "Return 'ok' at once.",
-        risk: "read",
-        inputSchema: { type: "object", additionalProperties: false, properties: {} },
-      },
-    ],
-  } as const,
+    tools: [{ name: "bench.noop", description: "Return 'ok' at once.", risk: "read",
+      inputSchema: { type: "object", additionalProperties: false, properties: {} } }],
+  },
   handlers: { noop: async () => ({ success: true, summary: "ok" }) },
 });
+const server = await startServer({
+  port: 0, workspace: process.env.BENCH_ROOT, stateDir: process.env.BENCH_ROOT + "/state",
+  capabilities: [noop], token: process.env.BENCH_TOKEN,
+});
+process.stdout.write(server.url + "\\n");
+process.on("SIGTERM", () => server.close().then(() => process.exit(0)));
+`;
 
 const CONNECTIONS = 10;
 const SECONDS = 4;
 const ROUNDS = 3;
+const TOKEN = "bench-token-0123456789abcdef";
+const benchDir = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
 async function measure(options: autocannon.Options): Promise<number> {
   const result = await autocannon({ connections: CONNECTIONS, duration: SECONDS, ...options });
@@ -42,29 +49,36 @@ async function measure(options: autocannon.Options): Promise<number> {
   return result.requests.average;
 }
 
+function startServerProcess(root: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, ["--input-type=module", "-e", SERVER], {
+    cwd: benchDir,
+    env: { ...process.env, BENCH_ROOT: root, BENCH_TOKEN: TOKEN },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  return new Promise((resolve, reject) => {
+    let out = "";
+    child.stdout?.setEncoding("utf8").on("data", (d: string) => {
+      out += d;
+      if (out.includes("\n")) resolve({ child, url: out.split("\n")[0] as string });
+    });
+    child.once("exit", (code) => reject(new Error(`the server exited with ${code} before it was ready`)));
+  });
+}
+
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 export async function run(): Promise<Figure[]> {
   const root = mkdtempSync(join(tmpdir(), "capgate-bench-gateway-"));
-  const server = await startServer({
-    port: 0,
-    workspace: root,
-    stateDir: join(root, "state"),
-    capabilities: [noop],
-    token: "bench-token-0123456789abcdef",
-  });
-  const call: autocannon.Options = {
-    url: `${server.url}/tools/call`,
-    method: "POST",
-    headers: { authorization: `Bearer ${server.token}`, "content-type": "application/json" },
-    body: JSON.stringify({ tool: "bench.noop", arguments: {} }),
-  };
-  const bare: autocannon.Options = { url: `${server.url}/healthz` };
+  const { child, url } = await startServerProcess(root);
+  const headers = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
+  const body = JSON.stringify({ tool: "bench.noop", arguments: {} });
+  const call: autocannon.Options = { url: `${url}/tools/call`, method: "POST", headers, body };
+  const bare: autocannon.Options = { url: `${url}/healthz` };
   const gateway: number[] = [];
   const bareRps: number[] = [];
   try {
     // Check the call works, warm both paths, then alternate so machine noise hits both alike.
-    const probe = await fetch(call.url, { method: "POST", headers: call.headers, body: call.body as string });
+    const probe = await fetch(call.url, { method: "POST", headers, body });
     if (probe.status !== 200) throw new Error(`/tools/call answered ${probe.status}: ${await probe.text()}`);
     await measure({ ...call, duration: 1 });
     await measure({ ...bare, duration: 1 });
@@ -73,7 +87,11 @@ export async function run(): Promise<Figure[]> {
       gateway.push(await measure(call));
     }
   } finally {
-    await server.close();
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await exited;
+    }
     rmSync(root, { recursive: true, force: true });
   }
   const rps = Math.round(mean(gateway));

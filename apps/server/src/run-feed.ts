@@ -1,0 +1,136 @@
+import { readFile } from "node:fs/promises";
+import type { ServerResponse } from "node:http";
+import type { RunEvent, RunStore } from "@capgate/loop";
+
+export interface StreamOptions {
+  /** Events with `seq` at or below this were seen already (the `Last-Event-ID` header). */
+  after: number;
+  /** Whether the run may still emit events in this process (queued, running, a live gate session). */
+  isActive: () => boolean;
+}
+
+/** A slow reader that lets this much pile up is dropped; it can resume with Last-Event-ID. */
+const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Server-Sent Events over the run store: replay the stored trace, then follow live events
+ * of the same run. The live subscription starts before the file is read and events are
+ * de-duplicated by `seq`, so an event emitted while the file is being read is neither lost
+ * nor sent twice. `id:` is the event's seq, so a client resumes with `Last-Event-ID`.
+ * The stream ends after `run_ended`; comments keep idle connections alive.
+ */
+export class RunFeed {
+  readonly #live = new Set<string>();
+  readonly #streams = new Set<() => void>();
+  readonly #unsubscribe: () => void;
+
+  constructor(
+    private readonly store: RunStore,
+    private readonly heartbeatMs: number,
+  ) {
+    // Runs (and gate sessions) that emitted here and have not ended: their streams stay open.
+    this.#unsubscribe = store.subscribe("*", (event) => {
+      if (event.type === "run_ended") this.#live.delete(event.runId);
+      else this.#live.add(event.runId);
+    });
+  }
+
+  /** A run of this process that has not ended. */
+  isLive(runId: string): boolean {
+    return this.#live.has(runId);
+  }
+
+  /** Open SSE streams. */
+  count(): number {
+    return this.#streams.size;
+  }
+
+  /** End every open stream (shutdown). */
+  closeAll(): void {
+    for (const end of [...this.#streams]) end();
+  }
+
+  close(): void {
+    this.closeAll();
+    this.#unsubscribe();
+  }
+
+  /** Write the stream to an already hijacked response. Resolves when the stream has ended. */
+  async stream(res: ServerResponse, runId: string, options: StreamOptions): Promise<void> {
+    res.writeHead(200, {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache, no-store, no-transform",
+      connection: "keep-alive",
+      "x-accel-buffering": "no",
+      "x-content-type-options": "nosniff",
+    });
+    res.write("retry: 2000\n\n");
+
+    let last = options.after;
+    let ended = false;
+    let replaying = true;
+    const buffered: RunEvent[] = [];
+    let heartbeat: NodeJS.Timeout | undefined;
+    let unsubscribe: (() => void) | undefined;
+    let resolveDone: () => void = () => undefined;
+    const done = new Promise<void>((resolve) => {
+      resolveDone = resolve;
+    });
+
+    const finish = () => {
+      if (ended) return;
+      ended = true;
+      unsubscribe?.();
+      if (heartbeat) clearInterval(heartbeat);
+      this.#streams.delete(finish);
+      if (!res.writableEnded) res.end();
+      resolveDone();
+    };
+    const send = (event: RunEvent) => {
+      if (ended || event.seq <= last) return;
+      last = event.seq;
+      res.write(`id: ${event.seq}\ndata: ${JSON.stringify(event)}\n\n`);
+      if (event.type === "run_ended") finish();
+      else if (res.writableLength > MAX_BUFFERED_BYTES) res.destroy();
+    };
+    this.#streams.add(finish);
+    res.on("close", finish);
+
+    unsubscribe = this.store.subscribe(runId, (event) => {
+      if (replaying) buffered.push(event);
+      else send(event);
+    });
+    heartbeat = setInterval(() => {
+      if (!res.writableEnded) res.write(": keep-alive\n\n");
+    }, this.heartbeatMs);
+    heartbeat.unref();
+
+    const stored = await readTrace(this.store, runId);
+    for (const event of stored) send(event);
+    replaying = false;
+    for (const event of buffered.splice(0)) send(event);
+    // Already ended (perhaps before Last-Event-ID), or nobody here will write more.
+    if (!ended && (stored.some((e) => e.type === "run_ended") || !options.isActive())) finish();
+    return done;
+  }
+}
+
+/** The stored events of a run in seq order; a torn last line (after a crash) is skipped. */
+async function readTrace(store: RunStore, runId: string): Promise<RunEvent[]> {
+  let text: string;
+  try {
+    text = await readFile(store.pathOf(runId), "utf8");
+  } catch {
+    return [];
+  }
+  const events: RunEvent[] = [];
+  for (const line of text.split("\n")) {
+    if (line.trim() === "") continue;
+    try {
+      events.push(JSON.parse(line) as RunEvent);
+    } catch {
+      // An incomplete line is what a killed writer leaves behind; the rest stays valid.
+    }
+  }
+  return events.sort((a, b) => a.seq - b.seq);
+}

@@ -1,0 +1,146 @@
+import type { Harness } from "@capgate/harness";
+import { isValidRunId, type RunSummary, summarise } from "@capgate/loop";
+import type { JsonSchema } from "@capgate/schema";
+import type { FastifyInstance } from "fastify";
+import type { ApprovalRegistry, PendingApproval } from "./approvals.js";
+import { HttpError } from "./http-errors.js";
+import { checkInput, integerParam } from "./request-check.js";
+import type { RunFeed } from "./run-feed.js";
+import type { ActiveRun, RunManager, StartRunRequest } from "./run-manager.js";
+
+/** `queued`/`running` here; `ended` with a run_ended; `interrupted` when the trace stops short and nothing here is writing it. */
+export type RunState = "queued" | "running" | "ended" | "interrupted";
+
+export interface RunView extends Partial<RunSummary> {
+  id: string;
+  runId: string;
+  goal: string;
+  status: RunState;
+  pendingApprovals: PendingApproval[];
+}
+
+const startRunSchema: JsonSchema = {
+  type: "object",
+  additionalProperties: false,
+  required: ["goal"],
+  properties: {
+    goal: { type: "string", minLength: 1, maxLength: 20_000 },
+    profile: { type: "string", minLength: 1, maxLength: 100 },
+    model: { type: "string", minLength: 1, maxLength: 2000 },
+    maxSteps: { type: "integer", minimum: 1, maximum: 10_000 },
+    approval: { enum: ["never", "on-risk", "always"] },
+    mcp: { type: "boolean" },
+  },
+};
+
+const approvalSchema: JsonSchema = {
+  type: "object",
+  additionalProperties: false,
+  required: ["approve"],
+  properties: { approve: { type: "boolean" } },
+};
+
+export interface RunsDeps {
+  harness: Harness;
+  runs: RunManager;
+  approvals: ApprovalRegistry;
+  feed: RunFeed;
+}
+
+/** POST /runs, GET /runs, GET /runs/:id, GET /runs/:id/events, POST /runs/:id/approvals/:approvalId. */
+export function registerRunRoutes(app: FastifyInstance, deps: RunsDeps): void {
+  const { harness, runs, approvals, feed } = deps;
+
+  const isActive = (id: string) => runs.get(id) !== undefined || feed.isLive(id);
+
+  const view = (summary: RunSummary | undefined, active: ActiveRun | undefined, id: string): RunView => {
+    const status: RunState = active
+      ? active.status
+      : summary?.outcome !== undefined
+        ? "ended"
+        : feed.isLive(id)
+          ? "running"
+          : "interrupted";
+    return {
+      ...(summary ?? {}),
+      id,
+      runId: id,
+      goal: summary?.goal ?? active?.goal ?? "",
+      ...(summary === undefined && active?.profile ? { profile: active.profile } : {}),
+      ...(summary === undefined && active ? { queuedAt: active.queuedAt } : {}),
+      status,
+      pendingApprovals: approvals.pendingFor(id),
+    };
+  };
+
+  const checkId = (id: string) => {
+    if (!isValidRunId(id)) {
+      throw new HttpError(400, "invalid_run_id", `'${id.slice(0, 90)}' is not a valid run id.`, {
+        property: "id",
+      });
+    }
+  };
+
+  app.post("/runs", async (request, reply) => {
+    const body = checkInput<StartRunRequest>(startRunSchema, request.body, "the /runs body");
+    const started = runs.start(body);
+    return reply.code(202).send({ id: started.id, status: started.status });
+  });
+
+  app.get("/runs", async (request) => {
+    const query = request.query as Record<string, unknown>;
+    const limit = integerParam(query.limit, "limit", { min: 1, max: 1000 }) ?? 100;
+    const stored = harness.store.list(limit);
+    const seen = new Set(stored.map((s) => s.runId));
+    const queued = runs
+      .list()
+      .filter((r) => !seen.has(r.id))
+      .map((r) => view(undefined, r, r.id));
+    return [...queued, ...stored.map((s) => view(s, runs.get(s.runId), s.runId))].slice(0, limit);
+  });
+
+  app.get("/runs/:id", async (request) => {
+    const { id } = request.params as { id: string };
+    checkId(id);
+    const active = runs.get(id);
+    const summary = readSummary(harness, id);
+    if (!summary && !active)
+      throw new HttpError(404, "run_not_found", `No run '${id}' on this server.`, { property: "id" });
+    return view(summary, active, id);
+  });
+
+  app.get("/runs/:id/events", async (request, reply) => {
+    const { id } = request.params as { id: string };
+    checkId(id);
+    const header = request.headers["last-event-id"];
+    const after = integerParam(header, "Last-Event-ID", { min: 0, max: 999_999_999 }) ?? 0;
+    if (!isActive(id) && !harness.store.has(id)) {
+      throw new HttpError(404, "run_not_found", `No run '${id}' on this server.`, { property: "id" });
+    }
+    reply.hijack();
+    await feed.stream(reply.raw, id, { after, isActive: () => isActive(id) });
+  });
+
+  app.post("/runs/:id/approvals/:approvalId", async (request) => {
+    const { id, approvalId } = request.params as { id: string; approvalId: string };
+    checkId(id);
+    const body = checkInput<{ approve: boolean }>(approvalSchema, request.body, "the approval body");
+    const answered = approvals.resolve(id, approvalId, body.approve);
+    if (!answered) {
+      throw new HttpError(
+        404,
+        "approval_not_found",
+        `Run '${id}' has no pending approval '${approvalId.slice(0, 64)}' (it may have been answered, timed out, or the run ended). GET /runs/${id} lists pending approvals.`,
+        { property: "approvalId" },
+      );
+    }
+    return { approvalId, runId: id, approved: body.approve, tool: answered.tool };
+  });
+}
+
+/** The summary of one stored run (reads only its own trace). */
+function readSummary(harness: Harness, id: string): RunSummary | undefined {
+  if (!harness.store.has(id)) return undefined;
+  const { events } = harness.store.read(id);
+  return summarise(events);
+}

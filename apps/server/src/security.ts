@@ -1,0 +1,121 @@
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { isIP } from "node:net";
+import { CapgateError } from "@capgate/schema";
+
+/** 32 random bytes, base64url: 43 characters, safe in a URL fragment and a header. */
+export function generateToken(): string {
+  return randomBytes(32).toString("base64url");
+}
+
+const TOKEN_PATTERN = /^[\x21-\x7e]{16,512}$/;
+
+/** A token given by the operator must be long enough to guess at no cost and fit in a header. */
+export function checkToken(token: string, source: string): string {
+  if (!TOKEN_PATTERN.test(token)) {
+    throw new CapgateError(
+      "invalid_token",
+      `The token from ${source} must be 16 to 512 visible ASCII characters without spaces; it has ${token.length} characters${/\s/.test(token) ? " and contains whitespace" : ""}. Leave it unset to have one generated.`,
+      { property: "token" },
+    );
+  }
+  return token;
+}
+
+/**
+ * Compares a presented bearer token with the expected one in constant time: both are
+ * hashed first so the comparison never depends on where they differ or on their lengths.
+ */
+export function tokenMatcher(expected: string): (presented: string | undefined) => boolean {
+  const want = createHash("sha256").update(expected, "utf8").digest();
+  return (presented) => {
+    if (presented === undefined) return false;
+    const got = createHash("sha256").update(presented, "utf8").digest();
+    return timingSafeEqual(want, got);
+  };
+}
+
+/** The token of an `Authorization: Bearer <token>` header, or undefined. */
+export function bearerToken(header: string | string[] | undefined): string | undefined {
+  if (typeof header !== "string") return undefined;
+  const match = /^Bearer[ ]+([^\s]+)[ ]*$/i.exec(header);
+  return match?.[1];
+}
+
+export interface OriginPolicy {
+  /** Host header values accepted (lowercase, with port). */
+  hosts: ReadonlySet<string>;
+  /** Origin header values accepted (lowercase); `null` never is. */
+  origins: ReadonlySet<string>;
+}
+
+/**
+ * The Host and Origin values a local server accepts: the local names with the bound port
+ * (`127.0.0.1`, `localhost`, `[::1]`), the bound address when it is an IP literal, and the
+ * operator's extra hosts; origins are the same hosts over http (and https for extra hosts,
+ * which may sit behind a TLS proxy) plus extra origins. A DNS-rebinding page has some other
+ * name in Host and its own origin in Origin, so both checks refuse it.
+ */
+export function originPolicy(options: {
+  host: string;
+  port: number;
+  extraHosts?: readonly string[];
+  extraOrigins?: readonly string[];
+}): OriginPolicy {
+  const { port } = options;
+  const withPort = (name: string) => (port === 80 ? [name, `${name}:80`] : [`${name}:${port}`]);
+  const local = ["127.0.0.1", "localhost", "[::1]"].flatMap(withPort);
+  const bound = options.host.replace(/^\[|\]$/g, "");
+  const boundIp = isIP(bound);
+  const boundNames =
+    boundIp !== 0 && bound !== "0.0.0.0" && bound !== "::"
+      ? withPort(boundIp === 6 ? `[${bound}]` : bound)
+      : [];
+  const extra = (options.extraHosts ?? []).map((h) => h.trim().toLowerCase()).filter((h) => h.length > 0);
+  const hosts = new Set([...local, ...boundNames, ...extra].map((h) => h.toLowerCase()));
+  const origins = new Set<string>();
+  for (const h of [...local, ...boundNames]) origins.add(`http://${h.toLowerCase()}`);
+  for (const h of extra) {
+    origins.add(`http://${h}`);
+    origins.add(`https://${h}`);
+  }
+  for (const o of options.extraOrigins ?? []) {
+    const trimmed = o.trim().toLowerCase().replace(/\/+$/, "");
+    if (trimmed.length > 0 && trimmed !== "null") origins.add(trimmed);
+  }
+  return { hosts, origins };
+}
+
+export type OriginVerdict =
+  | { ok: true }
+  | { ok: false; code: "forbidden_host" | "forbidden_origin"; message: string };
+
+/** Host must be one of ours; Origin, when present, must be one of ours (`null` is not). */
+export function checkHostAndOrigin(
+  policy: OriginPolicy,
+  host: string | undefined,
+  origin: string | string[] | undefined,
+): OriginVerdict {
+  if (host === undefined || !policy.hosts.has(host.toLowerCase())) {
+    return {
+      ok: false,
+      code: "forbidden_host",
+      message: `The Host header ${host === undefined ? "is missing" : `'${clip(host)}' is not allowed`}: this server answers only to ${[...policy.hosts].join(", ")}. Add the name to the server's allowed hosts if you reach it through a proxy.`,
+    };
+  }
+  if (origin !== undefined) {
+    const value = Array.isArray(origin) ? origin.join(",") : origin;
+    if (!policy.origins.has(value.toLowerCase())) {
+      return {
+        ok: false,
+        code: "forbidden_origin",
+        message: `The Origin '${clip(value)}' is not allowed: only pages served by this server (${[...policy.origins].join(", ")}) may call it.`,
+      };
+    }
+  }
+  return { ok: true };
+}
+
+function clip(value: string): string {
+  const printable = value.replace(/[^\x20-\x7e]/g, "?");
+  return printable.length > 100 ? `${printable.slice(0, 100)}…` : printable;
+}

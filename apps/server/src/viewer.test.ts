@@ -1,0 +1,160 @@
+import { existsSync, mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type Browser, chromium } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  action,
+  CHROMIUM,
+  type ServerProcess,
+  startServerProcess,
+  waitFor,
+} from "./test-support/server-process.js";
+
+const ARTIFACTS = join(dirname(fileURLToPath(import.meta.url)), "..", "artifacts");
+const haveChromium = existsSync(CHROMIUM);
+const requireSystem = process.env.CAPGATE_REQUIRE_SYSTEM_TESTS !== undefined;
+
+let server: ServerProcess;
+let browser: Browser;
+
+describe.skipIf(!haveChromium && !requireSystem)("web run viewer in Chromium", () => {
+  beforeAll(async () => {
+    server = await startServerProcess();
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--no-first-run",
+      ],
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    server?.cleanup();
+  });
+
+  it("serves the static page without a token, with a strict CSP and no data", async () => {
+    const response = await fetch(`${server.url}/`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-security-policy")).toContain("default-src 'none'");
+    const html = await response.text();
+    expect(html).toContain("/viewer.js");
+    expect(html).not.toContain(server.token);
+    expect((await fetch(`${server.url}/viewer.js`)).status).toBe(200);
+    expect((await fetch(`${server.url}/viewer.css`)).status).toBe(200);
+  });
+
+  it("shows a run appearing and its events arriving live; approving from the page lets it finish", async () => {
+    const page = await browser.newPage({ viewport: { width: 1366, height: 800 } });
+    const requests: Array<{ url: string; auth: string | undefined }> = [];
+    page.on("request", (r) => requests.push({ url: r.url(), auth: r.headers().authorization }));
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(String(e)));
+    try {
+      await page.goto(`${server.url}/#token=${encodeURIComponent(server.token)}`);
+      // The token leaves the URL at once.
+      await page.waitForFunction("!location.hash.includes('token')");
+      expect(page.url()).not.toContain(server.token);
+      await page.getByText("No runs yet").waitFor();
+
+      // A run whose goal would be markup if anything used innerHTML.
+      // No profile: the inferred one shows as a profile change.
+      const goal = `<img src=x onerror="window.__pwned=1"> patch the code in viewer.txt`;
+      const response = await server.api("/runs", {
+        body: {
+          goal,
+          approval: "on-risk",
+          model: server.script([
+            action("capability_call", {
+              tool: "fs.write",
+              arguments: { path: "viewer.txt", content: "<b>not bold</b>\n" },
+            }),
+            action("verify", { claim: "viewer.txt exists", command: "test -f viewer.txt" }),
+            action("finish", { summary: "wrote viewer.txt" }),
+          ]),
+        },
+      });
+      const { id } = (await response.json()) as { id: string };
+
+      // The run appears in the list; open it.
+      const item = page.locator(`li[data-run-id="${id}"]`);
+      await item.waitFor();
+      await expect.poll(() => item.textContent()).toContain("patch the code in viewer.txt");
+      await item.locator("button").click();
+
+      // Live: the approval request arrives while the run waits; approve it on the page.
+      const timeline = page.locator("#timeline");
+      await timeline.locator('li[data-type="approval_requested"]').first().waitFor();
+      await timeline.locator("button.approve").first().click();
+      await timeline.locator('li[data-type="tool_result"]').first().waitFor();
+      // verify asks too.
+      await waitFor(
+        async () => ((await timeline.locator("button.approve").count()) > 0 ? true : undefined),
+        "the verify approval",
+      );
+      await timeline.locator("button.approve").first().click();
+      await timeline.locator('li[data-type="run_ended"]').waitFor();
+
+      const types = await timeline
+        .locator("li")
+        .evaluateAll((items) => items.map((li) => li.getAttribute("data-type")));
+      expect(types[0]).toBe("run_started");
+      expect(types).toEqual(
+        expect.arrayContaining([
+          "profile_changed",
+          "tool_called",
+          "approval_requested",
+          "approval_resolved",
+          "tool_result",
+          "verified",
+          "finished",
+        ]),
+      );
+      expect(types.at(-1)).toBe("run_ended");
+      const seqs = await timeline
+        .locator("li")
+        .evaluateAll((items) => items.map((li) => Number(li.getAttribute("data-seq"))));
+      expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+      await expect.poll(() => item.textContent()).toContain("finished");
+
+      // Text stayed text.
+      expect(await page.evaluate("window.__pwned")).toBeUndefined();
+      expect(await page.locator("#timeline img").count()).toBe(0);
+      expect(await timeline.textContent()).toContain("<b>not bold</b>");
+
+      // Every data request carried the bearer header; none put the token in a URL.
+      const data = requests.filter((r) => /\/runs/.test(r.url));
+      expect(data.length).toBeGreaterThan(0);
+      for (const r of data) {
+        expect(r.auth).toBe(`Bearer ${server.token}`);
+        expect(r.url).not.toContain(server.token);
+      }
+      expect(errors).toEqual([]);
+
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await page.screenshot({ path: join(ARTIFACTS, "viewer-run-end.png") });
+      await page.evaluate("document.querySelector('.run-pane').scrollTop = 0");
+      await page.screenshot({ path: join(ARTIFACTS, "viewer-run-start.png") });
+    } finally {
+      await page.close();
+    }
+  }, 60_000);
+
+  it("says what to do when opened without a token", async () => {
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${server.url}/`);
+      await page.locator("#no-token").waitFor({ state: "visible" });
+      expect(await page.locator("#no-token").textContent()).toContain("#token=");
+    } finally {
+      await page.close();
+    }
+  }, 30_000);
+});
