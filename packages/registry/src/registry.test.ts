@@ -148,6 +148,29 @@ describe("Registry: search", () => {
     expect(mixed[1]!.score).toBe(0);
   });
 
+  it("orders the recall fallback by content words before filler words", () => {
+    // No indexed word matches "is the weather on", so both come from the substring rule.
+    // beta holds more of its raw words (is, the, on) but alpha holds its content word
+    // ("weather", inside "airweatherdata"), so alpha comes first.
+    const alpha = manifest("alpha", "Reports from airweatherdata.", [["noop", "x", []]]);
+    const beta = manifest("beta", "This is the one on top.", [["noop", "x", []]]);
+    const hits = registry(beta, alpha).search("is the weather on");
+    expect(hits.map((h) => [h.capability, h.score])).toEqual([
+      ["alpha", 0],
+      ["beta", 0],
+    ]);
+  });
+
+  it("breaks recall-fallback ties by the longer description, not the name", () => {
+    const alpha = manifest("alpha", "Abxqcd.", [["noop", "x", []]]);
+    const beta = manifest("beta", "Efxqgh, with a longer description.", [["noop", "x", []]]);
+    expect(
+      registry(alpha, beta)
+        .search("xq")
+        .map((h) => h.capability),
+    ).toEqual(["beta", "alpha"]);
+  });
+
   it("matches profileFit entries", () => {
     expect(registry(storage(), net()).search("researcher")[0]?.capability).toBe("net");
   });

@@ -1,4 +1,5 @@
 import { type CapabilityManifest, signatureFromSchema } from "@capgate/schema";
+import { analyze } from "./analyze.js";
 import { DuplicateCapabilityError, InvalidManifestError } from "./errors.js";
 import {
   assertMcpServerName,
@@ -44,6 +45,21 @@ export const DEFAULT_SEARCH_WEIGHTS: Readonly<SearchWeights> = Object.freeze({
   description: 1,
   profileFit: 0.5,
 });
+
+/**
+ * BM25+ for capability search: MiniSearch's k and d, with less length normalisation (b 0.5
+ * instead of 0.7), so a capability that describes itself at length is penalised less for it.
+ * A small gain on MetaTool (R@5 +0.0006 overall, +0.0004 on the 50-tool subsets, never worse
+ * on a subset; chosen on two subsets it also wins on the third, both ways round).
+ */
+const SEARCH_BM25 = { k: 1.2, b: 0.5, d: 0.5 };
+
+/**
+ * In the recall fallback, a query word counts as present when the first this-many characters
+ * of its stem occur in the haystack (`weather` → `weat`, also inside `weatherforecast`).
+ * Measured on MetaTool's 50-tool subsets: 4 ≥ 5 > 6 (the whole stem).
+ */
+const FALLBACK_STEM_CHARS = 4;
 
 export interface RegistryOptions {
   weights?: Partial<SearchWeights>;
@@ -94,6 +110,7 @@ export class Registry {
         profileFit: (m) => m.profileFit,
       },
       weights: { ...weights },
+      bm25: SEARCH_BM25,
     });
   }
 
@@ -240,25 +257,35 @@ export class Registry {
 
   /**
    * The seed's recall guarantee: the whole lowercased query, or any whitespace-separated
-   * word of it, occurs in the haystack. Capabilities matching the whole query come first,
-   * then by how many words they contain, then by name.
+   * word of it, occurs in the haystack. Which capabilities match is the seed's rule; their
+   * order is ours. Best first: the whole query occurs; more of the query's content words
+   * occur (analysed, stop words dropped, stem cut to 4 characters, anywhere in the haystack);
+   * more of its raw words occur; the longer haystack (a capability that says more about
+   * itself); then by name.
    */
   #substringMatches(query: string, exclude: ReadonlySet<string>): string[] {
     const whole = query.toLowerCase();
     const words = [...new Set(whole.split(/\s+/).filter((w) => w !== ""))];
-    const found: Array<{ name: string; whole: boolean; words: number }> = [];
+    const content = [...new Set(analyze(query).map((t) => t.slice(0, FALLBACK_STEM_CHARS)))];
+    const found: Array<{ name: string; whole: boolean; content: number; words: number; length: number }> = [];
     for (const [name, entry] of this.#entries) {
       if (exclude.has(name)) continue;
-      const hasWhole = entry.haystack.includes(whole);
+      const hay = entry.haystack;
+      const hasWhole = hay.includes(whole);
       let count = 0;
-      for (const w of words) if (entry.haystack.includes(w)) count++;
-      if (hasWhole || count > 0) found.push({ name, whole: hasWhole, words: count });
+      for (const w of words) if (hay.includes(w)) count++;
+      if (!hasWhole && count === 0) continue;
+      let contentCount = 0;
+      for (const c of content) if (hay.includes(c)) contentCount++;
+      found.push({ name, whole: hasWhole, content: contentCount, words: count, length: hay.length });
     }
     return found
       .sort(
         (a, b) =>
           Number(b.whole) - Number(a.whole) ||
+          b.content - a.content ||
           b.words - a.words ||
+          b.length - a.length ||
           (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
       )
       .map((f) => f.name);
