@@ -1,11 +1,13 @@
+import { randomUUID } from "node:crypto";
 import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import { approvingMcpCaller, type LoopEnvironment } from "@capgate/loop";
 import { executeCapabilityStep } from "@capgate/mcp-client";
 import { Router } from "@capgate/router";
-import { CapgateError, type ToolRisk } from "@capgate/schema";
+import { type CapabilityManifest, CapgateError, type ToolRisk } from "@capgate/schema";
 import {
   type ApprovalHook,
+  type CapabilitySet,
   executeTool,
   type PolicyConfig,
   type ToolContext,
@@ -66,10 +68,15 @@ export async function callTool(
       });
     }
   }
-  const router = new Router();
   const owned = env.capabilities.lookup(tool);
-  if (owned) router.load(owned.capability.manifest);
-  const approve = options.approve ?? env.approve;
+  const router = owned ? routerFor(env.capabilities, owned.capability.manifest) : EMPTY_ROUTER;
+  const loopApprove = env.approve;
+  // The host's loop approver expects ids to answer by; a direct call gets its own.
+  const approve: ApprovalHook | undefined =
+    options.approve ??
+    (loopApprove
+      ? (request, signal) => loopApprove({ ...request, approvalId: randomUUID(), runId: "direct" }, signal)
+      : undefined);
   const ctx: ToolContext = {
     workspace,
     signal: options.signal ?? new AbortController().signal,
@@ -77,7 +84,7 @@ export async function callTool(
     profile: { name: profile.name, maySpawnWorkers: profile.maySpawnWorkers },
     limits: env.limits,
     policy: { ...env.policy, ...(options.approval ? { approval: options.approval } : {}) },
-    ...(approve ? { approve: approve as ApprovalHook } : {}),
+    ...(approve ? { approve } : {}),
     services: {
       ...(env.memory ? { memory: env.memory } : {}),
       ...(env.mcp ? { mcp: env.mcp } : {}),
@@ -101,4 +108,23 @@ export async function callTool(
     },
   );
   return { via: outcome.via, ...(outcome.server ? { server: outcome.server } : {}), result: outcome.result };
+}
+
+const EMPTY_ROUTER = new Router();
+const routers = new WeakMap<CapabilitySet, Map<string, Router>>();
+
+/** A router with just this capability loaded, made once per capability (direct calls are a hot path for the gateway). */
+function routerFor(capabilities: CapabilitySet, manifest: CapabilityManifest): Router {
+  let byName = routers.get(capabilities);
+  if (!byName) {
+    byName = new Map();
+    routers.set(capabilities, byName);
+  }
+  let router = byName.get(manifest.name);
+  if (!router) {
+    router = new Router();
+    router.load(manifest);
+    byName.set(manifest.name, router);
+  }
+  return router;
 }

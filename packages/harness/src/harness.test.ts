@@ -197,3 +197,43 @@ await h.runGoal({ goal: "g", profile: "Orchestrator", model: "openai:m?maxRetrie
     expect(events.at(-1)?.type).toBe("model_request");
   }, 60_000);
 });
+
+describe("MCP through the harness", () => {
+  it("makes a configured server's tools searchable, loadable and callable in chat", async () => {
+    const { createRequire } = await import("node:module");
+    const { dirname } = await import("node:path");
+    const require = createRequire(import.meta.url);
+    const entry = join(
+      dirname(require.resolve("@modelcontextprotocol/server-everything/package.json")),
+      "dist",
+      "index.js",
+    );
+    const { h } = await harness({
+      config: { mcpServers: { every: { command: process.execPath, args: [entry, "stdio"] } } },
+    });
+    const model = createScriptedModel([
+      act("capability_search", { query: "echo a message back" }),
+      act("capability_load", { name: "mcp:every" }),
+      act("capability_call", { tool: "every/echo", arguments: { message: "through the pool" } }),
+      // An MCP tool not marked read-only counts as a change: the chat wants evidence too.
+      act("verify", { claim: "nothing broke", command: "true" }),
+      act("finish", { summary: "echoed" }),
+    ]);
+    const events: Array<{ type: string; [k: string]: unknown }> = [];
+    const chat = h.createChat({ model, onEvent: (e) => events.push(e) });
+    expect((await chat.send("echo something")).reply).toBe("echoed");
+    const searched = events.find((e) => e.type === "capability_searched") as {
+      hits: Array<{ capability: string }>;
+    };
+    expect(searched.hits.map((hit) => hit.capability)).toContain("mcp:every");
+    const result = events.find((e) => e.type === "tool_result") as {
+      via: string;
+      server: string;
+      summary: string;
+      success: boolean;
+    };
+    expect(result).toMatchObject({ via: "mcp", server: "every", success: true });
+    expect(result.summary).toContain("through the pool");
+    await chat.close();
+  }, 60_000);
+});

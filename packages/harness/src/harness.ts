@@ -97,6 +97,10 @@ export interface Harness {
 export type HarnessRunOptions = Omit<RunGoalOptions, "model" | "workspace"> & {
   model?: ModelClient | string;
   workspace?: string;
+  /** This run's approval mode (default: the harness's). */
+  approval?: PolicyConfig["approval"];
+  /** This run's approver (default: the harness's). */
+  approve?: LoopApprovalHook;
 };
 
 export type HarnessChatOptions = Omit<CreateChatOptions, "model" | "workspace"> & {
@@ -137,7 +141,15 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   for (const c of capabilities.list()) registry.register(c.manifest);
 
   const hasServers = Object.keys(resolved.mcpServers).length > 0;
-  const mcp = hasServers ? createNodeMcpPool(resolved.mcpServers, { stateDir }) : undefined;
+  const mcp = hasServers
+    ? createNodeMcpPool(resolved.mcpServers, {
+        stateDir,
+        // A server that says its tools changed is re-indexed, so search follows it.
+        onEvent: (event) => {
+          if (event.type === "tools_changed") registerMcp(registry, event.server, event.tools);
+        },
+      })
+    : undefined;
   if (mcp) {
     // Cached tool lists make MCP tools searchable before any server is started.
     for (const entry of await mcp.knownTools()) registerMcp(registry, entry.server, entry.tools);
@@ -184,6 +196,30 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     return createModel(chosen, { cwd: resolved.baseDir });
   };
 
+  // MCP tools become searchable once their lists are known: from the disk cache at once,
+  // and from the servers themselves (short connect timeout) the first time a session that
+  // can reach MCP starts. Later sessions reuse the result.
+  let indexing: Promise<McpIndexResult[]> | undefined;
+  const indexMcp = async (connectTimeoutMs?: number): Promise<McpIndexResult[]> => {
+    if (!mcp) return [];
+    const results: McpIndexResult[] = [];
+    for (const entry of await mcp.listAllTools(connectTimeoutMs === undefined ? {} : { connectTimeoutMs })) {
+      const outcome = registerMcp(registry, entry.server, entry.tools);
+      results.push({
+        server: entry.server,
+        tools: outcome.tools,
+        skipped: outcome.skipped,
+        ...(entry.error ? { error: entry.error } : {}),
+      });
+    }
+    return results;
+  };
+  const ensureMcpIndexed = (): Promise<unknown> => {
+    if (!mcp) return Promise.resolve();
+    indexing ??= indexMcp(MCP_INDEX_TIMEOUT_MS).catch(() => []);
+    return indexing;
+  };
+
   let closed = false;
   const harness: Harness = {
     config,
@@ -200,10 +236,19 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     environment,
     maxSteps: config.limits?.maxSteps,
     model: (spec) => model(spec),
-    runGoal(runOptions) {
+    async runGoal({ approval, approve, ...runOptions }) {
       const m = model(runOptions.model);
+      if (runOptions.mcp) await ensureMcpIndexed();
       const nativeTools = runOptions.nativeTools ?? (m as { nativeTools?: boolean }).nativeTools === true;
-      return runGoal(environment, {
+      const env: LoopEnvironment =
+        approval === undefined && approve === undefined
+          ? environment
+          : {
+              ...environment,
+              policy: { ...environment.policy, ...(approval ? { approval } : {}) },
+              ...(approve ? { approve } : {}),
+            };
+      return runGoal(env, {
         ...runOptions,
         model: m,
         workspace: runOptions.workspace ? realpathOrFail(runOptions.workspace) : workspace,
@@ -214,31 +259,43 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     createChat(chatOptions) {
       const m = model(chatOptions.model);
       const nativeTools = chatOptions.nativeTools ?? (m as { nativeTools?: boolean }).nativeTools === true;
-      return createChat(environment, {
+      const chat = createChat(environment, {
         ...chatOptions,
         model: m,
         workspace: chatOptions.workspace ? realpathOrFail(chatOptions.workspace) : workspace,
         nativeTools,
       });
+      if (chatOptions.mcp === false) return chat;
+      void ensureMcpIndexed();
+      return {
+        ...bindChat(chat),
+        send: async (message, sendOptions) => {
+          await ensureMcpIndexed();
+          return chat.send(message, sendOptions);
+        },
+      };
     },
     callTool: (tool, args, callOptions = {}) =>
       callTool(environment, workspace, tool, args ?? {}, callOptions),
     async indexMcpTools(indexOptions = {}) {
-      if (!mcp) return [];
-      const results: McpIndexResult[] = [];
-      const listed = await mcp.listAllTools(indexOptions);
-      for (const entry of listed) {
-        const outcome = registerMcp(registry, entry.server, entry.tools);
-        results.push({
-          server: entry.server,
-          tools: outcome.tools,
-          skipped: outcome.skipped,
-          ...(entry.error ? { error: entry.error } : {}),
-        });
-      }
+      const results = await indexMcp(indexOptions.connectTimeoutMs);
+      indexing = Promise.resolve(results);
       return results;
     },
-    createGateSession: () => createGateSession(environment, workspace),
+    createGateSession: () => {
+      const gate = createGateSession(environment, workspace);
+      void ensureMcpIndexed();
+      const handlers = Object.fromEntries(
+        Object.entries(gate.handlers).map(([name, handler]) => [
+          name,
+          async (args: Record<string, unknown>, extra: { signal: AbortSignal }) => {
+            await ensureMcpIndexed();
+            return handler(args, extra);
+          },
+        ]),
+      ) as GateSession["handlers"];
+      return { ...gate, handlers, loaded: gate.loaded, close: gate.close };
+    },
     async close() {
       if (closed) return;
       closed = true;
@@ -249,6 +306,27 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     },
   };
   return harness;
+}
+
+/** How long a first MCP connect may take when indexing tools for search. */
+const MCP_INDEX_TIMEOUT_MS = 5_000;
+
+/** A chat whose methods keep working when copied onto another object. */
+function bindChat(chat: Chat): Chat {
+  return {
+    get runId() {
+      return chat.runId;
+    },
+    get profile() {
+      return chat.profile;
+    },
+    send: (message, options) => chat.send(message, options),
+    setProfile: (name) => chat.setProfile(name),
+    loaded: () => chat.loaded(),
+    loadedSignatures: () => chat.loadedSignatures(),
+    subscribe: (listener) => chat.subscribe(listener),
+    close: () => chat.close(),
+  };
 }
 
 function registerMcp(

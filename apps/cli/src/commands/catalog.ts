@@ -14,6 +14,8 @@ export async function searchCommand(
     throw new CliError(`--limit must be an integer from 1 to 50, got '${options.limit}'`, 2);
   const harness = await openHarness(global, {});
   try {
+    // Configured MCP servers' tools are searchable too (cached lists at once; a short connect refreshes them).
+    if (harness.mcp) await harness.indexMcpTools({ connectTimeoutMs: 5_000 });
     const hits = harness.registry.search(query, { limit });
     if (options.json) {
       io.out(JSON.stringify(hits, null, 2));

@@ -9,12 +9,12 @@ export interface ServeOptions {
   token?: string;
 }
 
-/** `capgate serve`: the HTTP server (the one place the CLI imports an app). */
+/** `capgate serve`: the HTTP server (the one place the CLI imports an app). Runs until SIGTERM/SIGINT. */
 export async function serveCommand(options: ServeOptions, global: GlobalOptions, io: CliIO): Promise<number> {
   const port = options.port === undefined ? 7777 : Number(options.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new CliError(`--port must be 0–65535, got '${options.port}'`, 2);
-  const { startServer } = await import("@capgate/server");
+  const { closeOnSignals, startServer } = await import("@capgate/server");
   const server = await startServer({
     host: options.host ?? "127.0.0.1",
     port,
@@ -23,14 +23,13 @@ export async function serveCommand(options: ServeOptions, global: GlobalOptions,
     ...(global.config ? { configPath: global.config } : {}),
   });
   const p = paint(io);
-  io.out(`${p.bold("capgate serve")} listening on ${server.url}`);
-  io.out(`viewer: ${p.cyan(`${server.url}/#token=${server.token}`)}`);
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once("SIGTERM", stop);
-    process.once("SIGINT", stop);
-  });
-  io.err(p.dim("shutting down…"));
-  await server.close();
+  io.out(
+    `${p.bold("capgate serve")} listening on ${server.url} ${p.dim(`(workspace ${server.harness.workspace})`)}`,
+  );
+  io.out(`viewer: ${p.cyan(server.viewerUrl)}`);
+  io.out(p.dim("the token is in the link's fragment: it never reaches the server's logs"));
+  // Shuts down gracefully (runs aborted, MCP sessions and the browser closed) and exits.
+  closeOnSignals(server);
+  await new Promise<never>(() => undefined);
   return 0;
 }
