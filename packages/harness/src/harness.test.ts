@@ -222,11 +222,11 @@ describe("MCP through the harness", () => {
     const events: Array<{ type: string; [k: string]: unknown }> = [];
     const chat = h.createChat({ model, onEvent: (e) => events.push(e) });
     expect((await chat.send("echo something")).reply).toBe("echoed");
-    const searched = events.find((e) => e.type === "capability_searched") as {
+    const searched = events.find((e) => e.type === "capability_searched") as unknown as {
       hits: Array<{ capability: string }>;
     };
     expect(searched.hits.map((hit) => hit.capability)).toContain("mcp:every");
-    const result = events.find((e) => e.type === "tool_result") as {
+    const result = events.find((e) => e.type === "tool_result") as unknown as {
       via: string;
       server: string;
       summary: string;
