@@ -267,13 +267,10 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
       });
       if (chatOptions.mcp === false) return chat;
       void ensureMcpIndexed();
-      return {
-        ...bindChat(chat),
-        send: async (message, sendOptions) => {
-          await ensureMcpIndexed();
-          return chat.send(message, sendOptions);
-        },
-      };
+      return withSend(chat, async (message, sendOptions) => {
+        await ensureMcpIndexed();
+        return chat.send(message, sendOptions);
+      });
     },
     callTool: (tool, args, callOptions = {}) =>
       callTool(environment, workspace, tool, args ?? {}, callOptions),
@@ -311,8 +308,8 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
 /** How long a first MCP connect may take when indexing tools for search. */
 const MCP_INDEX_TIMEOUT_MS = 5_000;
 
-/** A chat whose methods keep working when copied onto another object. */
-function bindChat(chat: Chat): Chat {
+/** The same chat with another `send` (getters stay live: no spreading). */
+function withSend(chat: Chat, send: Chat["send"]): Chat {
   return {
     get runId() {
       return chat.runId;
@@ -320,7 +317,7 @@ function bindChat(chat: Chat): Chat {
     get profile() {
       return chat.profile;
     },
-    send: (message, options) => chat.send(message, options),
+    send,
     setProfile: (name) => chat.setProfile(name),
     loaded: () => chat.loaded(),
     loadedSignatures: () => chat.loadedSignatures(),
