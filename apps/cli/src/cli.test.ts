@@ -141,8 +141,8 @@ describe("capgate call", () => {
     );
     expect(denied.code).toBe(2);
     expect(denied.stderr).toContain("browser_panel.open");
-    const escape = await cli(["call", "fs.read", '{"path":"../../../etc/passwd"}'], box);
-    expect(escape.code).toBe(2);
+    const escaped = await cli(["call", "fs.read", '{"path":"../../../etc/passwd"}'], box);
+    expect(escaped.code).toBe(2);
     expect((await cli(["call", "fs.read", "{not json"], box)).code).toBe(2);
   });
 

@@ -75,7 +75,12 @@ describe("createHarness", () => {
     const r = await h.callTool(
       "fs.write",
       { path: "a", content: "b" },
-      { approve: async (req) => (asked.push(req.tool), true) },
+      {
+        approve: async (req) => {
+          asked.push(req.tool);
+          return true;
+        },
+      },
     );
     expect(r.result.success).toBe(true);
     expect(asked).toEqual(["fs.write"]);

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { createScriptedModel, type ModelClient } from "@capgate/models";
+import { createScriptedModel } from "@capgate/models";
 import { describe, expect, it } from "vitest";
 import type { RunEvent } from "./events.js";
 import { runGoal } from "./goal-loop.js";

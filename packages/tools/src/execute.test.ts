@@ -219,3 +219,23 @@ describe("executeTool: a policy check that fails for another reason", () => {
     });
   });
 });
+
+describe("executeTool: a policy's own errors", () => {
+  it("turns a not-found from a policy into a tool failure, not a rejection", async () => {
+    const { CapgateError: Err } = await import("@capgate/schema");
+    const picky = defineCapability({
+      manifest: { ...manifest, name: "pky", tools: [{ ...manifest.tools[0], name: "pky.echo" }] },
+      handlers: { echo: async () => ({ success: true, summary: "ran" }) },
+      policies: {
+        echo: () => {
+          throw new Err("not_found", "a.txt is not a directory", { property: "path" });
+        },
+      },
+    });
+    const c = { ...ctx(), capabilities: new CapabilitySet([picky]), loaded: { isToolLoaded: () => true } };
+    expect(await executeTool("pky.echo", { text: "x" }, c)).toEqual({
+      success: false,
+      summary: "pky.echo failed: a.txt is not a directory",
+    });
+  });
+});

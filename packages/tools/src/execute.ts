@@ -69,7 +69,7 @@ export async function executeTool(toolName: string, args: unknown, ctx: ExecuteC
   } catch (error) {
     // A refusal is a rejection; anything else a check runs into (a missing parent directory,
     // an unreadable path) is a failure of this call, reported like one.
-    if (CapgateError.isInstance(error)) throw error;
+    if (isRejection(error)) throw error;
     return {
       success: false,
       summary: `${toolName} failed: ${error instanceof Error ? error.message : String(error)}`,
