@@ -1,8 +1,8 @@
 import type { ModelClient } from "@capgate/models";
 import type { ProfilePolicy } from "@capgate/profiles";
-import { parseToolAction, topLevelTools } from "@capgate/schema";
 import type { LoopEnvironment } from "./deps.js";
 import { EventEmitterForRun, type RunEventListener } from "./events.js";
+import { takeModelTurn } from "./model-turn.js";
 import { buildContextPacket, type PacketStep } from "./packet.js";
 import { resolveProfile } from "./profile-lookup.js";
 import { newRunId } from "./run-id.js";
@@ -105,18 +105,18 @@ export function createChat(env: LoopEnvironment, options: CreateChatOptions): Ch
 
     async send(message, sendOptions = {}) {
       if (closed) throw new Error("This chat is closed.");
-      const turn = new AbortController();
-      const abort = () => turn.abort();
+      const turnController = new AbortController();
+      const abort = () => turnController.abort();
       sendOptions.signal?.addEventListener("abort", abort, { once: true });
       lifetime.signal.addEventListener("abort", abort, { once: true });
-      turnSignal = turn.signal;
+      turnSignal = turnController.signal;
       session.resetVerification();
       const steps: PacketStep[] = [];
       let result: ChatTurn | undefined;
       let stepInTurn = 0;
       try {
         while (!result) {
-          if (turn.signal.aborted) {
+          if (turnController.signal.aborted) {
             result = { reply: "(aborted)", outcome: "aborted", steps: stepInTurn };
             break;
           }
@@ -140,56 +140,32 @@ export function createChat(env: LoopEnvironment, options: CreateChatOptions): Ch
             history,
             charBudget: session.profile.charBudget,
           });
-          emitter.emit({
-            type: "model_request",
+          const turn = await takeModelTurn({
+            emitter,
+            model: options.model,
+            packet,
             step,
-            systemChars: packet.system.length,
-            messageCount: packet.messages.length,
-            totalChars: packet.totalChars,
-            droppedSteps: packet.droppedSteps,
+            signal: turnController.signal,
+            nativeTools: options.nativeTools === true,
+            rejections: () => rejections + 1,
           });
-          const started = Date.now();
-          let text: string;
-          try {
-            const reply = await options.model.generate({
-              system: packet.system,
-              messages: packet.messages,
-              signal: turn.signal,
-              ...(options.nativeTools ? { tools: topLevelTools() } : {}),
-            });
-            text = reply.text;
-            emitter.emit({
-              type: "model_response",
-              step,
-              text,
-              durationMs: Date.now() - started,
-              ...(reply.usage ? { usage: reply.usage } : {}),
-            });
-          } catch (e) {
-            result = turn.signal.aborted
+          if (turn.kind === "failed") {
+            result = turnController.signal.aborted
               ? { reply: "(aborted)", outcome: "aborted", steps: stepInTurn }
-              : { reply: `model error: ${(e as Error).message}`, outcome: "error", steps: stepInTurn };
+              : {
+                  reply: `model error: ${(turn.error as Error).message}`,
+                  outcome: "error",
+                  steps: stepInTurn,
+                };
             break;
           }
-          const parsed = parseToolAction(text);
-          if (!parsed.ok) {
+          if (turn.kind === "rejected") {
             rejections++;
-            emitter.emit({
-              type: "action_rejected",
-              step,
-              code: parsed.error.code,
-              message: parsed.error.message,
-              ...(parsed.error.property ? { property: parsed.error.property } : {}),
-              rejections,
-            });
-            steps.push({
-              action: text.slice(0, 2000),
-              result: `Rejected (${parsed.error.code}): ${parsed.error.message}`,
-            });
+            steps.push(turn.step);
             continue;
           }
-          const done = await session.dispatch(parsed.action, step);
-          steps.push({ action: JSON.stringify(parsed.action), result: done.result });
+          const done = await session.dispatch(turn.action, step);
+          steps.push({ action: JSON.stringify(turn.action), result: done.result });
           if (done.end) {
             result = {
               reply: done.end.summary,

@@ -1,8 +1,9 @@
 import type { ModelClient } from "@capgate/models";
 import { inferProfileFromGoal, type ProfilePolicy } from "@capgate/profiles";
-import { CapgateError, parseToolAction, topLevelTools } from "@capgate/schema";
+import { CapgateError } from "@capgate/schema";
 import type { LoopEnvironment } from "./deps.js";
 import { EventEmitterForRun, type RunEvent, type RunEventListener, type RunOutcome } from "./events.js";
+import { takeModelTurn } from "./model-turn.js";
 import { buildContextPacket, type PacketStep } from "./packet.js";
 import { resolveProfile } from "./profile-lookup.js";
 import { newRunId } from "./run-id.js";
@@ -139,66 +140,38 @@ export async function runGoal(env: LoopEnvironment, options: RunGoalOptions): Pr
         steps,
         charBudget: session.profile.charBudget,
       });
-      emitter.emit({
-        type: "model_request",
+      const turn = await takeModelTurn({
+        emitter,
+        model: options.model,
+        packet,
         step,
-        systemChars: packet.system.length,
-        messageCount: packet.messages.length,
-        totalChars: packet.totalChars,
-        droppedSteps: packet.droppedSteps,
+        signal,
+        nativeTools: options.nativeTools === true,
+        rejections: () => rejections + 1,
       });
-      const started = Date.now();
-      let reply: Awaited<ReturnType<ModelClient["generate"]>>;
-      try {
-        reply = await options.model.generate({
-          system: packet.system,
-          messages: packet.messages,
-          signal,
-          ...(options.nativeTools ? { tools: topLevelTools() } : {}),
-        });
-      } catch (e) {
+      if (turn.kind === "failed") {
         if (signal.aborted) {
           outcome = "aborted";
           break;
         }
         outcome = "error";
-        error = `model error: ${errorMessage(e)}`;
+        error = `model error: ${errorMessage(turn.error)}`;
         break;
       }
-      emitter.emit({
-        type: "model_response",
-        step,
-        text: reply.text,
-        durationMs: Date.now() - started,
-        ...(reply.usage ? { usage: reply.usage } : {}),
-      });
-
-      const parsed = parseToolAction(reply.text);
-      if (!parsed.ok) {
+      if (turn.kind === "rejected") {
         rejections++;
         consecutive++;
-        emitter.emit({
-          type: "action_rejected",
-          step,
-          code: parsed.error.code,
-          message: parsed.error.message,
-          ...(parsed.error.property ? { property: parsed.error.property } : {}),
-          rejections,
-        });
-        steps.push({
-          action: clip(reply.text, 2000),
-          result: `Rejected (${parsed.error.code}): ${parsed.error.message}`,
-        });
+        steps.push(turn.step);
         if (consecutive >= maxRejections) {
           outcome = "error";
-          error = `the model sent ${consecutive} invalid actions in a row (last: ${parsed.error.code})`;
+          error = `the model sent ${consecutive} invalid actions in a row (last: ${turn.error.code})`;
           break;
         }
         continue;
       }
       consecutive = 0;
-      const done = await session.dispatch(parsed.action, step);
-      steps.push({ action: JSON.stringify(parsed.action), result: done.result });
+      const done = await session.dispatch(turn.action, step);
+      steps.push({ action: JSON.stringify(turn.action), result: done.result });
       if (done.end) {
         outcome = done.end.outcome;
         summary = done.end.summary;
