@@ -1,6 +1,6 @@
 import { CapgateError, closestMatch, signatureFromSchema, type ToolRisk, validate } from "@capgate/schema";
 import type { CapabilitySet } from "./capability-set.js";
-import { InvalidArgumentsError, isRejection, PolicyDeniedError, UnknownToolError } from "./errors.js";
+import { InvalidArgumentsError, PolicyDeniedError, UnknownToolError } from "./errors.js";
 import { truncateMiddle } from "./truncate.js";
 import type { ApprovalRequest, PolicyVerdict, ToolContext, ToolResult } from "./types.js";
 
@@ -67,9 +67,9 @@ export async function executeTool(toolName: string, args: unknown, ctx: ExecuteC
   try {
     verdict = (policy ? await policy(argObj, ctx) : undefined) as PolicyVerdict | undefined;
   } catch (error) {
-    // A refusal is a rejection; anything else a check runs into (a missing parent directory,
-    // an unreadable path) is a failure of this call, reported like one.
-    if (isRejection(error)) throw error;
+    // A refusal (or a broken policy configuration) is thrown; a path the check found missing
+    // (a parent that is a file, say) or a plain error is a failure of this call, reported like one.
+    if (CapgateError.isInstance(error) && error.code !== "not_found") throw error;
     return {
       success: false,
       summary: `${toolName} failed: ${error instanceof Error ? error.message : String(error)}`,

@@ -1,0 +1,29 @@
+import { describe, expect, it } from "vitest";
+import * as api from "./index.js";
+
+// Adding or removing a runtime export is an API decision: this list makes it visible in review.
+describe("@capgate/loop public surface", () => {
+  it("exports exactly these runtime names", () => {
+    expect(Object.keys(api).sort()).toEqual([
+      "BASE_INSTRUCTIONS",
+      "DEFAULT_MAX_STEPS",
+      "EventEmitterForRun",
+      "MemoryStore",
+      "PACKET_SUFFIX",
+      "RUN_EVENT_TYPES",
+      "RunStore",
+      "Session",
+      "approvingMcpCaller",
+      "buildContextPacket",
+      "createChat",
+      "createWorkerService",
+      "isValidRunId",
+      "newRunId",
+      "readTraceFile",
+      "runGoal",
+      "runVerify",
+      "summarise",
+      "systemPrompt",
+    ]);
+  });
+});

@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import * as api from "./index.js";
+
+// Adding or removing a runtime export is an API decision: this list makes it visible in review.
+describe("@capgate/schema public surface", () => {
+  it("exports exactly these runtime names", () => {
+    expect(Object.keys(api).sort()).toEqual([
+      "CapgateError",
+      "MANIFEST_FORMAT",
+      "MAX_ACTION_BYTES",
+      "MAX_ACTION_DEPTH",
+      "PARSE_ERROR_CODES",
+      "TOOL_RISKS",
+      "TOP_LEVEL_TOOL_NAMES",
+      "closestMatch",
+      "compiledValidator",
+      "isTopLevelToolName",
+      "parseJsonStrict",
+      "parseToolAction",
+      "signatureFromSchema",
+      "stableHash",
+      "stableStringify",
+      "topLevelToolNames",
+      "topLevelToolSchemas",
+      "topLevelTools",
+      "validate",
+      "validatorCacheStats",
+    ]);
+  });
+});
+
+describe("@capgate/schema is runtime-neutral", () => {
+  it("imports no Node built-in from its built entry", async () => {
+    const { readFileSync } = await import("node:fs");
+    const built = readFileSync(new URL("../dist/index.js", import.meta.url), "utf8");
+    expect(built).not.toMatch(/from ["'](node:)?(fs|child_process|crypto|path|os|http|net)["']/);
+  });
+});
