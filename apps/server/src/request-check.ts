@@ -1,4 +1,4 @@
-import { type JsonSchema, validate } from "@capgate/schema";
+import { describeIssues, type JsonSchema, validate } from "@capgate/schema";
 import { HttpError } from "./http-errors.js";
 
 /**
@@ -16,21 +16,8 @@ export function checkInput<T>(schema: JsonSchema, value: unknown, what: string):
   }
   const checked = validate(schema, value);
   if (!checked.ok) {
-    const [first, ...rest] = checked.errors;
-    const more =
-      rest.length > 0
-        ? ` Also: ${rest
-            .slice(0, 3)
-            .map((e) => `\`${e.property}\` ${e.message}`)
-            .join("; ")}.`
-        : "";
-    const property = first?.property ?? "";
-    throw new HttpError(
-      400,
-      "invalid_request",
-      `Invalid ${what}: ${property ? `\`${property}\` ` : ""}${first?.message ?? "is invalid"}.${more}`,
-      property ? { property } : {},
-    );
+    const { property, text } = describeIssues(checked.errors);
+    throw new HttpError(400, "invalid_request", `Invalid ${what}: ${text}`, property ? { property } : {});
   }
   return value as T;
 }

@@ -19,4 +19,4 @@ export {
   topLevelTools,
 } from "./top-level.js";
 export type { ValidationIssue, ValidationResult } from "./validate.js";
-export { compiledValidator, validate, validatorCacheStats } from "./validate.js";
+export { compiledValidator, describeIssues, sentence, validate, validatorCacheStats } from "./validate.js";

@@ -2,7 +2,7 @@ import type { JsonSchema } from "./json-schema.js";
 import { lineColumn, readJsonValue, StrictJsonError } from "./strict-json.js";
 import { closestMatch } from "./suggest.js";
 import { sharedTopLevelToolSchemas, type TopLevelToolName } from "./top-level.js";
-import { joinPath, validate } from "./validate.js";
+import { describeIssues, joinPath, validate } from "./validate.js";
 
 export type ParseErrorCode =
   | "invalid_json"
@@ -237,20 +237,8 @@ function checkEnvelope<Name extends string>(
 
   const result = validate(schema, argObj);
   if (!result.ok) {
-    const [firstIssue, ...others] = result.errors;
-    const property = joinPath("arguments", firstIssue?.property ?? "");
-    const more =
-      others.length > 0
-        ? ` Also: ${others
-            .slice(0, 3)
-            .map((o) => `\`${joinPath("arguments", o.property)}\` ${o.message.replace(/\.$/, "")}`)
-            .join("; ")}.`
-        : "";
-    return err(
-      "invalid_arguments",
-      `Invalid arguments for ${toolName}: \`${property}\` ${sentence(firstIssue?.message ?? "is invalid")}${more}`,
-      property,
-    );
+    const { property, text } = describeIssues(result.errors, { under: "arguments" });
+    return err("invalid_arguments", `Invalid arguments for ${toolName}: ${text}`, property);
   }
   return { ok: true, action: { name: toolName, arguments: argObj } };
 }
@@ -276,9 +264,4 @@ function normaliseCapabilityCall(
   const inner: Record<string, unknown> = {};
   for (const k of extras) inner[k] = args[k];
   return { ok: true, args: { tool: args.tool, arguments: inner } };
-}
-
-/** End a message with one full stop. */
-function sentence(text: string): string {
-  return /[.!?]$/.test(text) ? text : `${text}.`;
 }

@@ -24,3 +24,24 @@ describe("parseJsonStrict", () => {
     expect(parseJsonStrict('{"a": 1} x')).toMatchObject({ ok: false, code: "trailing_text" });
   });
 });
+
+describe("describeIssues", () => {
+  it("names the first property, lists up to three more, and ends with one full stop", async () => {
+    const { describeIssues } = await import("./validate.js");
+    const issues = [
+      { property: "q", message: "unexpected property `q`; did you mean `query`? Allowed: query, limit." },
+      { property: "query", message: "missing required property `query`" },
+    ];
+    expect(describeIssues(issues, { under: "arguments" })).toEqual({
+      property: "arguments.q",
+      text: "`arguments.q` unexpected property `q`; did you mean `query`? Allowed: query, limit. Also: `arguments.query` missing required property `query`.",
+    });
+    expect(
+      describeIssues([{ property: "", message: "must be object, got string" }], { root: "arguments" }),
+    ).toEqual({
+      property: "arguments",
+      text: "`arguments` must be object, got string.",
+    });
+    expect(describeIssues([{ property: "", message: "must be object" }]).text).toBe("must be object.");
+  });
+});

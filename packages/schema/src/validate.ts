@@ -211,3 +211,32 @@ function describeCombinator(err: ErrorObject): string {
   });
   return kinds.length > 0 ? `must be one of: ${kinds.join(", ")}` : "matches none of the allowed shapes";
 }
+
+/** End a message with one full stop. */
+export function sentence(text: string): string {
+  return /[.!?]$/.test(text) ? text : `${text}.`;
+}
+
+/**
+ * One message for a failed validation, the same wherever it is shown (the parser, the
+ * executor, the HTTP gateway): "`path` first problem. Also: `p2` …; `p3` …." — paths
+ * joined under `under` (e.g. "arguments"), an empty path shown as `root` (or left out).
+ */
+export function describeIssues(
+  issues: readonly ValidationIssue[],
+  options: { under?: string; root?: string } = {},
+): { property: string; text: string } {
+  const name = (path: string) =>
+    path === "" ? options.under || options.root || "" : joinPath(options.under ?? "", path);
+  const [first, ...rest] = issues;
+  const property = name(first?.property ?? "");
+  const more =
+    rest.length > 0
+      ? ` Also: ${rest
+          .slice(0, 3)
+          .map((e) => `\`${name(e.property)}\` ${e.message.replace(/\.$/, "")}`)
+          .join("; ")}.`
+      : "";
+  const head = property ? `\`${property}\` ` : "";
+  return { property, text: `${head}${sentence(first?.message ?? "is invalid")}${more}` };
+}

@@ -1,4 +1,11 @@
-import { CapgateError, closestMatch, signatureFromSchema, type ToolRisk, validate } from "@capgate/schema";
+import {
+  CapgateError,
+  closestMatch,
+  describeIssues,
+  signatureFromSchema,
+  type ToolRisk,
+  validate,
+} from "@capgate/schema";
 import type { CapabilitySet } from "./capability-set.js";
 import { InvalidArgumentsError, PolicyDeniedError, UnknownToolError } from "./errors.js";
 import { truncateMiddle } from "./truncate.js";
@@ -47,17 +54,10 @@ export async function executeTool(toolName: string, args: unknown, ctx: ExecuteC
   const argObj = input as Record<string, unknown>;
   const checked = validate(tool.inputSchema, argObj);
   if (!checked.ok) {
-    const [first, ...rest] = checked.errors;
-    const more =
-      rest.length > 0
-        ? ` Also: ${rest
-            .slice(0, 3)
-            .map((e) => `\`${e.property}\` ${e.message.replace(/\.$/, "")}`)
-            .join("; ")}.`
-        : "";
+    const { property, text } = describeIssues(checked.errors, { root: "arguments" });
     throw new InvalidArgumentsError(
-      `Invalid arguments for ${toolName}: \`${first?.property || "arguments"}\` ${sentence(first?.message ?? "is invalid")}${more} Signature: ${signatureFromSchema(toolName, tool.inputSchema)}.`,
-      { property: first?.property || "arguments" },
+      `Invalid arguments for ${toolName}: ${text} Signature: ${signatureFromSchema(toolName, tool.inputSchema)}.`,
+      { property },
     );
   }
 
@@ -169,9 +169,4 @@ function capResult(result: ToolResult, maxBytes: number): ToolResult {
 function oneLine(args: Record<string, unknown>): string {
   const text = JSON.stringify(args);
   return text.length > 200 ? `${text.slice(0, 197)}...` : text;
-}
-
-/** End a message with one full stop. */
-function sentence(text: string): string {
-  return /[.!?]$/.test(text) ? text : `${text}.`;
 }

@@ -4,8 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   CapabilitySet,
-  createHostResources,
-  DEFAULT_LIMITS,
+  createToolContext,
   type ExecuteContext,
   executeTool,
   type HostServices,
@@ -18,15 +17,13 @@ export function panelContext(
 ): ExecuteContext {
   const workspace = mkdtempSync(join(tmpdir(), "capgate-panel-"));
   return {
-    workspace,
-    signal: new AbortController().signal,
-    env: {},
-    profile: { name: "Researcher", maySpawnWorkers: false },
-    limits: { ...DEFAULT_LIMITS },
-    policy: options.allowHosts ? { web: { allowHosts: options.allowHosts } } : {},
-    services: options.services ?? {},
-    resources: createHostResources(),
-    stateDir: workspace,
+    ...createToolContext({
+      workspace,
+      env: {},
+      profile: { name: "Researcher", maySpawnWorkers: false },
+      policy: options.allowHosts ? { web: { allowHosts: options.allowHosts } } : {},
+      services: options.services ?? {},
+    }),
     capabilities: new CapabilitySet([capability]),
     loaded: { isToolLoaded: () => true },
   };

@@ -3,8 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   CapabilitySet,
-  createHostResources,
-  DEFAULT_LIMITS,
+  createToolContext,
   executeTool,
   type MemoryEntry,
   type MemoryService,
@@ -44,15 +43,12 @@ function mapMemory(): MemoryService {
 function ctx(services: ToolContext["services"]) {
   const workspace = mkdtempSync(join(tmpdir(), "capgate-mem-"));
   return {
-    workspace,
-    signal: new AbortController().signal,
-    env: {},
-    profile: { name: "Researcher", maySpawnWorkers: false },
-    limits: DEFAULT_LIMITS,
-    policy: {},
-    services,
-    resources: createHostResources(),
-    stateDir: workspace,
+    ...createToolContext({
+      workspace,
+      env: {},
+      profile: { name: "Researcher", maySpawnWorkers: false },
+      services,
+    }),
     capabilities: new CapabilitySet([capability]),
     loaded: { isToolLoaded: () => true },
   };

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   CapabilitySet,
-  createHostResources,
+  createToolContext,
   DEFAULT_LIMITS,
   type ExecuteContext,
   executeTool,
@@ -18,15 +18,13 @@ export function webContext(
 ): ExecuteContext {
   const workspace = mkdtempSync(join(tmpdir(), "capgate-web-"));
   return {
-    workspace,
-    signal: new AbortController().signal,
-    env: {},
-    profile: { name: "Researcher", maySpawnWorkers: false },
-    limits: { ...DEFAULT_LIMITS, ...options.limits },
-    policy: options.allowHosts ? { web: { allowHosts: options.allowHosts } } : {},
-    services: {},
-    resources: createHostResources(),
-    stateDir: workspace,
+    ...createToolContext({
+      workspace,
+      env: {},
+      profile: { name: "Researcher", maySpawnWorkers: false },
+      limits: { ...DEFAULT_LIMITS, ...options.limits },
+      policy: options.allowHosts ? { web: { allowHosts: options.allowHosts } } : {},
+    }),
     capabilities: new CapabilitySet([capability]),
     loaded: { isToolLoaded: () => true },
   };

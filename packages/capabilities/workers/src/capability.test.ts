@@ -3,8 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   CapabilitySet,
-  createHostResources,
-  DEFAULT_LIMITS,
+  createToolContext,
   executeTool,
   type ToolContext,
   type WorkerInfo,
@@ -51,15 +50,7 @@ function controllableWorkers() {
 function ctx(profile: ToolContext["profile"], services: ToolContext["services"]) {
   const workspace = mkdtempSync(join(tmpdir(), "capgate-wk-"));
   return {
-    workspace,
-    signal: new AbortController().signal,
-    env: {},
-    profile,
-    limits: DEFAULT_LIMITS,
-    policy: {},
-    services,
-    resources: createHostResources(),
-    stateDir: workspace,
+    ...createToolContext({ workspace, env: {}, profile, services }),
     capabilities: new CapabilitySet([capability]),
     loaded: { isToolLoaded: () => true },
   };
