@@ -201,6 +201,34 @@ describe("runGoal", () => {
     expect(v?.type === "verified" && v.denied).toContain("browser_panel.open");
   });
 
+  it("verify asks the approver for a configured ask rule, as a tool call would", async () => {
+    const asked: string[] = [];
+    const { env, workspace } = makeEnv({
+      policy: { shell: { ask: [{ prefix: ["true"], reason: "true needs a nod" }] } },
+      approve: async (req) => {
+        asked.push(`${req.tool}: ${req.description}`);
+        return asked.length === 1;
+      },
+    });
+    const model = createScriptedModel([
+      act("verify", { claim: "approved", command: "true" }),
+      act("verify", { claim: "refused", command: "true" }),
+      act("mark_impossible", { reason: "done" }),
+    ]);
+    const seen: RunEvent[] = [];
+    await runGoal(env, {
+      goal: "g",
+      profile: "Orchestrator",
+      model,
+      workspace,
+      onEvent: (e) => seen.push(e),
+    });
+    const verified = seen.filter((e) => e.type === "verified");
+    expect(verified.map((e) => e.type === "verified" && e.passed)).toEqual([true, false]);
+    expect(asked).toHaveLength(2);
+    expect(asked[0]).toContain("true needs a nod");
+  });
+
   it("is native-only by default: an unknown tool is reported as such, not sent to MCP", async () => {
     const { env, workspace } = makeEnv();
     const model = createScriptedModel([

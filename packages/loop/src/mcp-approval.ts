@@ -1,6 +1,6 @@
 import type { McpCaller } from "@capgate/mcp-client";
 import type { ToolRisk } from "@capgate/schema";
-import { PolicyDeniedError, type ToolContext } from "@capgate/tools";
+import { approvalNeeded, requireApproval, type ToolContext } from "@capgate/tools";
 
 /**
  * The configured MCP pool as the fallthrough sees it, with the approval mode applied:
@@ -20,7 +20,7 @@ export function approvingMcpCaller(
     async callTool(server, tool, args, options) {
       const qualified = `${server}/${tool}`;
       const risk = riskOf(qualified);
-      if (mode === "always" || risk !== "read") {
+      if (approvalNeeded(mode, risk)) {
         const request = {
           tool: qualified,
           capability: `mcp:${server}`,
@@ -28,14 +28,7 @@ export function approvingMcpCaller(
           arguments: args,
           description: `${qualified} (MCP, ${risk}) ${JSON.stringify(args).slice(0, 200)}`,
         };
-        const approved = ctx.approve ? await ctx.approve(request, ctx.signal).catch(() => false) : false;
-        if (!approved) {
-          throw new PolicyDeniedError(
-            ctx.approve
-              ? `The operator denied ${qualified}; it was not run.`
-              : `${qualified} needs approval (approval mode '${mode}') and no one can approve here; it was not run.`,
-          );
-        }
+        await requireApproval(ctx, request, `approval mode '${mode}'`);
       }
       return pool.callTool(server, tool, args, options);
     },

@@ -1,5 +1,5 @@
 import { CapgateError } from "@capgate/schema";
-import { runShell, type ToolContext } from "@capgate/tools";
+import { approvalNeeded, requireApproval, runShell, type ToolContext } from "@capgate/tools";
 
 export interface VerifyOutcome {
   passed: boolean;
@@ -26,28 +26,27 @@ export async function runVerify(options: {
 }): Promise<VerifyOutcome> {
   const { command, timeoutMs, ctx } = options;
   const started = Date.now();
+  const refused = (denied: string): VerifyOutcome => ({
+    passed: false,
+    exitCode: null,
+    timedOut: false,
+    outputTail: "",
+    durationMs: Date.now() - started,
+    denied,
+  });
+  const request = (description: string) => ({
+    tool: "verify",
+    capability: "verify",
+    risk: "exec" as const,
+    arguments: { command },
+    description,
+  });
   const mode = ctx.policy.approval ?? "never";
-  if (mode !== "never") {
-    const request = {
-      tool: "verify",
-      capability: "verify",
-      risk: "exec" as const,
-      arguments: { command },
-      description: `verify: ${command}`,
-    };
-    const approved = ctx.approve ? await ctx.approve(request, ctx.signal).catch(() => false) : false;
-    if (!approved) {
-      return {
-        passed: false,
-        exitCode: null,
-        timedOut: false,
-        outputTail: "",
-        durationMs: Date.now() - started,
-        denied: ctx.approve
-          ? "the operator denied the verify command"
-          : "verify needs approval and no one can approve here",
-      };
-    }
+  try {
+    if (approvalNeeded(mode, "exec"))
+      await requireApproval(ctx, request(`verify: ${command}`), `approval mode '${mode}'`);
+  } catch (error) {
+    return refused((error as Error).message);
   }
   try {
     const r = await runShell({
@@ -58,6 +57,12 @@ export async function runVerify(options: {
       maxOutputBytes: ctx.limits.outputBytes,
       signal: ctx.signal,
       policy: ctx.policy.shell,
+      // A configured "ask" rule asks the same approver a tool call would.
+      onAsk: (reason) =>
+        requireApproval(ctx, request(reason), reason).then(
+          () => true,
+          () => false,
+        ),
     });
     const output = [r.stdout, r.stderr].filter((s) => s.length > 0).join("\n");
     const tail = output.length > TAIL_BYTES ? `…${output.slice(-TAIL_BYTES)}` : output;
@@ -69,16 +74,7 @@ export async function runVerify(options: {
       durationMs: Date.now() - started,
     };
   } catch (error) {
-    if (CapgateError.isInstance(error) && error.code === "policy_denied") {
-      return {
-        passed: false,
-        exitCode: null,
-        timedOut: false,
-        outputTail: "",
-        durationMs: Date.now() - started,
-        denied: error.message,
-      };
-    }
+    if (CapgateError.isInstance(error) && error.code === "policy_denied") return refused(error.message);
     throw error;
   }
 }

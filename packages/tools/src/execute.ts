@@ -6,6 +6,7 @@ import {
   type ToolRisk,
   validate,
 } from "@capgate/schema";
+import { approvalNeeded, requireApproval } from "./approval.js";
 import type { CapabilitySet } from "./capability-set.js";
 import { InvalidArgumentsError, PolicyDeniedError, UnknownToolError } from "./errors.js";
 import { truncateMiddle } from "./truncate.js";
@@ -78,7 +79,7 @@ export async function executeTool(toolName: string, args: unknown, ctx: ExecuteC
 
   const mode = ctx.policy.approval ?? "never";
   const askReason = verdict?.ask;
-  if (askReason !== undefined || mode === "always" || (mode === "on-risk" && risk !== "read")) {
+  if (askReason !== undefined || approvalNeeded(mode, risk)) {
     const request: ApprovalRequest = {
       tool: toolName,
       capability: capName,
@@ -86,23 +87,7 @@ export async function executeTool(toolName: string, args: unknown, ctx: ExecuteC
       arguments: argObj,
       description: askReason ?? `${toolName} (${risk}) ${oneLine(argObj)}`,
     };
-    if (!ctx.approve) {
-      throw new PolicyDeniedError(
-        `${toolName} needs approval (${askReason ?? `approval mode '${mode}'`}), and no one can approve here; it was not run.`,
-      );
-    }
-    let approved = false;
-    try {
-      approved = await ctx.approve(request, ctx.signal);
-    } catch (error) {
-      throw new PolicyDeniedError(
-        `Approval for ${toolName} failed: ${(error as Error).message}; it was not run.`,
-        {
-          cause: error,
-        },
-      );
-    }
-    if (!approved) throw new PolicyDeniedError(`The operator denied ${toolName}; it was not run.`);
+    await requireApproval(ctx, request, askReason ?? `approval mode '${mode}'`);
   }
 
   return runHandler(toolName, argObj, ctx, capability.handlers.get(toolName)!);

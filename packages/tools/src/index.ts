@@ -1,4 +1,6 @@
 // Shared guards: workspace confinement, processes, the shell policy, the URL guard.
+
+export { approvalNeeded, requireApproval } from "./approval.js";
 export type {
   BackgroundOutput,
   BackgroundProcessesOptions,
