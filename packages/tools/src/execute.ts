@@ -8,7 +8,7 @@ import {
 } from "@capgate/schema";
 import { approvalNeeded, requireApproval } from "./approval.js";
 import type { CapabilitySet } from "./capability-set.js";
-import { InvalidArgumentsError, PolicyDeniedError, UnknownToolError } from "./errors.js";
+import { InvalidArgumentsError, UnknownToolError } from "./errors.js";
 import { truncateMiddle } from "./truncate.js";
 import type { ApprovalRequest, PolicyVerdict, ToolContext, ToolResult } from "./types.js";
 
