@@ -93,11 +93,8 @@ export async function callTool(
     resources: env.resources,
     stateDir: env.stateDir,
   };
-  const riskOf = (qualified: string): ToolRisk => {
-    const slash = qualified.indexOf("/");
-    const manifest = slash > 0 ? env.registry.get(`mcp:${qualified.slice(0, slash)}`) : undefined;
-    return manifest?.tools.find((t) => t.name === qualified)?.risk ?? "exec";
-  };
+  const riskOf = (qualified: string): ToolRisk => env.registry.tool(qualified)?.risk ?? "exec";
+
   const mcp = options.mcp === false || !env.mcp ? undefined : approvingMcpCaller(env.mcp, ctx, riskOf);
   const outcome = await executeCapabilityStep(
     { tool, arguments: args },

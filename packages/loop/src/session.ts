@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { executeCapabilityStep } from "@capgate/mcp-client";
 import { applyProfile, type ProfilePolicy } from "@capgate/profiles";
 import { Router } from "@capgate/router";
-import { CapgateError, type ToolAction, type ToolManifest, type ToolRisk } from "@capgate/schema";
+import { CapgateError, type ToolAction, type ToolRisk } from "@capgate/schema";
 import {
   type ApprovalHook,
   executeTool,
@@ -120,11 +120,10 @@ export class Session {
   riskOf(tool: string): ToolRisk {
     const manifest =
       this.router.toolManifest(tool) ??
-      this.env.capabilities.lookup(tool)?.tool ??
-      registryTool(this.env, tool);
-    if (manifest) return manifest.risk ?? "read";
-    // Unknown to us: an MCP tool reached by fallthrough. Assume it changes things.
-    return "exec";
+      this.env.registry.tool(tool) ??
+      this.env.capabilities.lookup(tool)?.tool;
+    // Unknown to us: an MCP tool reached by fallthrough before its list was indexed. Assume it changes things.
+    return manifest ? (manifest.risk ?? "read") : "exec";
   }
 
   async dispatch(action: ToolAction, step: number): Promise<StepOutcome> {
@@ -349,11 +348,4 @@ export class Session {
     }
     return undefined;
   }
-}
-
-/** An MCP tool's manifest from the registry (`<server>/<tool>` lives in capability `mcp:<server>`). */
-function registryTool(env: LoopEnvironment, tool: string): ToolManifest | undefined {
-  const slash = tool.indexOf("/");
-  if (slash <= 0) return undefined;
-  return env.registry.get(`mcp:${tool.slice(0, slash)}`)?.tools.find((t) => t.name === tool);
 }

@@ -210,3 +210,32 @@ describe("Registry: search", () => {
     expect(r.search("cap11")[0]?.capability).toBe("cap11");
   });
 });
+
+describe("Registry.tool", () => {
+  it("finds native and MCP tools by their full names", async () => {
+    const { Registry: R } = await import("./registry.js");
+    const r = new R();
+    r.register({
+      name: "notes",
+      version: "1.0.0",
+      description: "Keep notes in the workspace.",
+      profileFit: [],
+      tools: [
+        {
+          name: "notes.add",
+          description: "Add a note.",
+          risk: "write",
+          inputSchema: { type: "object", additionalProperties: false, properties: {} },
+        },
+      ],
+    });
+    r.registerMcpServer("gh", [
+      { name: "create_issue", description: "Open an issue.", annotations: { readOnlyHint: false } },
+    ]);
+    expect(r.tool("notes.add")?.risk).toBe("write");
+    expect(r.tool("gh/create_issue")?.risk).toBe("exec");
+    expect(r.tool("notes.remove")).toBeUndefined();
+    expect(r.tool("nope")).toBeUndefined();
+    expect(r.tool("zz/x")).toBeUndefined();
+  });
+});

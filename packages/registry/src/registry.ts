@@ -1,4 +1,4 @@
-import { type CapabilityManifest, signatureFromSchema } from "@capgate/schema";
+import { type CapabilityManifest, signatureFromSchema, type ToolManifest } from "@capgate/schema";
 import { analyze } from "./analyze.js";
 import { DuplicateCapabilityError, InvalidManifestError } from "./errors.js";
 import {
@@ -154,6 +154,13 @@ export class Registry {
 
   has(name: string): boolean {
     return this.#entries.has(name);
+  }
+
+  /** A tool by its full name: `fs.read` in capability `fs`, `github/create_issue` in `mcp:github`. */
+  tool(name: string): ToolManifest | undefined {
+    const slash = name.indexOf("/");
+    const owner = slash > 0 ? `mcp:${name.slice(0, slash)}` : name.slice(0, name.indexOf("."));
+    return this.get(owner)?.tools.find((t) => t.name === name);
   }
 
   /** Every registered manifest, sorted by name. */
