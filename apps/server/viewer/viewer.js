@@ -123,7 +123,7 @@ function renderRuns(list) {
   if (state.selected && state.runs.has(state.selected)) renderHeader(state.runs.get(state.selected));
 }
 
-async function pollRuns() {
+async function refreshRuns() {
   try {
     const response = await api("/runs?limit=200");
     if (!response.ok) throw new Error(`GET /runs answered ${response.status}`);
@@ -131,9 +131,12 @@ async function pollRuns() {
     setStatus(`updated ${new Date().toLocaleTimeString([], { hour12: false })}`);
   } catch (error) {
     setStatus(String(error.message ?? error), true);
-  } finally {
-    setTimeout(pollRuns, POLL_MS);
   }
+}
+
+async function pollRuns() {
+  await refreshRuns();
+  setTimeout(pollRuns, POLL_MS);
 }
 
 // ---- one run ------------------------------------------------------------------------
@@ -377,6 +380,8 @@ function approvalActions(e) {
 function addEvent(e) {
   if (e.type === "approval_resolved") state.pending.get(e.approvalId)?.remove();
   if (e.type === "run_ended") state.ended = true;
+  // The list shows outcome and pending approvals: bring it up to date now, not at the next poll.
+  if (e.type === "run_ended" || e.type.startsWith("approval_")) void refreshRuns();
   const { title, tone, body = [] } = describe(e);
   const timeline = $("timeline");
   const pane = timeline.parentElement;
