@@ -1,57 +1,69 @@
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import { CapgateError } from "@capgate/schema";
 import { type ProcessResult, realWorkspace, runProcess, type ToolContext } from "@capgate/tools";
+import { operatorIdentity } from "./identity.js";
+import { checkRepository, MissingRepositoryError } from "./repo-guard.js";
 
 /**
  * Options before every git subcommand. They make git run git and nothing of the
- * repository's: no hooks (a hook is arbitrary code; see docs/capabilities-shell-git.md), no
- * fsmonitor daemon, no pager, no editor, no signing program, no colours; `--literal-pathspecs`
- * so a path is a name, never a glob or `:(magic)`; `user.useConfigOnly` so a commit never
- * carries an invented identity such as `root@host.(none)`.
+ * repository's: no hooks (a hook is arbitrary code; see docs/git-and-files.md), no
+ * fsmonitor daemon, no pager, no editor, no signing program, no external diff, no
+ * credential helper, no transport at all (so no ssh command, proxy or `ext::` helper can
+ * run), no submodule recursion, no background gc; `--literal-pathspecs` so a path is a
+ * name, never a glob or `:(magic)`; `user.useConfigOnly` so a commit never carries an
+ * invented identity such as `root@host.(none)`. Command-line `-c` wins over the
+ * repository's config, which is read before it.
  */
 export const GIT_GLOBAL_ARGS: readonly string[] = [
   "--no-pager",
   "--literal-pathspecs",
-  "-c",
-  "core.hooksPath=/dev/null",
-  "-c",
-  "core.fsmonitor=false",
-  "-c",
-  "core.pager=cat",
-  "-c",
-  "core.editor=true",
-  "-c",
-  "core.quotePath=false",
-  "-c",
-  "color.ui=false",
-  "-c",
-  "commit.gpgSign=false",
-  "-c",
-  "tag.gpgSign=false",
-  "-c",
-  "log.showSignature=false",
-  "-c",
-  "user.useConfigOnly=true",
-  "-c",
-  "advice.detachedHead=false",
+  ...[
+    "core.hooksPath=/dev/null",
+    "core.fsmonitor=false",
+    "core.pager=cat",
+    "core.editor=true",
+    "core.sshCommand=false",
+    "core.askPass=",
+    "core.excludesFile=",
+    "core.attributesFile=",
+    "core.quotePath=false",
+    "diff.external=",
+    "credential.helper=",
+    // protocol.<name>.allow beats protocol.allow, so each is pinned too.
+    "protocol.allow=never",
+    ...["file", "ext", "ssh", "git", "http", "https", "fd"].map((p) => `protocol.${p}.allow=never`),
+    "submodule.recurse=false",
+    "diff.ignoreSubmodules=all",
+    "status.submoduleSummary=false",
+    "gc.auto=0",
+    "maintenance.auto=false",
+    "color.ui=false",
+    "commit.gpgSign=false",
+    "tag.gpgSign=false",
+    "log.showSignature=false",
+    "log.mailmap=false",
+    "user.useConfigOnly=true",
+    "advice.detachedHead=false",
+  ].flatMap((setting) => ["-c", setting]),
 ];
 
-/** GIT_* variables a host may pass through: who commits and which config files to read. */
+/** GIT_* variables a host may pass through: who commits. Nothing that names a repository or config. */
 const KEPT_GIT_VARIABLES = new Set([
   "GIT_AUTHOR_NAME",
   "GIT_AUTHOR_EMAIL",
   "GIT_COMMITTER_NAME",
   "GIT_COMMITTER_EMAIL",
-  "GIT_CONFIG_GLOBAL",
-  "GIT_CONFIG_SYSTEM",
-  "GIT_CONFIG_NOSYSTEM",
 ]);
+
+/** Host variables git would read config or attributes from (XDG_CONFIG_HOME/git/…). */
+const DROPPED_VARIABLES = new Set(["XDG_CONFIG_HOME", "XDG_CONFIG_DIRS", "PREFIX"]);
 
 /**
  * The environment git runs with: `ctx.env` without the variables that would point git at
- * another repository or inject configuration (GIT_DIR, GIT_WORK_TREE, GIT_CONFIG_COUNT, …),
- * plus no prompts, no pager, no editor, the C locale for parseable messages, and a ceiling
- * at the workspace's parent so git never discovers a repository above the workspace.
+ * another repository or inject configuration (GIT_DIR, GIT_CONFIG_COUNT, GIT_CONFIG_GLOBAL,
+ * XDG_CONFIG_HOME, …), then GIT_DIR/GIT_WORK_TREE pinned to the workspace, no system or
+ * global config, no prompts, no pager, no editor, no lazy fetch, the C locale for parseable
+ * messages, and a ceiling at the workspace's parent.
  */
 export function gitEnv(
   env: Record<string, string | undefined>,
@@ -61,19 +73,28 @@ export function gitEnv(
   for (const [key, value] of Object.entries(env)) {
     if (value === undefined) continue;
     if (key.startsWith("GIT_") && !KEPT_GIT_VARIABLES.has(key)) continue;
+    if (DROPPED_VARIABLES.has(key)) continue;
     out[key] = value;
   }
   Object.assign(out, {
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_CONFIG_GLOBAL: "/dev/null",
     GIT_TERMINAL_PROMPT: "0",
     GIT_PAGER: "cat",
     PAGER: "cat",
     GIT_EDITOR: "true",
     GIT_SEQUENCE_EDITOR: "true",
     GIT_OPTIONAL_LOCKS: "0",
+    GIT_NO_LAZY_FETCH: "1",
+    GIT_PROTOCOL_FROM_USER: "0",
     LC_ALL: "C",
     LANGUAGE: "C",
   });
-  if (root !== undefined) out.GIT_CEILING_DIRECTORIES = dirname(root);
+  if (root !== undefined) {
+    out.GIT_CEILING_DIRECTORIES = dirname(root);
+    out.GIT_DIR = join(root, ".git");
+    out.GIT_WORK_TREE = root;
+  }
   return out;
 }
 
@@ -102,11 +123,19 @@ export async function git(
 ): Promise<ProcessResult> {
   const root = await realWorkspace(ctx.workspace);
   const timeoutMs = gitTimeout(ctx.limits.timeoutMs);
+  let overrides: string[];
+  try {
+    const checked = await checkRepository(root, { path: ctx.env.PATH, signal: ctx.signal });
+    overrides = [...checked.overrides, ...(await operatorIdentity(ctx.env, checked.keys))];
+  } catch (error) {
+    if (error instanceof MissingRepositoryError) throw await notARepository(ctx, root);
+    throw spawnError(error);
+  }
   let result: ProcessResult;
   try {
     result = await runProcess({
       file: "git",
-      args: [...GIT_GLOBAL_ARGS, ...args],
+      args: [...GIT_GLOBAL_ARGS, ...overrides.flatMap((o) => ["-c", o]), ...args],
       cwd: root,
       env: gitEnv(ctx.env, root),
       timeoutMs,
@@ -115,14 +144,7 @@ export async function git(
       ...(options.input === undefined ? {} : { input: options.input }),
     });
   } catch (error) {
-    if (CapgateError.isInstance(error) && error.code === "spawn_failed") {
-      throw new CapgateError(
-        "git_not_found",
-        "git is not installed (no `git` on the PATH of this host); the git tools need it.",
-        { cause: error },
-      );
-    }
-    throw error;
+    throw spawnError(error);
   }
   if (result.timedOut) {
     throw new CapgateError("timeout", `git ${args[0]} timed out after ${timeoutMs} ms and was stopped.`);
@@ -132,6 +154,17 @@ export async function git(
     throw await notARepository(ctx, root);
   }
   return result;
+}
+
+function spawnError(error: unknown): unknown {
+  if (CapgateError.isInstance(error) && error.code === "spawn_failed") {
+    return new CapgateError(
+      "git_not_found",
+      "git is not installed (no `git` on the PATH of this host); the git tools need it.",
+      { cause: error },
+    );
+  }
+  return error;
 }
 
 /** Like `git`, but a non-zero exit throws with git's own message. */
@@ -164,7 +197,7 @@ async function notARepository(ctx: ToolContext, root: string): Promise<CapgateEr
   try {
     const probe = await runProcess({
       file: "git",
-      args: ["rev-parse", "--show-toplevel"],
+      args: [...GIT_GLOBAL_ARGS, "rev-parse", "--show-toplevel"],
       cwd: root,
       env: gitEnv(ctx.env, undefined),
       timeoutMs: gitTimeout(ctx.limits.timeoutMs),

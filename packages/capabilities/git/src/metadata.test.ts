@@ -1,0 +1,265 @@
+import { createHash } from "node:crypto";
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { join } from "node:path";
+import type { ToolResult } from "@capgate/tools";
+import { afterEach, describe, expect, it } from "vitest";
+import { createRepo, createRepoWithHistory, type GitTestRepo } from "./test-support.js";
+
+// Each test builds a workspace whose repository metadata (which the model can write)
+// points git outside the workspace or at a program, plus an OUTSIDE repository that must
+// come out byte-identical, and a marker file that a program run by git would create.
+
+const open: GitTestRepo[] = [];
+afterEach(async () => {
+  for (const r of open.splice(0)) await r.close();
+});
+const track = (r: GitTestRepo) => {
+  open.push(r);
+  return r;
+};
+
+/** Hash of a whole tree: names, types, modes, link targets and file bytes (`.git` included). */
+function treeHash(dir: string): string {
+  const hash = createHash("sha256");
+  const walk = (d: string) => {
+    for (const name of readdirSync(d).sort()) {
+      const full = join(d, name);
+      const info = lstatSync(full);
+      hash.update(`${full}\0${info.mode}\0`);
+      if (info.isSymbolicLink()) hash.update(readlinkSync(full));
+      else if (info.isDirectory()) walk(full);
+      else hash.update(readFileSync(full));
+    }
+  };
+  walk(dir);
+  return hash.digest("hex");
+}
+
+/** The eight tools, each with arguments that would touch the repository. */
+const CALLS: [string, Record<string, unknown>][] = [
+  ["git.status", {}],
+  ["git.diff", {}],
+  ["git.log", {}],
+  ["git.show", { ref: "HEAD" }],
+  ["git.add", { paths: ["README.md"] }],
+  ["git.commit", { message: "from the tool" }],
+  ["git.branch", { name: "made-by-tool" }],
+  ["git.checkout", { ref: "made-by-tool-2", create: true }],
+];
+
+async function outcome(repo: GitTestRepo, tool: string, args: Record<string, unknown>): Promise<ToolResult> {
+  return repo.call(tool, args).catch((error: { code?: string; message?: string }) => ({
+    success: false,
+    summary: `rejected ${error.code}: ${error.message}`,
+  }));
+}
+
+/** Every tool call fails with a message matching `why`; the outside repository is untouched. */
+async function expectAllRefused(repo: GitTestRepo, outside: GitTestRepo, why: RegExp): Promise<void> {
+  const before = treeHash(outside.root);
+  for (const [tool, args] of CALLS) {
+    const r = await outcome(repo, tool, args);
+    expect(r.success, `${tool}: ${r.summary}`).toBe(false);
+    expect(r.summary, tool).toMatch(why);
+  }
+  expect(treeHash(outside.root)).toBe(before);
+}
+
+/** A script that appends its name to `marker` and passes stdin through (a working filter). */
+function markerScript(repo: GitTestRepo, name: string, marker: string): string {
+  const file = join(repo.root, name);
+  writeFileSync(file, `#!/bin/sh\necho ${name} >> '${marker}'\ncat\n`);
+  chmodSync(file, 0o755);
+  return file;
+}
+
+describe("metadata pointing outside the workspace is refused, naming it", () => {
+  it("a .git file with gitdir: pointing at another repository", async () => {
+    const outside = track(createRepoWithHistory());
+    const repo = track(createRepo({ init: false }));
+    repo.write("README.md", "# in the workspace\n");
+    writeFileSync(join(repo.workspace, ".git"), `gitdir: ${join(outside.workspace, ".git")}\n`);
+    await expectAllRefused(
+      repo,
+      outside,
+      /'\.git' in the workspace is a file pointing git at '.*outside|is a file pointing git at/,
+    );
+  });
+
+  it("a .git symlink to another repository", async () => {
+    const outside = track(createRepoWithHistory());
+    const repo = track(createRepo({ init: false }));
+    repo.write("README.md", "# in the workspace\n");
+    symlinkSync(join(outside.workspace, ".git"), join(repo.workspace, ".git"));
+    await expectAllRefused(repo, outside, /'\.git' in the workspace is a symbolic link/);
+  });
+
+  it("core.worktree in .git/config", async () => {
+    const outside = track(createRepoWithHistory());
+    const repo = track(createRepoWithHistory());
+    repo.git("config", "core.worktree", outside.workspace);
+    await expectAllRefused(repo, outside, /sets 'core\.worktree = .*outside the workspace/);
+  });
+
+  it("objects/info/alternates borrowing another repository's objects", async () => {
+    const outside = track(createRepoWithHistory());
+    const repo = track(createRepoWithHistory());
+    writeFileSync(
+      join(repo.workspace, ".git/objects/info/alternates"),
+      `${join(outside.workspace, ".git/objects")}\n`,
+    );
+    await expectAllRefused(repo, outside, /'\.git\/objects\/info\/alternates' borrows objects from '.*'/);
+    // The host's GIT_ALTERNATE_OBJECT_DIRECTORIES is dropped, not obeyed.
+    const clean = track(createRepoWithHistory());
+    outside.write("secret.txt", "outside only\n");
+    outside.git("add", "secret.txt");
+    outside.git("commit", "-q", "-m", "Outside only");
+    const secret = outside.git("rev-parse", "HEAD").trim();
+    const env = { ...clean.env, GIT_ALTERNATE_OBJECT_DIRECTORIES: join(outside.workspace, ".git/objects") };
+    const shown = await clean.call("git.show", { ref: secret }, { env });
+    expect(shown.success).toBe(false);
+    expect(shown.summary).not.toContain("outside only");
+  });
+
+  it("a .git/commondir pointing at another repository", async () => {
+    const outside = track(createRepoWithHistory());
+    const repo = track(createRepoWithHistory());
+    writeFileSync(join(repo.workspace, ".git/commondir"), `${join(outside.workspace, ".git")}\n`);
+    await expectAllRefused(repo, outside, /'\.git\/commondir' points git at '.*', outside the workspace/);
+  });
+
+  it("a symlink inside .git leading out (objects → another object store)", async () => {
+    const outside = track(createRepoWithHistory());
+    const repo = track(createRepoWithHistory());
+    renameSync(join(repo.workspace, ".git/objects"), join(repo.root, "own-objects"));
+    symlinkSync(join(outside.workspace, ".git/objects"), join(repo.workspace, ".git/objects"));
+    await expectAllRefused(
+      repo,
+      outside,
+      /'\.git\/objects' is a symbolic link to '.*', outside the workspace/,
+    );
+  });
+
+  it("include.path and includeIf pulling config from another file", async () => {
+    const outside = track(createRepoWithHistory());
+    const repo = track(createRepoWithHistory());
+    const marker = join(repo.root, "ran.log");
+    const script = markerScript(repo, "prog", marker);
+    const extra = join(repo.root, "extra.gitconfig");
+    writeFileSync(extra, `[core]\n\tfsmonitor = ${script}\n[filter "x"]\n\tclean = ${script}\n`);
+    repo.git("config", "include.path", extra);
+    repo.write("README.md", "# changed\n");
+    await expectAllRefused(repo, outside, /sets 'include\.path = .*pulls in configuration from another file/);
+    repo.git("config", "--unset", "include.path");
+    repo.git("config", `includeIf.gitdir:${repo.workspace}/.path`, extra);
+    await expectAllRefused(repo, outside, /sets 'includeif\..*\.path = .*pulls in configuration/i);
+    expect(existsSync(marker)).toBe(false);
+  });
+});
+
+describe("programs the repository configures never run", () => {
+  it("filter clean/smudge/process drivers (also required ones) are neutralised; plain git runs them", async () => {
+    const outside = track(createRepoWithHistory());
+    const repo = track(createRepoWithHistory());
+    const marker = join(repo.root, "ran.log");
+    const script = markerScript(repo, "filter", marker);
+    repo.git("config", "filter.evil.clean", script);
+    repo.git("config", "filter.evil.smudge", script);
+    repo.git("config", "filter.evil.required", "true");
+    repo.git("config", "filter.Proc.process", script);
+    repo.git("config", "filter.Proc.required", "true");
+    repo.write(".gitattributes", "*.md filter=evil\n*.txt filter=Proc\n");
+    repo.write("README.md", "# filtered?\n");
+    repo.write("notes.txt", "text\n");
+    const before = treeHash(outside.root);
+    for (const [tool, args] of [
+      ...CALLS,
+      ["git.add", { paths: ["notes.txt", ".gitattributes"] }] as [string, Record<string, unknown>],
+      ["git.commit", { message: "second" }] as [string, Record<string, unknown>],
+      ["git.checkout", { ref: "main" }] as [string, Record<string, unknown>],
+      ["git.checkout", { ref: "HEAD~1" }] as [string, Record<string, unknown>],
+    ]) {
+      const r = await outcome(repo, tool, args);
+      expect(r.summary, tool).not.toMatch(/external filter|filter.*failed/);
+    }
+    expect(existsSync(marker)).toBe(false);
+    expect(treeHash(outside.root)).toBe(before);
+    // The content was staged as written (no filter in between).
+    expect(repo.git("show", "made-by-tool-2:README.md")).toBe("# filtered?\n");
+
+    // Control: plain git in the same repository runs the driver, so the check above can fail.
+    repo.git("checkout", "-q", "main");
+    repo.write(".gitattributes", "*.md filter=evil\n");
+    repo.write("README.md", "# plain git\n");
+    repo.git("add", "README.md");
+    expect(readFileSync(marker, "utf8")).toMatch(/filter/);
+  });
+
+  it("textconv, diff and merge drivers, sshCommand, pager and fsmonitor are not run", async () => {
+    const repo = track(createRepoWithHistory());
+    const marker = join(repo.root, "ran.log");
+    const script = markerScript(repo, "prog", marker);
+    repo.git("config", "diff.conv.textconv", script);
+    repo.git("config", "diff.conv.command", script);
+    repo.git("config", "merge.conv.driver", script);
+    repo.git("config", "diff.external", script);
+    repo.git("config", "core.sshCommand", script);
+    repo.git("config", "core.pager", script);
+    repo.git("config", "pager.log", script);
+    repo.git("config", "core.fsmonitor", script);
+    repo.git("config", "credential.helper", `!${script}`);
+    repo.git("config", "protocol.ext.allow", "always");
+    repo.write(".gitattributes", "*.md diff=conv merge=conv\n");
+    repo.write("README.md", "# changed\n");
+    expect((await repo.call("git.diff")).summary).toContain("+# changed");
+    for (const [tool, args] of CALLS) await outcome(repo, tool, args);
+    expect((await repo.call("git.show", { ref: "HEAD" })).success).toBe(true);
+    expect(existsSync(marker)).toBe(false);
+    // Control: plain git uses the textconv driver.
+    repo.write("README.md", "# once more\n");
+    repo.git("diff");
+    expect(readFileSync(marker, "utf8")).toMatch(/prog/);
+  });
+
+  it("a driver name git cannot be told to ignore is refused, naming the setting", async () => {
+    const repo = track(createRepoWithHistory());
+    const marker = join(repo.root, "ran.log");
+    const script = markerScript(repo, "prog", marker);
+    repo.git("config", "filter.a=b.clean", script);
+    repo.write(".gitattributes", "*.md filter=a=b\n");
+    const r = await repo.call("git.status");
+    expect(r.success).toBe(false);
+    expect(r.summary).toContain("filter.a=b.clean");
+    expect(existsSync(marker)).toBe(false);
+  });
+});
+
+describe("what the operator's own config still gives", () => {
+  it("the global identity is used when the repository sets none; nothing else from the global file applies", async () => {
+    const repo = track(createRepoWithHistory());
+    repo.git("config", "--unset", "user.name");
+    repo.git("config", "--unset", "user.email");
+    const marker = join(repo.root, "ran.log");
+    const script = markerScript(repo, "hook", marker);
+    writeFileSync(
+      join(repo.env.HOME, ".gitconfig"),
+      `[user]\n\tname = Global Person\n\temail = global@example.com\n[core]\n\tfsmonitor = ${script}\n\thooksPath = ${repo.root}\n`,
+    );
+    repo.write("README.md", "# by global\n");
+    await repo.call("git.add", { paths: ["README.md"] });
+    const r = await repo.call("git.commit", { message: "global identity" });
+    expect(r.success, r.summary).toBe(true);
+    expect(repo.git("log", "-1", "--format=%an <%ae>").trim()).toBe("Global Person <global@example.com>");
+    expect(existsSync(marker)).toBe(false);
+  });
+});

@@ -1,0 +1,290 @@
+import { lstat, readdir, readFile, realpath } from "node:fs/promises";
+import { isAbsolute, join, relative, resolve } from "node:path";
+import { CapgateError } from "@capgate/schema";
+import { isInside, runProcess } from "@capgate/tools";
+
+/**
+ * What a git call may run with, once the repository's metadata has been checked: the
+ * `.git` directory to pin GIT_DIR to, and `-c` overrides neutralising every program the
+ * repository's own config names (filter, diff and merge drivers), plus the identity the
+ * operator's global config would have given (global config itself is never read by git).
+ */
+export interface CheckedRepository {
+  root: string;
+  gitDir: string;
+  /** `-c name=value` pairs, appended after the fixed hardening options. */
+  overrides: string[];
+  /** Lower-cased keys the repository's config sets (e.g. `user.name`). */
+  keys: ReadonlySet<string>;
+}
+
+/** A repository whose metadata points git outside the workspace, or at programs it would run. */
+export class UnsafeRepositoryError extends CapgateError {
+  constructor(message: string, options: { property?: string } = {}) {
+    super("unsafe_repository", message, { property: options.property ?? "workspace" });
+    this.name = "UnsafeRepositoryError";
+  }
+}
+
+/** No `.git` at the workspace root: the caller explains (with a hint about an enclosing repository). */
+export class MissingRepositoryError extends CapgateError {
+  constructor() {
+    super("not_a_repository", "the workspace has no .git directory");
+    this.name = "MissingRepositoryError";
+  }
+}
+
+/**
+ * The environment for reading config files with git itself: nothing from the host, no
+ * system or global file, so reading a file is all it does (`git config --file` runs no
+ * program and, with `--no-includes`, reads no other file).
+ */
+function readerEnv(path: string | undefined): Record<string, string> {
+  return {
+    PATH: path ?? "/usr/bin:/bin",
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_CONFIG_GLOBAL: "/dev/null",
+    LC_ALL: "C",
+    HOME: "/nonexistent",
+  };
+}
+
+/** `key → values` of one config file, read by git (`--list -z`: "key\nvalue\0" records). */
+async function readConfigFile(
+  file: string,
+  path: string | undefined,
+  signal: AbortSignal,
+): Promise<[string, string | undefined][]> {
+  const r = await runProcess({
+    file: "git",
+    args: ["config", "--no-includes", "--file", file, "--list", "-z"],
+    cwd: "/",
+    env: readerEnv(path),
+    timeoutMs: 10_000,
+    maxOutputBytes: 4 * 1024 * 1024,
+    signal,
+  });
+  if (r.exitCode !== 0 || r.truncated) {
+    throw new UnsafeRepositoryError(
+      `the repository config '${file}' cannot be read safely (${r.truncated ? "it is larger than 4 MiB" : r.stderr.trim().slice(0, 300) || `git config exited with ${r.exitCode}`}); fix or remove it before using the git tools.`,
+    );
+  }
+  const out: [string, string | undefined][] = [];
+  for (const record of r.stdout.split("\0")) {
+    if (record === "") continue;
+    const nl = record.indexOf("\n");
+    out.push(nl === -1 ? [record, undefined] : [record.slice(0, nl), record.slice(nl + 1)]);
+  }
+  return out;
+}
+
+/** Does `target` (a path written in a metadata file, relative to `base`) resolve inside `root`? */
+async function resolvesInside(root: string, base: string, target: string): Promise<string | undefined> {
+  const abs = isAbsolute(target) ? target : resolve(base, target);
+  let real: string;
+  try {
+    real = await realpath(abs);
+  } catch {
+    // A path that does not exist cannot be read from; judge it as written.
+    real = resolve(abs);
+  }
+  return isInside(root, real) ? undefined : real;
+}
+
+async function lstatOrNull(path: string) {
+  try {
+    return await lstat(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return null;
+    throw error;
+  }
+}
+
+const rel = (root: string, abs: string) => relative(root, abs) || ".";
+
+/**
+ * `.git` must be a real directory at the workspace root: a `.git` *file* (`gitdir: …`, as
+ * worktrees and submodules use) or a symlink could point anywhere, and git would follow it.
+ */
+async function checkGitDir(root: string): Promise<string> {
+  const gitDir = join(root, ".git");
+  const entry = await lstatOrNull(gitDir);
+  if (!entry) throw new MissingRepositoryError();
+  if (entry.isSymbolicLink()) {
+    throw new UnsafeRepositoryError(
+      `'.git' in the workspace is a symbolic link, so git would use a repository wherever it points; the git tools only use a real .git directory inside the workspace. Replace the link with the repository itself.`,
+    );
+  }
+  if (entry.isFile()) {
+    const text = await readFile(gitDir, "utf8").catch(() => "");
+    const target = /^gitdir:\s*(.*)$/m.exec(text)?.[1]?.trim();
+    throw new UnsafeRepositoryError(
+      `'.git' in the workspace is a file${target ? ` pointing git at '${target.slice(0, 200)}'` : ""} (a linked worktree or submodule), so git would read and write a repository outside the workspace; the git tools only use a real .git directory at the workspace root. Use the main checkout as the workspace.`,
+    );
+  }
+  if (!entry.isDirectory()) {
+    throw new UnsafeRepositoryError(
+      `'.git' in the workspace is not a directory; the git tools need a repository.`,
+    );
+  }
+  return gitDir;
+}
+
+/**
+ * Links inside `.git` that lead out of the workspace (`objects` → another repository's
+ * object store, `config` → a file elsewhere): refused, naming the entry. Checked for the
+ * entries git reads or writes as a whole and for the object store's info and pack folders.
+ */
+async function checkLinks(root: string, gitDir: string): Promise<void> {
+  const dirs = [
+    gitDir,
+    join(gitDir, "objects"),
+    join(gitDir, "objects", "info"),
+    join(gitDir, "objects", "pack"),
+  ];
+  for (const dir of dirs) {
+    let names: string[];
+    try {
+      names = await readdir(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const path = join(dir, name);
+      const info = await lstatOrNull(path);
+      if (!info?.isSymbolicLink()) continue;
+      const outside = await resolvesInside(root, dir, path);
+      if (outside) {
+        throw new UnsafeRepositoryError(
+          `'${rel(root, path)}' is a symbolic link to '${outside}', outside the workspace; git would read or write there. Remove the link.`,
+        );
+      }
+    }
+  }
+}
+
+/** `objects/info/alternates` and $GIT_ALTERNATE_OBJECT_DIRECTORIES-style borrowing from outside. */
+async function checkAlternates(root: string, objectsDir: string): Promise<void> {
+  const file = join(objectsDir, "info", "alternates");
+  const text = await readFile(file, "utf8").catch(() => undefined);
+  if (text === undefined) return;
+  for (const raw of text.split("\n")) {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#")) continue;
+    // git unquotes C-style quoted entries; a quoted entry is judged by its unquoted text.
+    const target = line.startsWith('"') ? line.slice(1, line.endsWith('"') ? -1 : undefined) : line;
+    const outside = await resolvesInside(root, objectsDir, target);
+    if (outside) {
+      throw new UnsafeRepositoryError(
+        `'${rel(root, file)}' borrows objects from '${outside}', outside the workspace, so git would show that repository's content. Remove the file (or the line) to use the git tools.`,
+      );
+    }
+  }
+}
+
+/** `.git/commondir` (a linked worktree's pointer to the main repository): only inside the workspace. */
+async function checkCommonDir(root: string, gitDir: string): Promise<string | undefined> {
+  const file = join(gitDir, "commondir");
+  const text = await readFile(file, "utf8").catch(() => undefined);
+  if (text === undefined) return undefined;
+  const target = text.trim();
+  const outside = await resolvesInside(root, gitDir, target);
+  if (outside) {
+    throw new UnsafeRepositoryError(
+      `'.git/commondir' points git at '${outside}', outside the workspace; the git tools only use a repository inside it. Remove the file.`,
+    );
+  }
+  return isAbsolute(target) ? target : resolve(gitDir, target);
+}
+
+/** Config keys that pull further config in from elsewhere: refused, since their content is unchecked. */
+function isInclude(key: string): boolean {
+  return key === "include.path" || (key.startsWith("includeif.") && key.endsWith(".path"));
+}
+
+/** `section.subsection.name` → [section, subsection, name]; subsection undefined for two-part keys. */
+function splitKey(key: string): [string, string | undefined, string] {
+  const first = key.indexOf(".");
+  const last = key.lastIndexOf(".");
+  if (first === last) return [key.slice(0, first), undefined, key.slice(last + 1)];
+  return [key.slice(0, first), key.slice(first + 1, last), key.slice(last + 1)];
+}
+
+/**
+ * Overrides for the programs a config names. git has no switch that disables every
+ * filter or driver, but a later `-c filter.X.clean=` (empty) does disable that one, so each
+ * configured name gets empty values; a name git could not take back through `-c` (it
+ * holds `=` or a control character) is refused instead.
+ */
+function overridesFor(entries: readonly [string, string | undefined][], source: string): string[] {
+  const out = new Set<string>();
+  for (const [key, value] of entries) {
+    const lower = key.toLowerCase();
+    if (isInclude(lower)) {
+      throw new UnsafeRepositoryError(
+        `${source} sets '${key}${value === undefined ? "" : ` = ${value.slice(0, 200)}`}', which pulls in configuration from another file that the git tools cannot check; remove the setting to use them.`,
+        { property: key },
+      );
+    }
+    if (lower === "core.worktree") {
+      throw new UnsafeRepositoryError(
+        `${source} sets 'core.worktree = ${(value ?? "").slice(0, 200)}', which would point git at files outside the workspace; the git tools always use the workspace as the work tree. Remove it with \`git config --unset core.worktree\`.`,
+        { property: key },
+      );
+    }
+    const [section, sub, name] = splitKey(key);
+    const s = section.toLowerCase();
+    if (sub === undefined) continue;
+    const drivers: Record<string, readonly string[]> = {
+      filter: ["clean", "smudge", "process"],
+      diff: ["textconv", "command"],
+      merge: ["driver"],
+    };
+    const names = drivers[s];
+    if (!names?.includes(name.toLowerCase())) continue;
+    if (sub.includes("=") || [...sub].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f)) {
+      throw new UnsafeRepositoryError(
+        `${source} configures a ${s} driver named ${JSON.stringify(sub)} ('${key}'), a name git cannot be told to ignore; remove the setting to use the git tools.`,
+        { property: key },
+      );
+    }
+    for (const n of names) out.add(`${s}.${sub}.${n}=`);
+    if (s === "filter") out.add(`filter.${sub}.required=false`);
+  }
+  return [...out];
+}
+
+/**
+ * Check the repository rooted at `root` before git touches it: `.git` a real directory,
+ * no links or `commondir`/`alternates` leading outside, no `include`/`core.worktree` in its
+ * config, and every filter/diff/merge driver it configures neutralised.
+ * @throws MissingRepositoryError when there is no `.git`; UnsafeRepositoryError naming the file or setting otherwise.
+ */
+export async function checkRepository(
+  root: string,
+  options: { path?: string; signal: AbortSignal },
+): Promise<CheckedRepository> {
+  const gitDir = await checkGitDir(root);
+  await checkLinks(root, gitDir);
+  const common = await checkCommonDir(root, gitDir);
+  const objectsDirs = [join(gitDir, "objects"), ...(common ? [join(common, "objects")] : [])];
+  for (const dir of objectsDirs) await checkAlternates(root, dir);
+  const overrides: string[] = [];
+  const keys = new Set<string>();
+  const configs = [join(gitDir, "config"), join(gitDir, "config.worktree")];
+  if (common) configs.push(join(common, "config"));
+  for (const file of configs) {
+    const info = await lstatOrNull(file);
+    if (!info) continue;
+    if (!info.isFile()) {
+      throw new UnsafeRepositoryError(
+        `'${rel(root, file)}' is not a regular file; git would not read it as config safely.`,
+      );
+    }
+    const entries = await readConfigFile(file, options.path, options.signal);
+    overrides.push(...overridesFor(entries, `'${rel(root, file)}'`));
+    for (const [key] of entries) keys.add(key.toLowerCase());
+  }
+  return { root, gitDir, overrides: [...new Set(overrides)], keys };
+}
