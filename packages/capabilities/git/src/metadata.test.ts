@@ -252,7 +252,7 @@ describe("what the operator's own config still gives", () => {
     const marker = join(repo.root, "ran.log");
     const script = markerScript(repo, "hook", marker);
     writeFileSync(
-      join(repo.env.HOME, ".gitconfig"),
+      join(repo.root, "home", ".gitconfig"),
       `[user]\n\tname = Global Person\n\temail = global@example.com\n[core]\n\tfsmonitor = ${script}\n\thooksPath = ${repo.root}\n`,
     );
     repo.write("README.md", "# by global\n");
