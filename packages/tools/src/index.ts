@@ -51,6 +51,8 @@ export {
 export { DEFAULT_KILL_GRACE_MS } from "./process-group.js";
 export type { ProcessResult, RunProcessOptions } from "./process-runner.js";
 export { describeExit, runProcess } from "./process-runner.js";
+export type { FileType, OpenRegularFileOptions } from "./regular-file.js";
+export { describeFileType, fileTypeOf, NotRegularFileError, openRegularFile } from "./regular-file.js";
 export { createHostResources } from "./resources.js";
 export type { OnAsk, RunShellOptions, ShellGateOptions } from "./run-shell.js";
 export { assertShellAllowed, runShell } from "./run-shell.js";

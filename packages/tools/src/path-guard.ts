@@ -13,9 +13,12 @@ export interface ResolveInWorkspaceOptions {
   /**
    * The path will be written (created, replaced, moved onto, deleted). Then the final
    * component must not be a symbolic link — writes never go through a symlink — and the
-   * path may not be the workspace root itself.
+   * path may not be the workspace root itself, nor lie in (or be) a `.git` directory of any
+   * repository in the workspace (see `gitMetadataComponent`) unless `allowGitMetadata`.
    */
   forWrite?: boolean;
+  /** With `forWrite`: allow paths under `.git` (only the git tools themselves need this). */
+  allowGitMetadata?: boolean;
   /**
    * The path need not exist (a file about to be created). Its nearest existing parent is
    * resolved and checked instead. Without it a missing path throws `not_found`.
@@ -55,6 +58,18 @@ export function isInside(root: string, candidate: string): boolean {
   if (candidate === root) return true;
   const prefix = root.endsWith(sep) ? root : root + sep;
   return candidate.startsWith(prefix);
+}
+
+/**
+ * The leading part of a workspace-relative path up to its first `.git` component
+ * (`sub/.git` for `sub/.git/hooks/pre-commit`), or undefined. Any depth counts — nested
+ * repositories and submodules have hooks and config too — and the name is compared
+ * case-insensitively, so `.GIT` on a case-insensitive file system is caught as well.
+ */
+export function gitMetadataComponent(relPath: string): string | undefined {
+  const parts = relPath.split(/[\\/]/);
+  const at = parts.findIndex((p) => p.toLowerCase() === ".git");
+  return at === -1 ? undefined : parts.slice(0, at + 1).join("/");
 }
 
 /** `abs` relative to the workspace root for messages ("." for the root itself). */
@@ -144,6 +159,15 @@ async function resolveChecked(
     throw deny(`${property} ${shown} resolves to a path longer than ${MAX_PATH_BYTES} bytes.`);
   if (options.forWrite && real === root) {
     throw deny(`${property} ${shown} is the workspace root itself; name a file or directory inside it.`);
+  }
+  if (options.forWrite && !options.allowGitMetadata) {
+    // Judged on the text and on the real path, so neither `a/../.git` nor a link to .git gets by.
+    const hit = gitMetadataComponent(rel) ?? gitMetadataComponent(toWorkspaceRelative(root, real));
+    if (hit !== undefined) {
+      throw deny(
+        `${property} ${shown} is inside '${hit}', a git repository's metadata directory (hooks, config and objects git trusts); file tools never write there. Use the git tools (git.add, git.commit, git.branch, git.checkout) to change a repository.`,
+      );
+    }
   }
   return real;
 }

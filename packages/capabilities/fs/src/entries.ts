@@ -1,7 +1,13 @@
 import type { Dirent, Stats } from "node:fs";
 import { cp, lstat, mkdir, readdir, readlink, rename, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import type { ToolContext, ToolResult } from "@capgate/tools";
+import {
+  describeFileType,
+  type FileType,
+  fileTypeOf,
+  type ToolContext,
+  type ToolResult,
+} from "@capgate/tools";
 import {
   failure,
   formatBytes,
@@ -15,11 +21,9 @@ import {
 /** Entries counted before a delete, for the summary; beyond this the count says "at least". */
 const COUNT_LIMIT = 10_000;
 
-function kindOf(info: Stats): "file" | "directory" | "symlink" | "other" {
-  if (info.isSymbolicLink()) return "symlink";
-  if (info.isDirectory()) return "directory";
-  if (info.isFile()) return "file";
-  return "other";
+/** file, directory, symlink, fifo, socket, character-device or block-device: from lstat, never by opening. */
+function kindOf(info: Stats): FileType {
+  return fileTypeOf(info);
 }
 
 /**
@@ -66,6 +70,7 @@ export async function statPath(args: { path: string }, ctx: ToolContext): Promis
     data.target = target;
     what = `symlink -> ${target}`;
   } else if (type === "file") what = `file, ${formatBytes(info.size)}`;
+  else if (type !== "directory") what = `${type} (${describeFileType(type)}; the fs tools do not open it)`;
   return {
     success: true,
     summary: `${rel}: ${what}, modified ${data.mtime}, mode ${data.mode}.`,

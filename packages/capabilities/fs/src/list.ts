@@ -21,6 +21,8 @@ export interface ListEntry {
   size?: number;
   /** For symlinks: the link text (never followed). */
   target?: string;
+  /** For type "other": fifo, socket, character-device or block-device (listed, never opened). */
+  special?: string;
   /** node_modules and .git are shown but not expanded. */
   notExpanded?: boolean;
 }
@@ -120,7 +122,16 @@ async function describe(root: string, full: string, dirent: Dirent): Promise<Lis
     );
     return size === undefined ? { path, type: "file" } : { path, type: "file", size };
   }
-  return { path, type: "other" };
+  const special = dirent.isFIFO()
+    ? "fifo"
+    : dirent.isSocket()
+      ? "socket"
+      : dirent.isCharacterDevice()
+        ? "character-device"
+        : dirent.isBlockDevice()
+          ? "block-device"
+          : undefined;
+  return special ? { path, type: "other", special } : { path, type: "other" };
 }
 
 function counts(entries: ListEntry[]): string {
@@ -135,7 +146,8 @@ function counts(entries: ListEntry[]): string {
 function show(entry: ListEntry): string {
   if (entry.type === "symlink") return `${entry.path} -> ${entry.target} (symlink, not followed)`;
   if (entry.notExpanded) return `${entry.path} (not expanded)`;
-  if (entry.type === "other") return `${entry.path} (special file)`;
+  if (entry.type === "other")
+    return `${entry.path} (special file${entry.special ? `: ${entry.special}` : ""}, not opened)`;
   return entry.path;
 }
 

@@ -1,6 +1,6 @@
 import { lstat } from "node:fs/promises";
 import type { ToolContext, ToolResult } from "@capgate/tools";
-import { failure, formatBytes, resolvePath, withExisting } from "./paths.js";
+import { failure, formatBytes, isNotRegularFile, resolvePath, withExisting } from "./paths.js";
 import { countLines, lineAt, loadTextFile, MAX_PATCH_FILE_BYTES, writeAtomic } from "./text-file.js";
 
 export interface PatchArgs {
@@ -25,7 +25,16 @@ export async function patchFile(args: PatchArgs, ctx: ToolContext): Promise<Tool
     const { abs, rel } = await resolvePath(ctx, args.path, { forWrite: true });
     const info = await lstat(abs);
     if (info.isDirectory()) return failure(`${rel} is a directory; fs.patch edits files.`);
-    const file = await loadTextFile(abs, MAX_PATCH_FILE_BYTES);
+    let file: Awaited<ReturnType<typeof loadTextFile>>;
+    try {
+      file = await loadTextFile(abs, MAX_PATCH_FILE_BYTES, rel);
+    } catch (error) {
+      if (!isNotRegularFile(error)) throw error;
+      return failure(`${error.message} fs.patch edits regular files only; nothing was changed.`, {
+        path: rel,
+        type: error.fileType,
+      });
+    }
     if (file.kind === "binary")
       return failure(`${rel} is a binary file; fs.patch edits text. It is unchanged.`);
     if (file.kind === "too_large") {

@@ -3,6 +3,7 @@ import { basename, dirname, isAbsolute, join, normalize, relative, sep } from "n
 import { CapgateError, closestMatch } from "@capgate/schema";
 import {
   isInside,
+  type NotRegularFileError,
   type ResolveInWorkspaceOptions,
   realWorkspace,
   resolveInWorkspace,
@@ -59,6 +60,11 @@ export async function resolveLinkLocation(ctx: ToolContext, userPath: string): P
 /** A failed ToolResult: what went wrong, and that nothing changed when that matters. */
 export function failure(summary: string, data?: unknown): ToolResult {
   return data === undefined ? { success: false, summary } : { success: false, summary, data };
+}
+
+/** True for `openRegularFile`'s refusal of a directory, FIFO, socket or device (works across package copies). */
+export function isNotRegularFile(error: unknown): error is NotRegularFileError {
+  return CapgateError.isInstance(error) && error.code === "not_a_regular_file";
 }
 
 /** True for the shared guard's "does not exist" error. */

@@ -1,6 +1,6 @@
-import { type FileHandle, open, stat } from "node:fs/promises";
-import type { ToolContext, ToolLimits, ToolResult } from "@capgate/tools";
-import { failure, formatBytes, resolvePath, withExisting } from "./paths.js";
+import type { FileHandle } from "node:fs/promises";
+import { openRegularFile, type ToolContext, type ToolLimits, type ToolResult } from "@capgate/tools";
+import { failure, formatBytes, isNotRegularFile, resolvePath, withExisting } from "./paths.js";
 import { decodeUtf8, looksBinary } from "./text-file.js";
 
 export const DEFAULT_READ_LIMIT = 2000;
@@ -45,12 +45,28 @@ export function pageBudget(limits: ToolLimits): number {
 export async function readFile(args: ReadArgs, ctx: ToolContext): Promise<ToolResult> {
   return withExisting(ctx, args.path, async () => {
     const { abs, rel } = await resolvePath(ctx, args.path);
-    const info = await stat(abs);
-    if (info.isDirectory()) return failure(`${rel} is a directory; use fs.list to see what it contains.`);
-    if (!info.isFile()) return failure(`${rel} is not a regular file; fs.read reads files.`);
+    let opened: Awaited<ReturnType<typeof openRegularFile>>;
+    try {
+      opened = await openRegularFile(abs, { shown: rel });
+    } catch (error) {
+      if (!isNotRegularFile(error)) throw error;
+      if (error.fileType === "directory") {
+        return failure(`${rel} is a directory; use fs.list to see what it contains.`);
+      }
+      return failure(`${error.message} fs.read reads regular files only; nothing was read.`, {
+        path: rel,
+        type: error.fileType,
+      });
+    }
+    const { handle, stats: info } = opened;
     const offset = args.offset ?? 1;
     const limit = args.limit ?? DEFAULT_READ_LIMIT;
-    const scan = await scanPage(abs, offset, limit, pageBudget(ctx.limits), info.size, ctx.signal);
+    let scan: Scan;
+    try {
+      scan = await scanHandle(handle, offset, limit, pageBudget(ctx.limits), info.size, ctx.signal);
+    } finally {
+      await handle.close();
+    }
     if (scan.binary) {
       return failure(
         `${rel} is a binary file (${formatBytes(info.size)}; it contains NUL bytes), so fs.read will not show it. Use fs.stat for its size, or code.run to inspect it.`,
@@ -135,22 +151,6 @@ interface Scan {
  * to the bytes still free in the budget, so a 1 GB single-line file costs one budget of
  * memory) and count newlines for the total, stopping after the page for very large files.
  */
-async function scanPage(
-  abs: string,
-  offset: number,
-  limit: number,
-  budget: number,
-  size: number,
-  signal: AbortSignal,
-): Promise<Scan> {
-  const handle = await open(abs, "r");
-  try {
-    return await scanHandle(handle, offset, limit, budget, size, signal);
-  } finally {
-    await handle.close();
-  }
-}
-
 async function scanHandle(
   handle: FileHandle,
   offset: number,

@@ -1,5 +1,5 @@
 import { stat } from "node:fs/promises";
-import { PolicyDeniedError, type ToolContext } from "@capgate/tools";
+import { type FileType, fileTypeOf, PolicyDeniedError, type ToolContext } from "@capgate/tools";
 import picomatch from "picomatch";
 import { GitignoreRules } from "./gitignore.js";
 import { resolvePath } from "./paths.js";
@@ -11,6 +11,8 @@ export interface Scope {
   start: string;
   startRel: string;
   isFile: boolean;
+  /** What `start` is (fs.search refuses a FIFO, socket or device given as `path`). */
+  type: FileType;
   /** Null when `path` itself is gitignored: naming an ignored directory explicitly searches it. */
   rules: GitignoreRules | null;
   startIgnored: boolean;
@@ -26,6 +28,7 @@ export async function resolveScope(ctx: ToolContext, userPath: string | undefine
     start: abs,
     startRel: rel,
     isFile: !info.isDirectory(),
+    type: fileTypeOf(info),
     rules: startIgnored ? null : rules,
     startIgnored,
   };

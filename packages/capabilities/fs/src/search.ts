@@ -1,6 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
-import type { ToolContext, ToolResult } from "@capgate/tools";
-import { formatBytes, withExisting } from "./paths.js";
+import { describeFileType, type ToolContext, type ToolResult } from "@capgate/tools";
+import { failure, formatBytes, withExisting } from "./paths.js";
 import { RegexSandbox } from "./regex-sandbox.js";
 import { compileGlob, relativeTo, resolveScope } from "./scope.js";
 import { decodeUtf8, looksBinary } from "./text-file.js";
@@ -43,6 +43,12 @@ export interface SearchMatch {
 export async function searchFiles(args: SearchArgs, ctx: ToolContext): Promise<ToolResult> {
   return withExisting(ctx, args.path ?? ".", async () => {
     const scope = await resolveScope(ctx, args.path);
+    if (scope.isFile && scope.type !== "file") {
+      return failure(
+        `${scope.startRel} is ${describeFileType(scope.type)}, not a regular file or directory; fs.search reads regular files only (a pipe, socket or device is never opened).`,
+        { path: scope.startRel, type: scope.type },
+      );
+    }
     const max = args.max_results ?? DEFAULT_MAX_RESULTS;
     const globMatch = args.glob === undefined ? undefined : compileGlob(args.glob);
     const sandbox = new RegexSandbox(args.pattern, Math.min(MAX_REGEX_MS, ctx.limits.timeoutMs - 1000));
@@ -165,8 +171,8 @@ type Loaded =
 function loadForSearch(abs: string): Loaded {
   let fd: number;
   try {
-    // O_NONBLOCK: a FIFO swapped in after the walk must not block the thread.
-    fd = openSync(abs, constants.O_RDONLY | constants.O_NONBLOCK);
+    // O_NONBLOCK: a FIFO swapped in after the walk must not block the thread; O_NOFOLLOW: nor a link.
+    fd = openSync(abs, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
   } catch {
     return { kind: "unreadable" };
   }

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { lstat, open, rename, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
+import { openRegularFile } from "@capgate/tools";
 
 /** How many leading bytes are inspected for NUL bytes (git's heuristic uses the same 8000). */
 export const BINARY_SNIFF_BYTES = 8000;
@@ -41,11 +42,14 @@ export type TextFile =
   | { kind: "binary"; bytes: number }
   | { kind: "too_large"; bytes: number };
 
-/** Load a whole text file (for fs.patch), refusing binary and oversized files before decoding. */
-export async function loadTextFile(abs: string, maxBytes: number): Promise<TextFile> {
-  const handle = await open(abs, "r");
+/**
+ * Load a whole text file (for fs.patch), refusing binary and oversized files before
+ * decoding. Opened with `openRegularFile`, so a FIFO, socket or device is refused
+ * (NotRegularFileError) instead of blocking a thread of the shared I/O pool.
+ */
+export async function loadTextFile(abs: string, maxBytes: number, shown?: string): Promise<TextFile> {
+  const { handle, stats: info } = await openRegularFile(abs, shown === undefined ? {} : { shown });
   try {
-    const info = await handle.stat();
     if (info.size > maxBytes) return { kind: "too_large", bytes: info.size };
     const bytes = await handle.readFile();
     if (looksBinary(bytes)) return { kind: "binary", bytes: bytes.length };

@@ -1,6 +1,6 @@
 import { lstat, mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
-import type { ToolContext, ToolResult } from "@capgate/tools";
+import { describeFileType, fileTypeOf, type ToolContext, type ToolResult } from "@capgate/tools";
 import { failure, formatBytes, resolvePath, withExisting } from "./paths.js";
 import { countLines, writeAtomic } from "./text-file.js";
 
@@ -23,7 +23,11 @@ export async function writeFile(args: WriteArgs, ctx: ToolContext): Promise<Tool
       return failure(`${rel} is a directory; fs.write writes files. Nothing was written.`);
     }
     if (existing && !existing.isFile()) {
-      return failure(`${rel} exists and is not a regular file; nothing was written.`);
+      const type = fileTypeOf(existing);
+      return failure(
+        `${rel} exists and is ${describeFileType(type)}, not a regular file; fs.write only replaces regular files (it never opens or writes into a pipe, socket or device). Nothing was written.`,
+        { path: rel, type },
+      );
     }
     const parent = dirname(abs);
     const created = await mkdir(parent, { recursive: true });
