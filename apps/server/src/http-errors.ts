@@ -37,6 +37,8 @@ const STATUS_BY_CODE: Record<string, number> = {
   missing_api_key: 400,
   invalid_option: 400,
   scripted_invalid: 400,
+  scripted_model_refused: 400,
+  duplicate_header: 400,
   no_model: 400,
   invalid_config: 400,
   unauthorized: 401,

@@ -1,3 +1,5 @@
+import { realpathSync, statSync } from "node:fs";
+import { resolve, sep } from "node:path";
 import type { Harness } from "@capgate/harness";
 import {
   EventEmitterForRun,
@@ -7,6 +9,8 @@ import {
   type RunGoalResult,
   runGoal,
 } from "@capgate/loop";
+import { parseModelSpec } from "@capgate/models";
+import { closestMatch } from "@capgate/schema";
 import type { ApprovalMode } from "@capgate/tools";
 import { HttpError } from "./http-errors.js";
 
@@ -49,6 +53,8 @@ export interface RunManagerOptions {
   onChange?: () => void;
   /** Told about a run that failed outside the loop's own error handling. */
   onError?: (runId: string, error: unknown) => void;
+  /** The only directory whose `scripted:<file>` models a request may name (see checkScriptedModel). */
+  scriptedModelsDir?: string;
 }
 
 /**
@@ -76,11 +82,14 @@ export class RunManager {
   /** Check the request, create the model (so a bad spec is a 400 now, not a failed run later), queue it. */
   start(request: StartRunRequest): { id: string; status: RunStatus } {
     if (this.#closed) throw new HttpError(503, "shutting_down", "The server is shutting down; no new runs.");
-    if (request.profile !== undefined && !this.harness.profiles[request.profile]) {
+    // Own entries only: "__proto__" or "constructor" must be unknown, not Object.prototype.
+    if (request.profile !== undefined && !Object.hasOwn(this.harness.profiles, request.profile)) {
+      const names = Object.keys(this.harness.profiles);
+      const guess = closestMatch(request.profile, names);
       throw new HttpError(
         400,
         "unknown_profile",
-        `Unknown profile '${request.profile}'. Profiles: ${Object.keys(this.harness.profiles).join(", ")}.`,
+        `Unknown profile '${request.profile.slice(0, 100)}'.${guess ? ` Did you mean '${guess}'?` : ""} Profiles: ${names.join(", ")}.`,
         { property: "profile" },
       );
     }
@@ -93,8 +102,13 @@ export class RunManager {
     }
     let model: ReturnType<Harness["model"]>;
     try {
-      model = this.harness.model(request.model);
+      const spec =
+        request.model === undefined
+          ? undefined
+          : checkScriptedModel(request.model, this.options.scriptedModelsDir);
+      model = this.harness.model(spec);
     } catch (error) {
+      if (error instanceof HttpError) throw error;
       const e = error as { code?: string; message?: string; property?: string };
       throw new HttpError(400, e.code ?? "invalid_model_spec", e.message ?? String(error), {
         property: "model",
@@ -206,6 +220,59 @@ export class RunManager {
     for (const entry of running) entry.controller.abort(new Error(reason));
     await Promise.allSettled(running.map((e) => e.done));
   }
+}
+
+/**
+ * A `scripted:<file>` spec from a request names a file on the server. It is refused unless
+ * the server was given a scripted-models directory and the file (symlinks resolved) lies
+ * inside it; then the spec is returned with the file's real path. Refusals never say
+ * whether the file exists or what it holds. Other specs pass unchanged.
+ */
+export function checkScriptedModel(spec: string, dir: string | undefined): string {
+  let parsed: ReturnType<typeof parseModelSpec>;
+  try {
+    parsed = parseModelSpec(spec);
+  } catch {
+    return spec; // createModel reports the bad spec itself, naming the property.
+  }
+  if (parsed.provider !== "scripted") return spec;
+  if (dir === undefined) {
+    throw new HttpError(
+      400,
+      "scripted_model_refused",
+      "Scripted models (`scripted:<file>`) cannot be chosen over HTTP: the file would be read on the server. Use an openai: or anthropic: model, or start the server with a scripted-models directory (startServer({ scriptedModelsDir })) and name a file in it.",
+      { property: "model" },
+    );
+  }
+  let root: string;
+  let real: string | undefined;
+  try {
+    root = realpathSync(dir);
+  } catch {
+    throw new HttpError(
+      400,
+      "scripted_model_refused",
+      "The server's scripted-models directory does not exist.",
+      {
+        property: "model",
+      },
+    );
+  }
+  try {
+    real = realpathSync(resolve(root, parsed.model));
+  } catch {
+    real = undefined;
+  }
+  if (real === undefined || !(real.startsWith(`${root}${sep}`) && statSync(real).isFile())) {
+    throw new HttpError(
+      400,
+      "scripted_model_refused",
+      `scripted:<file> must name a file in the server's scripted-models directory '${root}' (a name relative to it, or a path inside it); '${parsed.model.slice(0, 200)}' is not one.`,
+      { property: "model" },
+    );
+  }
+  const query = spec.includes("?") ? spec.slice(spec.indexOf("?")) : "";
+  return `scripted:${real}${query}`;
 }
 
 function describe(e: Entry): ActiveRun {

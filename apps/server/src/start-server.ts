@@ -48,6 +48,33 @@ export interface ServerTimeouts {
   keepAliveMs?: number;
 }
 
+/** The slow-client cut-offs docs/server.md promises. */
+export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+
+/**
+ * How often Node checks connections against those limits. Node's default is every 30 s,
+ * which turns "10 s for the headers" into anything up to 40 s; a check every second (or
+ * every quarter of a shorter limit) keeps each cut-off within a second of what it says.
+ */
+function checkingIntervalMs(headersMs: number, requestMs: number): number {
+  return Math.max(25, Math.min(1_000, Math.floor(Math.min(headersMs, requestMs) / 4)));
+}
+
+/** Headers a request may carry only once: two Host (or Authorization) values mean two readings of one request. */
+const SINGLE_HEADERS = ["host", "authorization"] as const;
+
+function duplicateHeader(rawHeaders: readonly string[]): string | undefined {
+  const seen = new Set<string>();
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!.toLowerCase();
+    if (!(SINGLE_HEADERS as readonly string[]).includes(name)) continue;
+    if (seen.has(name)) return name;
+    seen.add(name);
+  }
+  return undefined;
+}
+
 export interface StartServerOptions {
   /** Interface to bind (default 127.0.0.1). */
   host?: string;
@@ -86,6 +113,13 @@ export interface StartServerOptions {
   maxMcpSessions?: number;
   mcpSessionIdleMs?: number;
   timeouts?: ServerTimeouts;
+  /**
+   * Directory of scripted model files (`scripted:<file>`) that POST /runs may name, for
+   * demos and tests. Without it POST /runs refuses scripted models: the spec names a file
+   * on the server, and a token holder must not be able to make the server read arbitrary
+   * files (and quote them back in errors). A model from the config file is unaffected.
+   */
+  scriptedModelsDir?: string;
   /** Log requests and errors as JSON lines (default: nothing is printed). The token is never logged. */
   log?: ServerLogOptions | false;
   /** Environment to read CAPGATE_TOKEN and CAPGATE_HOME from (default process.env). */
@@ -176,6 +210,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     ...(options.approval ? { approval: options.approval } : {}),
     ...(options.maxConcurrentRuns ? { maxConcurrent: options.maxConcurrentRuns } : {}),
     ...(options.maxQueuedRuns ? { maxQueued: options.maxQueuedRuns } : {}),
+    ...(options.scriptedModelsDir ? { scriptedModelsDir: options.scriptedModelsDir } : {}),
   });
   let policy: OriginPolicy | undefined;
   const mcp = new McpEndpoint({
@@ -187,12 +222,17 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   });
 
   const timeouts = options.timeouts ?? {};
+  const requestMs = timeouts.requestMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const headersMs = Math.min(timeouts.headersMs ?? DEFAULT_HEADERS_TIMEOUT_MS, requestMs);
   const app = Fastify({
     logger: loggerOptions(options.log),
     bodyLimit: BODY_LIMIT_BYTES,
-    requestTimeout: timeouts.requestMs ?? 30_000,
+    requestTimeout: requestMs,
     keepAliveTimeout: timeouts.keepAliveMs ?? 5_000,
-    http: { headersTimeout: timeouts.headersMs ?? 10_000 },
+    http: {
+      headersTimeout: headersMs,
+      connectionsCheckingInterval: checkingIntervalMs(headersMs, requestMs),
+    },
     return503OnClosing: true,
     // Never trust X-Forwarded-*: the Host check must see what the client sent.
     trustProxy: false,
@@ -208,6 +248,19 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     }
     if (!policy) {
       return reply.code(503).send(errorBody("starting", "The server is starting; try again."));
+    }
+    const doubled = duplicateHeader(request.raw.rawHeaders);
+    if (doubled) {
+      // Node keeps the first and drops the rest; a proxy in front may have used another one.
+      return reply
+        .code(400)
+        .header("connection", "close")
+        .send(
+          errorBody(
+            "duplicate_header",
+            `The request has more than one ${doubled === "host" ? "Host" : "Authorization"} header; send exactly one.`,
+          ),
+        );
     }
     const verdict = checkHostAndOrigin(policy, request.headers.host, request.headers.origin);
     if (!verdict.ok) return reply.code(403).send(errorBody(verdict.code, verdict.message));

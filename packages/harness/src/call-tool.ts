@@ -4,7 +4,7 @@ import { resolve } from "node:path";
 import { approvingMcpCaller, type LoopEnvironment } from "@capgate/loop";
 import { executeCapabilityStep } from "@capgate/mcp-client";
 import { Router } from "@capgate/router";
-import { type CapabilityManifest, CapgateError, type ToolRisk } from "@capgate/schema";
+import { type CapabilityManifest, CapgateError, closestMatch, type ToolRisk } from "@capgate/schema";
 import {
   type ApprovalHook,
   type CapabilitySet,
@@ -48,14 +48,15 @@ export async function callTool(
   options: CallToolOptions = {},
 ): Promise<CallToolOutcome> {
   const profileName = options.profile ?? "Orchestrator";
-  const profile = env.profiles[profileName];
+  // Own entries only: "__proto__" or "constructor" must be unknown, not Object.prototype.
+  const profile = Object.hasOwn(env.profiles, profileName) ? env.profiles[profileName] : undefined;
   if (!profile) {
+    const names = Object.keys(env.profiles);
+    const guess = closestMatch(profileName, names);
     throw new CapgateError(
       "unknown_profile",
-      `Unknown profile '${profileName}'. Profiles: ${Object.keys(env.profiles).join(", ")}.`,
-      {
-        property: "profile",
-      },
+      `Unknown profile '${profileName.slice(0, 100)}'.${guess ? ` Did you mean '${guess}'?` : ""} Profiles: ${names.join(", ")}.`,
+      { property: "profile" },
     );
   }
   let workspace = defaultWorkspace;

@@ -2,7 +2,12 @@
 import { closeOnSignals, startServer } from "../index.js";
 
 export async function example(): Promise<void> {
-  const server = await startServer({ port: 7777, workspace: process.cwd() });
+  // scriptedModelsDir: the only place POST /runs may take `scripted:<file>` models from.
+  const server = await startServer({
+    port: 7777,
+    workspace: process.cwd(),
+    scriptedModelsDir: process.cwd(),
+  });
   closeOnSignals(server); // SIGTERM/SIGINT: abort runs, close MCP sessions and the browser, exit 0
   console.log(`viewer: ${server.viewerUrl}`);
 

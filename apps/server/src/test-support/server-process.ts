@@ -69,7 +69,12 @@ export async function startServerProcess(start: StartOptions = {}): Promise<Serv
     writeFileSync(join(workspace, name), content);
   }
   const token = randomBytes(24).toString("base64url");
-  const options: Record<string, unknown> = { workspace, ...(start.options ?? {}) };
+  // Scripted models written by script() live in scratch: the one directory POST /runs may name.
+  const options: Record<string, unknown> = {
+    workspace,
+    scriptedModelsDir: scratch,
+    ...(start.options ?? {}),
+  };
   if (start.config) {
     const config = typeof start.config === "function" ? start.config({ workspace, scratch }) : start.config;
     const configFile = join(scratch, "capgate.config.json");
