@@ -155,6 +155,45 @@ describe("checkUrl", () => {
     expect(e.message).toMatch(/blocked/);
   });
 
+  it.each([
+    "http://localhost./",
+    "http://LOCALHOST/",
+    "http://LocalHost.:8080/x",
+    "http://localhost.localdomain/",
+    "http://app.localhost/",
+    "http://a.b.localhost./",
+    "http://localhost6/",
+    "http://ip6-localhost/",
+  ])("treats %s as loopback without a DNS lookup", async (url) => {
+    const asked: string[] = [];
+    // A resolver that would call it public: it must not even be asked.
+    const resolve = async (name: string) => {
+      asked.push(name);
+      return [{ address: "93.184.216.34", family: 4 as const }];
+    };
+    const e = await denied(checkUrl(url, { resolve }));
+    expect(e.message).toMatch(/names this machine \(127\.0\.0\.1, loopback; not looked up\)/);
+    expect(asked).toEqual([]);
+  });
+
+  it("a trailing dot does not change a host: allow-listed either way, public names still resolve", async () => {
+    const resolve = async () => [{ address: "93.184.216.34", family: 4 as const }];
+    expect((await checkUrl("http://localhost.:3000/", { allowHosts: ["localhost:3000"] })).allowListed).toBe(
+      true,
+    );
+    expect((await checkUrl("http://localhost:3000/", { allowHosts: ["localhost.:3000"] })).allowListed).toBe(
+      true,
+    );
+    const checked = await checkUrl("http://localhost.:3000/", { allowHosts: ["localhost:3000"] });
+    expect(checked.addresses.map((a) => a.address)).toEqual(["127.0.0.1", "::1"]);
+    expect((await checkUrl("http://example.com./", { resolve })).hostname).toBe("example.com");
+    // Not a loopback name: only the label "localhost" itself, or names under it.
+    expect((await checkUrl("http://notlocalhost/", { resolve })).allowListed).toBe(false);
+    expect((await checkUrl("http://localhost.example.com/", { resolve })).hostname).toBe(
+      "localhost.example.com",
+    );
+  });
+
   it("names a non-canonical spelling and the address it is", async () => {
     const e = await denied(checkUrl("http://2130706433:81/x"));
     expect(e.message).toContain("'127.0.0.1' (written '2130706433') is loopback");

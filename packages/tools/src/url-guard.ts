@@ -85,6 +85,39 @@ export function classifyAddress(address: string): AddressClass {
   return { public: true, range };
 }
 
+/**
+ * Names that mean this machine whatever DNS says (RFC 6761 §6.3: `localhost` and every
+ * name under `.localhost`), plus the loopback aliases Debian, Fedora and macOS put in
+ * /etc/hosts. They are judged as loopback without a lookup — a resolver (or a hosts file)
+ * answering a public address for `localhost.` must not turn it into an allowed host.
+ */
+const LOOPBACK_NAMES = new Set([
+  "localhost",
+  "localhost.localdomain",
+  "localhost4",
+  "localhost4.localdomain4",
+  "localhost6",
+  "localhost6.localdomain6",
+  "ip6-localhost",
+  "ip6-loopback",
+]);
+
+/** A host name without the one trailing dot of a fully qualified spelling (`localhost.` is `localhost`). */
+export function withoutTrailingDot(hostname: string): string {
+  return hostname.endsWith(".") && hostname.length > 1 ? hostname.slice(0, -1) : hostname;
+}
+
+/** True for `localhost`, `LOCALHOST.`, `app.localhost`, `localhost.localdomain` and the other loopback aliases. */
+export function isLoopbackName(hostname: string): boolean {
+  const name = withoutTrailingDot(hostname.toLowerCase());
+  return LOOPBACK_NAMES.has(name) || name.endsWith(".localhost");
+}
+
+const LOOPBACK_ADDRESSES: ResolvedAddress[] = [
+  { address: "127.0.0.1", family: 4 },
+  { address: "::1", family: 6 },
+];
+
 const defaultResolve: HostResolver = async (hostname) => {
   const found = await lookup(hostname, { all: true, verbatim: true });
   return found.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
@@ -126,7 +159,7 @@ export function parseAllowHost(entry: string): AllowEntry {
   }
   const explicitPort = /(?:\]|^[^:\]]+):(\d+)$/.exec(text)?.[1];
   const parsed = {
-    hostname: stripBrackets(url.hostname),
+    hostname: withoutTrailingDot(stripBrackets(url.hostname)),
     port: explicitPort === undefined ? undefined : Number(explicitPort),
   };
   allowCache.set(entry, parsed);
@@ -172,7 +205,8 @@ export async function checkUrl(url: string | URL, options: CheckUrlOptions = {})
       { property },
     );
   }
-  const hostname = stripBrackets(parsed.hostname).toLowerCase();
+  // `example.com.` and `example.com` are one host: compared (and allow-listed) without the dot.
+  const hostname = withoutTrailingDot(stripBrackets(parsed.hostname).toLowerCase());
   const port = parsed.port ? Number(parsed.port) : parsed.protocol === "https:" ? 443 : 80;
   const allowListed = (options.allowHosts ?? []).some((entry) => {
     const allowed = parseAllowHost(entry);
@@ -182,6 +216,8 @@ export async function checkUrl(url: string | URL, options: CheckUrlOptions = {})
   let addresses: ResolvedAddress[];
   if (ipaddr.isValid(hostname)) {
     addresses = [{ address: hostname, family: hostname.includes(":") ? 6 : 4 }];
+  } else if (isLoopbackName(hostname)) {
+    addresses = LOOPBACK_ADDRESSES;
   } else {
     try {
       addresses = await (options.resolve ?? defaultResolve)(hostname, options.signal);
@@ -205,7 +241,12 @@ export async function checkUrl(url: string | URL, options: CheckUrlOptions = {})
     for (const { address } of addresses) {
       const cls = classifyAddress(address);
       if (cls.public) continue;
-      const what = address === hostname ? `is ${cls.range}` : `resolves to ${address} (${cls.range})`;
+      const what =
+        address === hostname
+          ? `is ${cls.range}`
+          : isLoopbackName(hostname)
+            ? `names this machine (${address}, ${cls.range}; not looked up)`
+            : `resolves to ${address} (${cls.range})`;
       throw new PolicyDeniedError(
         `${property} host '${hostname}'${spelled} ${what}${cls.embedded ? `, embedding ${cls.embedded}` : ""}; private, loopback, link-local and other non-public addresses are blocked. Add "${hostname}:${port}" to the web policy's allowHosts to reach it deliberately.`,
         { property },
