@@ -1,9 +1,10 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { type McpServersMap, parseMcpServersConfig } from "@capgate/mcp-client";
+import { parseModelSpec } from "@capgate/models";
 import { type ProfileSet, resolveProfiles } from "@capgate/profiles";
 import { CapgateError, parseJsonStrict, validate } from "@capgate/schema";
-import type { ApprovalMode, ShellPrefixRule, ToolLimits } from "@capgate/tools";
+import { type ApprovalMode, parseAllowHost, type ShellPrefixRule, type ToolLimits } from "@capgate/tools";
 import { configSchema } from "./config-schema.js";
 
 export const CONFIG_FILE_NAME = "capgate.config.json";
@@ -84,6 +85,7 @@ export function parseConfig(
   } catch (error) {
     problems.push(...problemsOf(error, "mcpServers"));
   }
+  problems.push(...allowHostProblems(config.web?.allowHosts), ...modelProblems(config.model));
   if (problems.length > 0 || !profiles) throw new InvalidConfigError(source, problems);
   return {
     config,
@@ -92,6 +94,34 @@ export function parseConfig(
     profiles,
     mcpServers,
   };
+}
+
+/** Each allowHosts entry must be a host or host:port (a URL or a path would never match a request). */
+function allowHostProblems(entries: readonly string[] | undefined): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  for (const [i, entry] of (entries ?? []).entries()) {
+    try {
+      parseAllowHost(entry);
+    } catch {
+      const url = /^[a-z][a-z0-9+.-]*:\/\//i.exec(entry);
+      problems.push({
+        property: `web.allowHosts[${i}]`,
+        message: `${JSON.stringify(entry)} is ${url ? "a URL" : "not a host"}: write a host or host:port such as "127.0.0.1:3000" or "localhost"${url ? ` (drop "${url[0]}" and any path)` : ""}`,
+      });
+    }
+  }
+  return problems;
+}
+
+/** The model spec's syntax (provider, query options) — the file or API key is checked when the model is made. */
+function modelProblems(model: string | undefined): ConfigProblem[] {
+  if (model === undefined) return [];
+  try {
+    parseModelSpec(model);
+    return [];
+  } catch (error) {
+    return [{ property: "model", message: error instanceof Error ? error.message : String(error) }];
+  }
 }
 
 function problemsOf(error: unknown, section: string): ConfigProblem[] {

@@ -30,6 +30,7 @@ import {
 import { builtinCapabilities } from "./builtins.js";
 import { type CallToolOptions, type CallToolOutcome, callTool } from "./call-tool.js";
 import { type CapgateConfig, parseConfig, type ResolvedConfig, resolveConfigPath } from "./config.js";
+import { checkConfigAgainstHarness } from "./config-check.js";
 import { defaultStateDir, toolEnvironment } from "./environment.js";
 import { createGateSession, type GateSession } from "./gate.js";
 
@@ -125,6 +126,13 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     ? options.config
     : parseConfig(options.config ?? {}, { source: "the capgate config" });
   const config = resolved.config;
+  // Checked before anything is created (state dir, MCP pool), so a bad config leaves nothing behind.
+  const capabilities = new CapabilitySet([...builtinCapabilities(), ...(options.capabilities ?? [])]);
+  await checkConfigAgainstHarness(
+    resolved,
+    capabilities.list().map((c) => c.manifest.name),
+    resolved.path ?? "the capgate config",
+  );
   const processEnv = options.processEnv ?? process.env;
   const workspace = realpathOrFail(
     options.workspace ??
@@ -136,7 +144,6 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   );
   mkdirSync(stateDir, { recursive: true, mode: 0o700 });
 
-  const capabilities = new CapabilitySet([...builtinCapabilities(), ...(options.capabilities ?? [])]);
   const registry = new Registry();
   for (const c of capabilities.list()) registry.register(c.manifest);
 
