@@ -1,4 +1,5 @@
-import { lstat, readdir, readFile, realpath } from "node:fs/promises";
+import type { Dirent } from "node:fs";
+import { lstat, readdir, readFile, realpath, stat } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { CapgateError } from "@capgate/schema";
 import { isInside, runProcess } from "@capgate/tools";
@@ -78,6 +79,30 @@ async function readConfigFile(
   return out;
 }
 
+/** Parsed config files by path and identity (inode, size, mtime, ctime in ns): a changed file is read again. */
+const parsedConfigs = new Map<string, { stamp: string; entries: [string, string | undefined][] }>();
+const MAX_CACHED_CONFIGS = 256;
+
+/**
+ * `readConfigFile`, skipping the git process when the file is unchanged since the last
+ * read. ctime cannot be set from user space and moves on every write or rename, so a
+ * rewritten config (even one restored to its old mtime) is always read again.
+ */
+async function readConfigCached(
+  file: string,
+  path: string | undefined,
+  signal: AbortSignal,
+): Promise<[string, string | undefined][]> {
+  const info = await stat(file, { bigint: true });
+  const stamp = `${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}:${path ?? ""}`;
+  const cached = parsedConfigs.get(file);
+  if (cached?.stamp === stamp) return cached.entries;
+  const entries = await readConfigFile(file, path, signal);
+  if (parsedConfigs.size >= MAX_CACHED_CONFIGS) parsedConfigs.delete(parsedConfigs.keys().next().value!);
+  parsedConfigs.set(file, { stamp, entries });
+  return entries;
+}
+
 /** Does `target` (a path written in a metadata file, relative to `base`) resolve inside `root`? */
 async function resolvesInside(root: string, base: string, target: string): Promise<string | undefined> {
   const abs = isAbsolute(target) ? target : resolve(base, target);
@@ -144,16 +169,16 @@ async function checkLinks(root: string, gitDir: string): Promise<void> {
     join(gitDir, "objects", "pack"),
   ];
   for (const dir of dirs) {
-    let names: string[];
+    let entries: Dirent[];
     try {
-      names = await readdir(dir);
+      // Dirent types come with the listing: no lstat per entry (objects/ has up to 256 folders).
+      entries = await readdir(dir, { withFileTypes: true });
     } catch {
       continue;
     }
-    for (const name of names) {
-      const path = join(dir, name);
-      const info = await lstatOrNull(path);
-      if (!info?.isSymbolicLink()) continue;
+    for (const entry of entries) {
+      if (!entry.isSymbolicLink()) continue;
+      const path = join(dir, entry.name);
       const outside = await resolvesInside(root, dir, path);
       if (outside) {
         throw new UnsafeRepositoryError(
@@ -282,7 +307,7 @@ export async function checkRepository(
         `'${rel(root, file)}' is not a regular file; git would not read it as config safely.`,
       );
     }
-    const entries = await readConfigFile(file, options.path, options.signal);
+    const entries = await readConfigCached(file, options.path, options.signal);
     overrides.push(...overridesFor(entries, `'${rel(root, file)}'`));
     for (const [key] of entries) keys.add(key.toLowerCase());
   }
