@@ -1,4 +1,5 @@
 import type { ToolContext, ToolResult } from "@capgate/tools";
+import { filesChangedBy, filesToStage, filteredPaths, filterRefusal } from "./filters.js";
 import { gitPath } from "./paths.js";
 import {
   branchExists,
@@ -15,6 +16,9 @@ import { formatStatus, readStatus, shortLine } from "./status.js";
 export async function add(args: { paths: string[] }, ctx: ToolContext): Promise<ToolResult> {
   const specs: string[] = [];
   for (const [i, p] of args.paths.entries()) specs.push(await gitPath(ctx, p, `paths[${i}]`));
+  const filtered = await filteredPaths(ctx, await filesToStage(ctx, specs));
+  if (filtered.length > 0)
+    return { success: false, summary: filterRefusal("git.add", filtered), data: { filtered } };
   const r = await git(ctx, ["add", "--", ...specs]);
   if (r.exitCode !== 0) {
     return { success: false, summary: `git add changed nothing: ${r.stderr.trim()}` };
@@ -168,6 +172,15 @@ export async function checkout(
       };
     }
   }
+  // Switching writes the files that differ from HEAD; none of them may need a filter driver.
+  const target = switchArgs.at(-1)!;
+  if (!args.create) {
+    const guessed = switchArgs.includes("--guess") ? await remoteBranchRef(ctx, ref) : target;
+    const filtered = guessed ? await filteredPaths(ctx, await filesChangedBy(ctx, guessed)) : [];
+    if (filtered.length > 0) {
+      return { success: false, summary: filterRefusal("git.checkout", filtered), data: { filtered } };
+    }
+  }
   const r = await git(ctx, switchArgs);
   if (r.exitCode !== 0) {
     const said = r.stderr.trim();
@@ -190,9 +203,13 @@ export async function checkout(
 }
 
 async function remoteBranchExists(ctx: ToolContext, name: string): Promise<boolean> {
+  return (await remoteBranchRef(ctx, name)) !== undefined;
+}
+
+/** refs/remotes/<remote>/<name>: what `git switch --guess` would track (the first, as git does when unique). */
+async function remoteBranchRef(ctx: ToolContext, name: string): Promise<string | undefined> {
   const r = await git(ctx, ["for-each-ref", "--format=%(refname)", "refs/remotes"]);
-  // refs/remotes/<remote>/<name>: what `git switch --guess` would track.
   return r.stdout
     .split("\n")
-    .some((ref) => ref.startsWith("refs/remotes/") && ref.slice(13).split("/").slice(1).join("/") === name);
+    .find((ref) => ref.startsWith("refs/remotes/") && ref.slice(13).split("/").slice(1).join("/") === name);
 }
