@@ -235,7 +235,7 @@ describe("programs the repository configures never run", () => {
     expect(readFileSync(marker, "utf8")).toMatch(/prog/);
   });
 
-  it("a driver name git cannot be told to ignore is refused, naming the setting", async () => {
+  it("a driver name git cannot be told to ignore, and a config-defined hook, are refused, naming the setting", async () => {
     const repo = track(createRepoWithHistory());
     const marker = join(repo.root, "ran.log");
     const script = markerScript(repo, "prog", marker);
@@ -244,6 +244,13 @@ describe("programs the repository configures never run", () => {
     const r = await repo.call("git.status");
     expect(r.success).toBe(false);
     expect(r.summary).toContain("filter.a=b.clean");
+    repo.git("config", "--unset", "filter.a=b.clean");
+    // Hooks defined in config (newer git) are refused outright, whatever core.hooksPath says.
+    repo.git("config", "hook.linter.command", script);
+    repo.git("config", "hook.linter.event", "pre-commit");
+    const hook = await repo.call("git.status");
+    expect(hook.success).toBe(false);
+    expect(hook.summary).toContain("sets 'hook.linter.command', a hook defined in config");
     expect(existsSync(marker)).toBe(false);
   });
 });

@@ -258,6 +258,13 @@ function overridesFor(entries: readonly [string, string | undefined][], source: 
         { property: key },
       );
     }
+    if (lower.startsWith("hook.")) {
+      // Config-defined hooks (newer git): core.hooksPath=/dev/null is not documented to cover them.
+      throw new UnsafeRepositoryError(
+        `${source} sets '${key}', a hook defined in config; the git tools never run hooks. Remove the setting to use them.`,
+        { property: key },
+      );
+    }
     const [section, sub, name] = splitKey(key);
     const s = section.toLowerCase();
     if (sub === undefined) continue;
