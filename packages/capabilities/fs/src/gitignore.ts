@@ -1,5 +1,5 @@
-import { lstat, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { openRegularFile } from "@capgate/tools";
 import ignore, { type Ignore } from "ignore";
 
 /** Directory names never descended into by fs.search, fs.glob and fs.list. */
@@ -110,12 +110,24 @@ export class GitignoreRules {
   }
 }
 
+/**
+ * A .gitignore (or info/exclude) as text, or null. Read through `openRegularFile`, so a
+ * FIFO, socket or link named `.gitignore` — or swapped in after a check — is skipped
+ * instead of blocking the walk.
+ */
 async function readRuleFile(file: string): Promise<string | null> {
+  let opened: Awaited<ReturnType<typeof openRegularFile>>;
   try {
-    const info = await lstat(file);
-    if (!info.isFile() || info.size > MAX_IGNORE_FILE_BYTES) return null;
-    return await readFile(file, "utf8");
+    opened = await openRegularFile(file);
   } catch {
     return null;
+  }
+  try {
+    if (opened.stats.size > MAX_IGNORE_FILE_BYTES) return null;
+    return await opened.handle.readFile("utf8");
+  } catch {
+    return null;
+  } finally {
+    await opened.handle.close();
   }
 }

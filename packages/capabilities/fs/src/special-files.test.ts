@@ -59,6 +59,19 @@ describe("special files are refused by type, never opened for reading", () => {
     expect(list.summary).toContain("sock (special file: socket, not opened)");
   });
 
+  it("a FIFO named .gitignore (or .git/info/exclude) does not block fs.search or fs.glob", async () => {
+    const { mkdirSync } = await import("node:fs");
+    mkdirSync(join(fx.ws, ".git", "info"), { recursive: true });
+    mkdirSync(join(fx.ws, "sub"));
+    execFileSync("mkfifo", [join(fx.ws, ".git", "info", "exclude")]);
+    execFileSync("mkfifo", [join(fx.ws, "sub", ".gitignore")]);
+    writeFileSync(join(fx.ws, "sub", "found.txt"), "needle below\n");
+    const found = await call(fx.ctx, "fs.search", { pattern: "needle below", path: "sub" });
+    expect(found.summary).toContain("sub/found.txt:1: needle below");
+    const glob = await call(fx.ctx, "fs.glob", { pattern: "*.txt", path: "sub" });
+    expect((glob.data as { files: string[] }).files).toEqual(["sub/found.txt"]);
+  });
+
   it("fs.search skips special files while walking and refuses one named as path; fs.glob lists only files", async () => {
     const all = await call(fx.ctx, "fs.search", { pattern: "needle" });
     expect(all.success).toBe(true);
@@ -66,6 +79,6 @@ describe("special files are refused by type, never opened for reading", () => {
     const one = await call(fx.ctx, "fs.search", { pattern: "x", path: "pipe" });
     expect(one).toMatchObject({ success: false, data: { type: "fifo" } });
     const glob = await call(fx.ctx, "fs.glob", { pattern: "*" });
-    expect((glob.data as { files: string[] }).files).toEqual(["normal.txt"]);
+    expect((glob.data as { files: string[] }).files).toEqual(["normal.txt", "sub/found.txt"]);
   });
 });
