@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
   chmodSync,
@@ -7,6 +8,7 @@ import {
   readFileSync,
   readlinkSync,
   renameSync,
+  rmSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
@@ -129,6 +131,20 @@ describe("metadata pointing outside the workspace is refused, naming it", () => 
     const shown = await clean.call("git.show", { ref: secret }, { env });
     expect(shown.success).toBe(false);
     expect(shown.summary).not.toContain("outside only");
+  });
+
+  it("FIFOs planted as metadata files are refused at once, never read", async () => {
+    const outside = track(createRepoWithHistory());
+    const repo = track(createRepoWithHistory());
+    execFileSync("mkfifo", [join(repo.workspace, ".git/objects/info/alternates")]);
+    await expectAllRefused(
+      repo,
+      outside,
+      /'\.git\/objects\/info\/alternates' is a named pipe \(FIFO\).*Remove it/,
+    );
+    rmSync(join(repo.workspace, ".git/objects/info/alternates"));
+    execFileSync("mkfifo", [join(repo.workspace, ".git/commondir")]);
+    await expectAllRefused(repo, outside, /'\.git\/commondir' is a named pipe/);
   });
 
   it("a .git/commondir pointing at another repository", async () => {

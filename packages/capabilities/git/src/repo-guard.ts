@@ -1,8 +1,8 @@
 import type { Dirent } from "node:fs";
-import { lstat, readdir, readFile, realpath, stat } from "node:fs/promises";
+import { lstat, readdir, realpath, stat } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { CapgateError } from "@capgate/schema";
-import { isInside, runProcess } from "@capgate/tools";
+import { isInside, openRegularFile, runProcess } from "@capgate/tools";
 
 /**
  * What a git call may run with, once the repository's metadata has been checked: the
@@ -128,6 +128,40 @@ async function lstatOrNull(path: string) {
 
 const rel = (root: string, abs: string) => relative(root, abs) || ".";
 
+/** Metadata files are small; anything bigger is not one git would write. */
+const MAX_METADATA_BYTES = 1024 * 1024;
+
+/**
+ * A small metadata file (`.git` as a file, `alternates`, `commondir`) as text, undefined
+ * when it does not exist. Opened with `openRegularFile`, so a FIFO planted there is refused
+ * at once instead of parking a thread of the shared I/O pool.
+ */
+async function readMetadataFile(root: string, file: string): Promise<string | undefined> {
+  let opened: Awaited<ReturnType<typeof openRegularFile>>;
+  try {
+    opened = await openRegularFile(file, { shown: `'${rel(root, file)}'`, property: "workspace" });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
+    if (CapgateError.isInstance(error) && error.code === "not_a_regular_file") {
+      throw new UnsafeRepositoryError(
+        `${error.message.replace(/;.*$/, "")}; git would read it as repository metadata. Remove it.`,
+      );
+    }
+    throw error;
+  }
+  try {
+    if (opened.stats.size > MAX_METADATA_BYTES) {
+      throw new UnsafeRepositoryError(
+        `'${rel(root, file)}' is larger than 1 MiB; it is not metadata git writes. Remove it.`,
+      );
+    }
+    return await opened.handle.readFile("utf8");
+  } finally {
+    await opened.handle.close();
+  }
+}
+
 /**
  * `.git` must be a real directory at the workspace root: a `.git` *file* (`gitdir: …`, as
  * worktrees and submodules use) or a symlink could point anywhere, and git would follow it.
@@ -142,7 +176,7 @@ async function checkGitDir(root: string): Promise<string> {
     );
   }
   if (entry.isFile()) {
-    const text = await readFile(gitDir, "utf8").catch(() => "");
+    const text = (await readMetadataFile(root, gitDir)) ?? "";
     const target = /^gitdir:\s*(.*)$/m.exec(text)?.[1]?.trim();
     throw new UnsafeRepositoryError(
       `'.git' in the workspace is a file${target ? ` pointing git at '${target.slice(0, 200)}'` : ""} (a linked worktree or submodule), so git would read and write a repository outside the workspace; the git tools only use a real .git directory at the workspace root. Use the main checkout as the workspace.`,
@@ -192,7 +226,7 @@ async function checkLinks(root: string, gitDir: string): Promise<void> {
 /** `objects/info/alternates` and $GIT_ALTERNATE_OBJECT_DIRECTORIES-style borrowing from outside. */
 async function checkAlternates(root: string, objectsDir: string): Promise<void> {
   const file = join(objectsDir, "info", "alternates");
-  const text = await readFile(file, "utf8").catch(() => undefined);
+  const text = await readMetadataFile(root, file);
   if (text === undefined) return;
   for (const raw of text.split("\n")) {
     const line = raw.trim();
@@ -211,7 +245,7 @@ async function checkAlternates(root: string, objectsDir: string): Promise<void> 
 /** `.git/commondir` (a linked worktree's pointer to the main repository): only inside the workspace. */
 async function checkCommonDir(root: string, gitDir: string): Promise<string | undefined> {
   const file = join(gitDir, "commondir");
-  const text = await readFile(file, "utf8").catch(() => undefined);
+  const text = await readMetadataFile(root, file);
   if (text === undefined) return undefined;
   const target = text.trim();
   const outside = await resolvesInside(root, gitDir, target);
