@@ -224,4 +224,24 @@ describe("scripted models over HTTP", () => {
       await other.close();
     }
   });
+
+  it("$CAPGATE_SCRIPTED_MODELS_DIR sets the directory when the option is not given", async () => {
+    const other = await startServer({
+      port: 0,
+      workspace,
+      stateDir: join(root, "state3"),
+      env: { CAPGATE_SCRIPTED_MODELS_DIR: scripts },
+      config: {},
+    });
+    try {
+      const response = await fetch(`${other.url}/runs`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${other.token}`, "content-type": "application/json" },
+        body: JSON.stringify({ goal: "say done", model: "scripted:finish.json" }),
+      });
+      expect(response.status).toBe(202);
+    } finally {
+      await other.close();
+    }
+  });
 });

@@ -118,11 +118,12 @@ export interface StartServerOptions {
    * demos and tests. Without it POST /runs refuses scripted models: the spec names a file
    * on the server, and a token holder must not be able to make the server read arbitrary
    * files (and quote them back in errors). A model from the config file is unaffected.
+   * Default: `$CAPGATE_SCRIPTED_MODELS_DIR` (so `capgate serve` can set it), else none.
    */
   scriptedModelsDir?: string;
   /** Log requests and errors as JSON lines (default: nothing is printed). The token is never logged. */
   log?: ServerLogOptions | false;
-  /** Environment to read CAPGATE_TOKEN and CAPGATE_HOME from (default process.env). */
+  /** Environment to read CAPGATE_TOKEN, CAPGATE_HOME and CAPGATE_SCRIPTED_MODELS_DIR from (default process.env). */
   env?: Record<string, string | undefined>;
 }
 
@@ -202,6 +203,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     }));
   const ownsHarness = options.harness === undefined;
 
+  const scriptedModelsDir = options.scriptedModelsDir ?? (env.CAPGATE_SCRIPTED_MODELS_DIR || undefined);
   const shutdown = new AbortController();
   const feed = new RunFeed(harness.store, options.heartbeatMs ?? 15_000);
   const runs = new RunManager(harness, {
@@ -210,7 +212,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     ...(options.approval ? { approval: options.approval } : {}),
     ...(options.maxConcurrentRuns ? { maxConcurrent: options.maxConcurrentRuns } : {}),
     ...(options.maxQueuedRuns ? { maxQueued: options.maxQueuedRuns } : {}),
-    ...(options.scriptedModelsDir ? { scriptedModelsDir: options.scriptedModelsDir } : {}),
+    ...(scriptedModelsDir ? { scriptedModelsDir } : {}),
   });
   let policy: OriginPolicy | undefined;
   const mcp = new McpEndpoint({
