@@ -1,11 +1,12 @@
 import { isStdioServer, type McpServerConfig } from "../config.js";
 import type { StoredMcpAuth } from "./auth-store.js";
+import type { McpOAuthGrant } from "./oauth-config.js";
 
 /** What `capgate mcp status` shows about one server's login. Never carries a token value. */
 export interface McpAuthStatus {
   /** `none`: the entry has no `oauth`; `logged_in`; `logged_out`; `expired` (a refresh may still work). */
   state: "none" | "logged_in" | "logged_out" | "expired";
-  grant?: "authorization_code" | "client_credentials";
+  grant?: McpOAuthGrant;
   /** Granted scopes, as the token endpoint reported them. */
   scopes?: string[];
   /** ISO time the access token expires, when the server said. */

@@ -1,7 +1,21 @@
 import type { ConfigProblem } from "../errors.js";
 
 /** How a `url` server's OAuth 2.1 client gets its tokens. */
-export type McpOAuthGrant = "authorization_code" | "client_credentials";
+export type McpOAuthGrant = "authorization_code" | "client_credentials" | "jwt_bearer";
+
+/**
+ * Enterprise-managed authorization (SEP-990, the `jwt_bearer` grant): the enterprise IdP
+ * exchanges the person's ID token for an identity assertion grant (ID-JAG, RFC 8693 token
+ * exchange), which the MCP server's authorization server takes as a JWT bearer grant (RFC 7523).
+ */
+export interface McpIdentityProviderConfig {
+  /** The IdP's token endpoint (https, or http on a loopback host). */
+  tokenEndpoint: string;
+  /** This client's id at the IdP. */
+  clientId: string;
+  /** The person's ID token from the enterprise SSO login. */
+  idToken: string;
+}
 
 /**
  * The `oauth` property of a `url` server entry. Everything is optional: `"oauth": {}` means
@@ -9,8 +23,13 @@ export type McpOAuthGrant = "authorization_code" | "client_credentials";
  * redirect on 127.0.0.1 (a free port unless `redirectPort` is set).
  */
 export interface McpOAuthConfig {
-  /** Default `authorization_code` (a person logs in once); `client_credentials` for machine-to-machine. */
+  /**
+   * Default `authorization_code` (a person logs in once); `client_credentials` for
+   * machine-to-machine; `jwt_bearer` for enterprise-managed authorization (needs `identityProvider`).
+   */
   grant?: McpOAuthGrant;
+  /** The enterprise IdP of the `jwt_bearer` grant. */
+  identityProvider?: McpIdentityProviderConfig;
   /** A pre-registered client id (skips dynamic client registration). */
   clientId?: string;
   /** The pre-registered client's secret (confidential clients; client_secret_basic/post). */
@@ -45,8 +64,10 @@ const OAUTH_KEYS = [
   "clientName",
   "clientMetadataUrl",
   "authorizationServer",
+  "identityProvider",
 ] as const;
-const GRANTS: McpOAuthGrant[] = ["authorization_code", "client_credentials"];
+const IDP_KEYS = ["tokenEndpoint", "clientId", "idToken"] as const;
+const GRANTS: McpOAuthGrant[] = ["authorization_code", "client_credentials", "jwt_bearer"];
 const ALGORITHMS = ["ES256", "ES384", "ES512", "RS256", "RS384", "RS512", "PS256", "PS384", "PS512"];
 // RFC 6749 scope-token characters: printable ASCII except space, `"` and `\`.
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
@@ -117,7 +138,7 @@ export function parseOAuthConfig(
     if (!GRANTS.includes(value.grant as McpOAuthGrant))
       problems.push({
         property: `${path}.grant`,
-        message: `${path}.grant must be "authorization_code" or "client_credentials", got ${typeof value.grant === "string" ? JSON.stringify(value.grant) : describe(value.grant)}`,
+        message: `${path}.grant must be "authorization_code", "client_credentials" or "jwt_bearer", got ${typeof value.grant === "string" ? JSON.stringify(value.grant) : describe(value.grant)}`,
       });
     else out.grant = value.grant as McpOAuthGrant;
   }
@@ -173,6 +194,43 @@ export function parseOAuthConfig(
       });
     else out.authorizationServer = u;
   }
+  if (value.identityProvider !== undefined) {
+    const idp = value.identityProvider;
+    const p = `${path}.identityProvider`;
+    if (!isPlainObject(idp))
+      problems.push({
+        property: p,
+        message: `${p} must be an object { tokenEndpoint, clientId, idToken }, got ${describe(idp)}`,
+      });
+    else {
+      for (const key of Object.keys(idp))
+        if (!(IDP_KEYS as readonly string[]).includes(key)) {
+          const guess = closest(key, IDP_KEYS);
+          problems.push({
+            property: `${p}.${key}`,
+            message: `${p}.${key} is not a known property${guess ? `; did you mean "${guess}"?` : ""}`,
+          });
+        }
+      const endpoint = idp.tokenEndpoint;
+      if (typeof endpoint !== "string" || !isUrl(endpoint, ["https:", "http:"]))
+        problems.push({
+          property: `${p}.tokenEndpoint`,
+          message: `${p}.tokenEndpoint must be the IdP's token endpoint URL, got ${typeof endpoint === "string" ? JSON.stringify(endpoint) : describe(endpoint)}`,
+        });
+      for (const key of ["clientId", "idToken"] as const)
+        if (typeof idp[key] !== "string" || idp[key] === "")
+          problems.push({
+            property: `${p}.${key}`,
+            message: `${p}.${key} must be a non-empty string, got ${typeof idp[key] === "string" ? "an empty string" : describe(idp[key])}`,
+          });
+      if (problems.length === before)
+        out.identityProvider = {
+          tokenEndpoint: endpoint as string,
+          clientId: idp.clientId as string,
+          idToken: idp.idToken as string,
+        };
+    }
+  }
   if (problems.length > before) return undefined;
   // Combinations that cannot work, said before anything is sent.
   if (out.clientSecret !== undefined && out.clientId === undefined)
@@ -180,26 +238,38 @@ export function parseOAuthConfig(
       property: `${path}.clientSecret`,
       message: `${path}.clientSecret needs ${path}.clientId (the client the secret belongs to)`,
     });
-  if (out.grant === "client_credentials") {
+  const machine = out.grant === "client_credentials" || out.grant === "jwt_bearer";
+  if (machine) {
     if (out.clientId === undefined)
       problems.push({
         property: `${path}.clientId`,
-        message: `${path}.clientId is required with "grant": "client_credentials" (machine-to-machine clients are pre-registered)`,
+        message: `${path}.clientId is required with "grant": "${out.grant}" (such clients are pre-registered)`,
       });
     else if (out.clientSecret === undefined && out.privateKey === undefined)
       problems.push({
         property: `${path}.clientSecret`,
-        message: `${path}: "grant": "client_credentials" needs "clientSecret" or "privateKey" to authenticate the client`,
+        message: `${path}: "grant": "${out.grant}" needs "clientSecret" or "privateKey" to authenticate the client`,
       });
     if (out.redirectPort !== undefined)
       problems.push({
         property: `${path}.redirectPort`,
-        message: `${path}.redirectPort has no use with "grant": "client_credentials" (there is no browser redirect)`,
+        message: `${path}.redirectPort has no use with "grant": "${out.grant}" (there is no browser redirect)`,
       });
-  } else if (out.privateKey !== undefined)
+  }
+  if (out.grant === "jwt_bearer" && out.identityProvider === undefined)
+    problems.push({
+      property: `${path}.identityProvider`,
+      message: `${path}.identityProvider is required with "grant": "jwt_bearer" (the enterprise IdP that issues the ID-JAG)`,
+    });
+  if (out.grant !== "jwt_bearer" && out.identityProvider !== undefined)
+    problems.push({
+      property: `${path}.identityProvider`,
+      message: `${path}.identityProvider is only used with "grant": "jwt_bearer"`,
+    });
+  if (!machine && out.privateKey !== undefined)
     problems.push({
       property: `${path}.privateKey`,
-      message: `${path}.privateKey is only used with "grant": "client_credentials" (private_key_jwt)`,
+      message: `${path}.privateKey is only used with "grant": "client_credentials" or "jwt_bearer" (private_key_jwt)`,
     });
   if (out.signingAlgorithm !== undefined && out.privateKey === undefined)
     problems.push({

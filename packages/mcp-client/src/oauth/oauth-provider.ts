@@ -12,6 +12,7 @@ import type {
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { McpClientError } from "../errors.js";
 import type { McpAuthStore, StoredMcpAuth } from "./auth-store.js";
+import { JWT_BEARER_GRANT, requestIdentityAssertion } from "./identity-assertion.js";
 import type { McpOAuthConfig } from "./oauth-config.js";
 
 /**
@@ -107,8 +108,9 @@ export class McpOAuthProvider implements OAuthClientProvider {
     return new McpOAuthProvider(server, serverUrl, config, store, record, interactive);
   }
 
+  /** Grants without a person in the loop (no redirect): client_credentials and jwt_bearer. */
   private get clientCredentials(): boolean {
-    return this.config.grant === "client_credentials";
+    return this.config.grant === "client_credentials" || this.config.grant === "jwt_bearer";
   }
 
   get redirectUrl(): string | undefined {
@@ -131,7 +133,12 @@ export class McpOAuthProvider implements OAuthClientProvider {
     return {
       client_name: this.config.clientName ?? "capgate",
       redirect_uris: redirect ? [redirect] : [],
-      grant_types: this.clientCredentials ? ["client_credentials"] : ["authorization_code", "refresh_token"],
+      grant_types:
+        this.config.grant === "jwt_bearer"
+          ? [JWT_BEARER_GRANT]
+          : this.clientCredentials
+            ? ["client_credentials"]
+            : ["authorization_code", "refresh_token"],
       response_types: this.clientCredentials ? [] : ["code"],
       token_endpoint_auth_method: this.config.privateKey
         ? "private_key_jwt"
@@ -226,10 +233,29 @@ export class McpOAuthProvider implements OAuthClientProvider {
     return this.verifier;
   }
 
-  prepareTokenRequest(scope?: string): URLSearchParams | undefined {
+  async prepareTokenRequest(scope?: string): Promise<URLSearchParams | undefined> {
     if (!this.clientCredentials) return undefined;
-    const params = new URLSearchParams({ grant_type: "client_credentials" });
     const wanted = this.stepUpScope ?? scope;
+    let params: URLSearchParams;
+    if (this.config.grant === "jwt_bearer" && this.config.identityProvider) {
+      // auth() saved the discovery state just before asking for the token request.
+      const discovery = this.record.discovery;
+      const audience = discovery?.authorizationServerMetadata?.issuer ?? discovery?.authorizationServerUrl;
+      if (!audience)
+        throw new McpClientError(
+          "mcp_auth_failed",
+          `MCP server '${this.server}': no authorization server was discovered for the JWT bearer grant.`,
+          { server: this.server },
+        );
+      const resource = discovery?.resourceMetadata?.resource ?? this.serverUrl;
+      const assertion = await requestIdentityAssertion(
+        this.server,
+        this.config.identityProvider,
+        audience,
+        resource,
+      );
+      params = new URLSearchParams({ grant_type: JWT_BEARER_GRANT, assertion });
+    } else params = new URLSearchParams({ grant_type: "client_credentials" });
     if (wanted) params.set("scope", wanted);
     return params;
   }
