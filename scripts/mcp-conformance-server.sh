@@ -94,7 +94,7 @@ echo "== capgate /mcp behind the token proxy at $URL"
 status=0
 for scenario in "${SCENARIOS[@]}"; do
   echo "== scenario: $scenario"
-  if (cd "$WORK" && PATH="$WORK/node22/bin:$PATH" "$NODE22" "$SUITE" server --url "$URL" --scenario "$scenario"); then
+  if (cd "$WORK" && PATH="$(dirname "$NODE22"):$PATH" "$NODE22" "$SUITE" server --url "$URL" --scenario "$scenario"); then
     echo "== $scenario: PASS"
   else
     echo "== $scenario: FAIL" >&2

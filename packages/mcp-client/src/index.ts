@@ -20,10 +20,10 @@ export type { CapabilityStep, CapabilityStepOptions, CapabilityStepOutcome } fro
 export { executeCapabilityStep, isUnknownToolErrorLike } from "./fallthrough.js";
 export type { GateHandler, GateServerOptions, GateToolName } from "./gate-server.js";
 export { createGateServer, GATE_TOOL_NAMES } from "./gate-server.js";
-export type { McpAuthStore, StoredMcpAuth } from "./oauth/auth-store.js";
-export { memoryAuthStore } from "./oauth/auth-store.js";
 export type { McpAuthStatus } from "./oauth/auth-status.js";
 export { describeAuth } from "./oauth/auth-status.js";
+export type { McpAuthStore, StoredMcpAuth } from "./oauth/auth-store.js";
+export { memoryAuthStore } from "./oauth/auth-store.js";
 export type { McpOAuthConfig, McpOAuthGrant } from "./oauth/oauth-config.js";
 export type { InteractiveAuthorization } from "./oauth/oauth-provider.js";
 export { loginCommand, McpOAuthProvider } from "./oauth/oauth-provider.js";

@@ -1,5 +1,6 @@
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { OAuthError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import {
   type CallToolResult,
   type ClientCapabilities,
@@ -43,6 +44,15 @@ function politeRefusal(method: string): string {
   if (method === "elicitation/create")
     return "This MCP client cannot ask the user for input (elicitation is not supported here). Continue without it, or explain in the tool result what you need.";
   return `This MCP client does not handle '${method}' requests.`;
+}
+
+/** An OAuth error answer (token endpoint, registration): its code and description, never a credential. */
+function authFailed(server: string, error: OAuthError): McpClientError {
+  return new McpClientError(
+    "mcp_auth_failed",
+    `The authorization server of MCP server '${server}' refused the request (${error.errorCode}${error.message ? `: ${error.message}` : ""}); check mcpServers.${server}.oauth, or run \`capgate mcp login ${server}\`.`,
+    { server, property: `mcpServers.${server}.oauth`, cause: error },
+  );
 }
 
 /**
@@ -168,8 +178,7 @@ export class McpSession {
         transport = connected.transport;
         kind = connected.kind;
         session = new McpSession(server, client, transport, kind);
-        if (provider)
-          session.auth = { provider, transport: connected.transport, signal: deps.signal };
+        if (provider) session.auth = { provider, transport: connected.transport, signal: deps.signal };
       }
     } catch (error) {
       // Read how it went away before close() (which would report our own stop).
@@ -182,6 +191,7 @@ export class McpSession {
           `MCP server '${server}' refused the connection (401 Unauthorized)${!isStdioServer(config) && config.oauth ? `: run \`capgate mcp login ${server}\`` : isStdioServer(config) ? "" : `; if it uses OAuth, add "oauth": {} to mcpServers.${server} and run \`capgate mcp login ${server}\``}.`,
           { server, cause: error },
         );
+      if (error instanceof OAuthError) throw authFailed(server, error);
       const status = (error as { code?: unknown } | null)?.code;
       if (!isStdioServer(config) && !config.oauth && status === 401)
         throw new McpClientError(
@@ -294,12 +304,17 @@ export class McpSession {
       if (signal?.aborted) throw this.abortedError(what);
       // Our own errors (a login needed, a bad login) already name the server and what to do.
       if (McpClientError.isInstance(error)) throw error;
+      if (error instanceof OAuthError) throw authFailed(this.server, error);
       if (error instanceof UnauthorizedError)
         throw this.auth
           ? this.auth.provider.loginRequired()
-          : new McpClientError("mcp_auth_required", `MCP server '${this.server}' refused ${what} (401 Unauthorized).`, {
-              server: this.server,
-            });
+          : new McpClientError(
+              "mcp_auth_required",
+              `MCP server '${this.server}' refused ${what} (401 Unauthorized).`,
+              {
+                server: this.server,
+              },
+            );
       if (isOwnTimeout(error, timeoutMs, started))
         throw new McpClientError(
           "mcp_timeout",

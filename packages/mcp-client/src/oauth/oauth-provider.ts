@@ -1,7 +1,7 @@
 import {
+  extractWWWAuthenticateParams,
   type OAuthClientProvider,
   type OAuthDiscoveryState,
-  extractWWWAuthenticateParams,
 } from "@modelcontextprotocol/sdk/client/auth.js";
 import { createPrivateKeyJwtAuth } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
 import type {
@@ -227,9 +227,13 @@ export class McpOAuthProvider implements OAuthClientProvider {
 
   codeVerifier(): string {
     if (!this.verifier)
-      throw new McpClientError("mcp_auth_failed", `No login is in progress for MCP server '${this.server}'.`, {
-        server: this.server,
-      });
+      throw new McpClientError(
+        "mcp_auth_failed",
+        `No login is in progress for MCP server '${this.server}'.`,
+        {
+          server: this.server,
+        },
+      );
     return this.verifier;
   }
 
@@ -289,7 +293,10 @@ export class McpOAuthProvider implements OAuthClientProvider {
    * Wait for the redirect of the pending authorization and hand its code to `finish` (the
    * transport's `finishAuth`, which exchanges it with the PKCE verifier). False when none is pending.
    */
-  async completeAuthorization(finish: (code: string) => Promise<void>, signal?: AbortSignal): Promise<boolean> {
+  async completeAuthorization(
+    finish: (code: string) => Promise<void>,
+    signal?: AbortSignal,
+  ): Promise<boolean> {
     if (!this.pending || !this.interactive) return false;
     this.pending = undefined;
     const state = this.lastState;

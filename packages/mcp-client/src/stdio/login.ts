@@ -1,7 +1,7 @@
 import { isStdioServer, type McpServerConfig } from "../config.js";
 import { McpClientError } from "../errors.js";
+import { describeAuth, type McpAuthStatus } from "../oauth/auth-status.js";
 import type { McpAuthStore } from "../oauth/auth-store.js";
-import { type McpAuthStatus, describeAuth } from "../oauth/auth-status.js";
 import { McpPool } from "../pool.js";
 import { startLoopbackRedirect } from "./loopback-redirect.js";
 

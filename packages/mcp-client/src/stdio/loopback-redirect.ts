@@ -43,7 +43,9 @@ export async function startLoopbackRedirect(options: LoopbackRedirectOptions): P
     const code = url.searchParams.get("code");
     const error = url.searchParams.get("error");
     if (!state || (!code && !error)) {
-      res.writeHead(400, { "content-type": "text/html" }).end(PAGE("Login failed", "This redirect carries no code."));
+      res
+        .writeHead(400, { "content-type": "text/html" })
+        .end(PAGE("Login failed", "This redirect carries no code."));
       return;
     }
     const arrival: Arrival = code
