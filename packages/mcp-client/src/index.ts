@@ -14,6 +14,8 @@ export {
   SERVER_NAME_PATTERN,
   serverTimeoutMs,
 } from "./config.js";
+export type { ElicitationField } from "./elicitation.js";
+export { elicitationFields, parseElicitationAnswer } from "./elicitation.js";
 export type { ConfigProblem, McpClientErrorOptions, McpErrorCode } from "./errors.js";
 export { McpClientError, McpConfigError } from "./errors.js";
 export type { CapabilityStep, CapabilityStepOptions, CapabilityStepOutcome } from "./fallthrough.js";
