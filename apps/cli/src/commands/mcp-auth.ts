@@ -34,7 +34,8 @@ function describeStatus(status: McpAuthStatus): string {
   const parts: string[] = [status.state.replace("_", " ")];
   if (status.grant && status.grant !== "authorization_code") parts.push(status.grant);
   if (status.scopes?.length) parts.push(`scopes: ${status.scopes.join(" ")}`);
-  if (status.expiresAt) parts.push(`${status.state === "expired" ? "expired" : "expires"} ${status.expiresAt}`);
+  if (status.expiresAt)
+    parts.push(`${status.state === "expired" ? "expired" : "expires"} ${status.expiresAt}`);
   if (status.refreshable) parts.push("refreshable");
   return parts.join(", ");
 }
@@ -82,7 +83,12 @@ export async function mcpLoginCommand(
 }
 
 /** `capgate mcp logout <server>`: forgets the server's tokens and client registration. */
-export async function mcpLogoutCommand(server: string, global: GlobalOptions, io: CliIO): Promise<number> {
+export async function mcpLogoutCommand(
+  server: string,
+  _options: Record<string, never>,
+  global: GlobalOptions,
+  io: CliIO,
+): Promise<number> {
   const { servers, stateDir } = await configured(global);
   pick(servers, server);
   const { fileAuthStore, logoutMcpServer } = await import("@capgate/mcp-client/stdio");
@@ -116,7 +122,10 @@ export async function mcpStatusCommand(
   const { createNodeMcpPool, fileAuthStore } = await import("@capgate/mcp-client/stdio");
   const store = fileAuthStore(stateDir);
   const rows: StatusRow[] = [];
-  const pool = Object.keys(servers).length > 0 && !options.offline ? createNodeMcpPool(servers, { stateDir }) : undefined;
+  const pool =
+    Object.keys(servers).length > 0 && !options.offline
+      ? createNodeMcpPool(servers, { stateDir })
+      : undefined;
   try {
     await Promise.all(
       Object.entries(servers).map(async ([server, entry]) => {
