@@ -79,10 +79,16 @@ export async function loginMcpServer(
       ...(options.clientInfo ? { clientInfo: options.clientInfo } : {}),
     },
   );
+  // Cancelling the login closes the pool, which also stops the wait for the redirect.
+  const onAbort = () => void pool.close();
+  options.signal?.addEventListener("abort", onAbort, { once: true });
   try {
+    if (options.signal?.aborted)
+      throw new McpClientError("mcp_aborted", `The login to MCP server '${server}' was cancelled.`, { server });
     const tools = await pool.listTools(server, options.signal ? { signal: options.signal } : {});
     return { server, tools: tools.length, status: describeAuth(config, await options.store.load(server)) };
   } finally {
+    options.signal?.removeEventListener("abort", onAbort);
     await pool.close();
     await loopback.close();
   }
