@@ -84,7 +84,9 @@ export async function loginMcpServer(
   options.signal?.addEventListener("abort", onAbort, { once: true });
   try {
     if (options.signal?.aborted)
-      throw new McpClientError("mcp_aborted", `The login to MCP server '${server}' was cancelled.`, { server });
+      throw new McpClientError("mcp_aborted", `The login to MCP server '${server}' was cancelled.`, {
+        server,
+      });
     const tools = await pool.listTools(server, options.signal ? { signal: options.signal } : {});
     return { server, tools: tools.length, status: describeAuth(config, await options.store.load(server)) };
   } finally {
