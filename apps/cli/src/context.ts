@@ -1,5 +1,6 @@
 import type { Harness } from "@capgate/harness";
 import type { LoopApprovalHook } from "@capgate/loop";
+import type { ElicitationHandler } from "@capgate/mcp-client";
 import type { ApprovalMode } from "@capgate/tools";
 import { CliError } from "./errors.js";
 import { type CliIO, paint } from "./io.js";
@@ -51,7 +52,7 @@ export function terminalApprover(io: CliIO, beforeAsk?: () => void, afterAsk?: (
 export async function openHarness(
   global: GlobalOptions,
   request: HarnessRequest,
-  extra: { approve?: LoopApprovalHook } = {},
+  extra: { approve?: LoopApprovalHook; onElicitation?: ElicitationHandler } = {},
 ): Promise<Harness> {
   const { createHarness, loadConfig } = await import("@capgate/harness");
   const config = loadConfig(global.config ? { path: global.config } : {});
@@ -62,6 +63,7 @@ export async function openHarness(
     ...(request.stateDir ? { stateDir: request.stateDir } : {}),
     ...(approval ? { approval } : {}),
     ...(extra.approve ? { approve: extra.approve } : {}),
+    ...(extra.onElicitation ? { onElicitation: extra.onElicitation } : {}),
   });
 }
 

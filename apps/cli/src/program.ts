@@ -158,6 +158,24 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
     )
     .option("--workspace <dir>", "workspace root")
     .action(strip(run(async () => (await import("./commands/mcp.js")).mcpServeCommand)));
+  mcp
+    .command("login")
+    .description("log in to a configured url server with OAuth (prints the URL; never opens a browser)")
+    .argument("<server>", "server name from mcpServers")
+    .option("--timeout <ms>", "how long to wait for the redirect (default 300000)")
+    .action(strip(run(async () => (await import("./commands/mcp-auth.js")).mcpLoginCommand)));
+  mcp
+    .command("logout")
+    .description("forget a server's stored OAuth login")
+    .argument("<server>", "server name from mcpServers")
+    .action(strip(run(async () => (await import("./commands/mcp-auth.js")).mcpLogoutCommand)));
+  mcp
+    .command("status")
+    .description("each configured server's connection and login state")
+    .option("--offline", "do not connect; show stored login state only")
+    .option("--timeout <ms>", "connect budget per server (default 5000)")
+    .option("--json", "print JSON")
+    .action(strip(run(async () => (await import("./commands/mcp-auth.js")).mcpStatusCommand)));
 
   program
     .command("serve")

@@ -49,6 +49,7 @@ const STATUS_BY_CODE: Record<string, number> = {
   not_found: 404,
   run_not_found: 404,
   approval_not_found: 404,
+  elicitation_not_found: 404,
   method_not_allowed: 405,
   body_too_large: 413,
   unsupported_media_type: 415,
@@ -56,6 +57,9 @@ const STATUS_BY_CODE: Record<string, number> = {
   internal_error: 500,
   mcp_closed: 502,
   mcp_connect_failed: 502,
+  // The upstream MCP server needs a login (POST /mcp-logins/:server) or refused the client.
+  mcp_auth_required: 502,
+  mcp_auth_failed: 502,
   mcp_rpc_error: 502,
   mcp_unavailable: 502,
   shutting_down: 503,

@@ -15,6 +15,8 @@ import { registerGatewayRoutes } from "./gateway-routes.js";
 import { errorBody, toErrorResponse } from "./http-errors.js";
 import { loggerOptions, type ServerLogOptions } from "./logging.js";
 import { McpEndpoint } from "./mcp-endpoint.js";
+import { registerMcpInteractionRoutes } from "./mcp-interaction-routes.js";
+import { ElicitationRegistry, McpLoginRegistry } from "./mcp-interactions.js";
 import { RunFeed } from "./run-feed.js";
 import { RunManager } from "./run-manager.js";
 import { registerRunRoutes } from "./runs-routes.js";
@@ -185,6 +187,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const approvals = new ApprovalRegistry(
     options.approvalTimeoutMs !== undefined ? { timeoutMs: options.approvalTimeoutMs } : {},
   );
+  // MCP servers' form requests wait for the operator like approvals (only for a harness made here).
+  const elicitations = new ElicitationRegistry(
+    options.approvalTimeoutMs !== undefined ? { timeoutMs: options.approvalTimeoutMs } : {},
+  );
   const harness =
     options.harness ??
     (await createHarness({
@@ -199,8 +205,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       ...(options.approval ? { approval: options.approval } : {}),
       ...(options.capabilities ? { capabilities: options.capabilities } : {}),
       approve: approvals.hook,
+      onElicitation: elicitations.hook,
       processEnv: env,
     }));
+  const logins = new McpLoginRegistry(harness);
   const ownsHarness = options.harness === undefined;
 
   const scriptedModelsDir = options.scriptedModelsDir ?? (env.CAPGATE_SCRIPTED_MODELS_DIR || undefined);
@@ -292,7 +300,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       .send(
         errorBody(
           "not_found",
-          `No route ${request.method} ${request.url.split("?")[0]}. Routes: GET /healthz, GET /capabilities, GET /capabilities/search, POST /tools/call, POST|GET /runs, GET /runs/:id, GET /runs/:id/events, POST /runs/:id/approvals/:approvalId, /mcp, GET /.`,
+          `No route ${request.method} ${request.url.split("?")[0]}. Routes: GET /healthz, GET /capabilities, GET /capabilities/search, POST /tools/call, POST|GET /runs, GET /runs/:id, GET /runs/:id/events, POST /runs/:id/approvals/:approvalId, GET /mcp-logins, POST /mcp-logins/:server, GET /elicitations, POST /elicitations/:id, /mcp, GET /.`,
         ),
       ),
   );
@@ -303,9 +311,12 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     streams: feed.count(),
     mcpSessions: mcp.count(),
     pendingApprovals: approvals.count(),
+    pendingElicitations: elicitations.count(),
+    pendingLogins: logins.count(),
   }));
   registerGatewayRoutes(app, { harness, shutdown: shutdown.signal });
   registerRunRoutes(app, { harness, runs, approvals, feed });
+  registerMcpInteractionRoutes(app, { logins, elicitations });
   mcp.register(app);
   registerViewerRoutes(app);
 
@@ -345,6 +356,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       // Runs first: each writes run_ended, which also ends its event streams.
       await runs.shutdown();
       approvals.denyAll("the server is shutting down");
+      elicitations.declineAll();
+      logins.cancelAll();
       await mcp.close();
       feed.close();
       await app.close();

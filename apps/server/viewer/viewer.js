@@ -135,8 +135,162 @@ async function refreshRuns() {
 }
 
 async function pollRuns() {
-  await refreshRuns();
+  await Promise.all([refreshRuns(), refreshMcp()]);
   setTimeout(pollRuns, POLL_MS);
+}
+
+// ---- MCP servers' requests: elicitations (forms) and OAuth logins ---------------------
+
+const shownElicitations = new Map();
+
+function fieldInput(field) {
+  const name = `field-${field.name}`;
+  if (field.choices) {
+    const select = el("select", {
+      name,
+      "data-field": field.name,
+      multiple: field.multiple ? "" : undefined,
+    });
+    if (!field.multiple)
+      select.append(
+        el("option", { value: "" }, field.default !== undefined ? `(default ${field.default})` : "—"),
+      );
+    for (const c of field.choices) select.append(el("option", { value: c.value }, c.label));
+    return select;
+  }
+  if (field.type === "boolean") {
+    const select = el("select", { name, "data-field": field.name });
+    select.append(
+      el("option", { value: "" }, field.default !== undefined ? `(default ${field.default})` : "—"),
+    );
+    select.append(el("option", { value: "true" }, "yes"), el("option", { value: "false" }, "no"));
+    return select;
+  }
+  return el("input", {
+    name,
+    "data-field": field.name,
+    type: field.type === "string" ? "text" : "number",
+    placeholder: field.default !== undefined ? `default ${field.default}` : field.required ? "required" : "",
+  });
+}
+
+function readForm(form, fields) {
+  const content = {};
+  for (const field of fields) {
+    const input = form.querySelector(`[data-field="${CSS.escape(field.name)}"]`);
+    if (!input) continue;
+    if (field.multiple) {
+      const values = [...input.selectedOptions].map((o) => o.value);
+      if (values.length) content[field.name] = values;
+      continue;
+    }
+    const raw = input.value.trim();
+    // Left empty: the client fills in the schema's default.
+    if (raw === "") continue;
+    content[field.name] =
+      field.type === "boolean"
+        ? raw === "true"
+        : field.type === "number" || field.type === "integer"
+          ? Number(raw)
+          : raw;
+  }
+  return content;
+}
+
+function renderElicitation(item) {
+  const form = el("form", { className: "elicitation", "data-elicitation-id": item.elicitationId });
+  const send = async (action) => {
+    const body = action === "accept" ? { action, content: readForm(form, item.fields) } : { action };
+    const response = await api(`/elicitations/${encodeURIComponent(item.elicitationId)}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    if (!response.ok) {
+      const answer = await response.json().catch(() => ({}));
+      setStatus(answer.error?.message ?? `answer refused (${response.status})`, true);
+      return;
+    }
+    form.remove();
+    shownElicitations.delete(item.elicitationId);
+  };
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    void send("accept");
+  });
+  form.append(
+    el("div", { className: "event-title" }, `${item.server} asks: `, item.message),
+    ...item.fields.map((field) =>
+      el("label", {}, el("span", {}, field.label, field.required ? " *" : ""), fieldInput(field)),
+    ),
+    el("button", { type: "submit", className: "approve" }, "Send"),
+    el("button", { type: "button", className: "deny", onclick: () => send("decline") }, "Decline"),
+  );
+  return form;
+}
+
+function renderLogin(login) {
+  const start = async () => {
+    const response = await api(`/mcp-logins/${encodeURIComponent(login.server)}`, { method: "POST" });
+    const body = await response.json().catch(() => ({}));
+    if (!response.ok) setStatus(body.error?.message ?? `login refused (${response.status})`, true);
+    void refreshMcp();
+  };
+  const pending = login.pending
+    ? el(
+        "p",
+        {},
+        "Open on this machine: ",
+        el(
+          "a",
+          { href: login.pending.authorizationUrl, target: "_blank", rel: "noreferrer noopener" },
+          "authorization page",
+        ),
+      )
+    : null;
+  return el(
+    "li",
+    { className: "mcp-login", "data-server": login.server },
+    el("span", { className: "run-goal" }, login.server),
+    el(
+      "span",
+      { className: `badge ${login.auth.state === "logged_in" ? "ok" : "pending"}` },
+      login.auth.state.replace("_", " "),
+    ),
+    login.last && !login.last.ok ? el("span", { className: "dim" }, login.last.message) : null,
+    pending ??
+      el(
+        "button",
+        { type: "button", onclick: start },
+        login.auth.state === "logged_in" ? "Log in again" : "Log in",
+      ),
+  );
+}
+
+async function refreshMcp() {
+  try {
+    const [e, l] = await Promise.all([api("/elicitations"), api("/mcp-logins")]);
+    if (!e.ok || !l.ok) return;
+    const { elicitations } = await e.json();
+    const { logins } = await l.json();
+    const list = $("elicitations");
+    const live = new Set(elicitations.map((item) => item.elicitationId));
+    for (const [id, node] of shownElicitations)
+      if (!live.has(id)) {
+        node.remove();
+        shownElicitations.delete(id);
+      }
+    for (const item of elicitations) {
+      if (shownElicitations.has(item.elicitationId)) continue;
+      const node = el("li", {}, renderElicitation(item));
+      shownElicitations.set(item.elicitationId, node);
+      list.append(node);
+    }
+    $("mcp-logins").replaceChildren(...logins.map(renderLogin));
+    $("mcp-pane").hidden = elicitations.length === 0 && logins.length === 0;
+  } catch {
+    // The runs list reports connection trouble; this pane just waits for the next poll.
+  }
 }
 
 // ---- one run ------------------------------------------------------------------------

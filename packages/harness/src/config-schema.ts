@@ -28,10 +28,70 @@ const prefixRule: JsonSchema = {
 
 const stringMap: JsonSchema = { type: "object", additionalProperties: { type: "string" } };
 
+const mcpOAuth: JsonSchema = {
+  type: "object",
+  description:
+    "OAuth 2.1 for a url server: {} for discovery + dynamic registration + PKCE login (capgate mcp login <server>).",
+  additionalProperties: false,
+  properties: {
+    grant: {
+      enum: ["authorization_code", "client_credentials", "jwt_bearer"],
+      description:
+        "authorization_code (default, a person logs in), client_credentials (machine to machine), jwt_bearer (enterprise IdP).",
+    },
+    clientId: {
+      type: "string",
+      minLength: 1,
+      description: "A pre-registered client (skips dynamic registration).",
+    },
+    clientSecret: { type: "string", minLength: 1, description: "The pre-registered client's secret." },
+    privateKey: {
+      type: "string",
+      minLength: 1,
+      description: "PKCS#8 PEM key for private_key_jwt client authentication.",
+    },
+    signingAlgorithm: {
+      enum: ["ES256", "ES384", "ES512", "RS256", "RS384", "RS512", "PS256", "PS384", "PS512"],
+    },
+    scopes: {
+      type: "array",
+      items: { type: "string", minLength: 1 },
+      description: "Scopes to ask for when the server names none.",
+    },
+    redirectPort: {
+      type: "integer",
+      minimum: 1,
+      maximum: 65535,
+      description: "Fixed loopback port of the redirect URI (default: a free one).",
+    },
+    clientName: { type: "string", minLength: 1 },
+    clientMetadataUrl: {
+      type: "string",
+      minLength: 1,
+      description: "https URL of a client ID metadata document.",
+    },
+    authorizationServer: {
+      type: "string",
+      minLength: 1,
+      description: "The authorization server pre-registered credentials belong to (never sent to another).",
+    },
+    identityProvider: {
+      type: "object",
+      additionalProperties: false,
+      required: ["tokenEndpoint", "clientId", "idToken"],
+      properties: {
+        tokenEndpoint: { type: "string", minLength: 1 },
+        clientId: { type: "string", minLength: 1 },
+        idToken: { type: "string", minLength: 1 },
+      },
+    },
+  },
+};
+
 const mcpServer: JsonSchema = {
   type: "object",
   description:
-    "A server spawned over stdio ({command, args?, env?, cwd?}) or reached over HTTP ({url, headers?}).",
+    "A server spawned over stdio ({command, args?, env?, cwd?}) or reached over HTTP ({url, headers?, oauth?}).",
   properties: {
     type: { enum: ["stdio", "http", "streamable-http", "sse"] },
     command: { type: "string", minLength: 1 },
@@ -40,6 +100,7 @@ const mcpServer: JsonSchema = {
     cwd: { type: "string" },
     url: { type: "string", minLength: 1 },
     headers: stringMap,
+    oauth: mcpOAuth,
     timeoutMs: {
       type: "integer",
       minimum: 1,
@@ -49,6 +110,10 @@ const mcpServer: JsonSchema = {
     enabled: {
       type: "boolean",
       description: "false keeps the entry but leaves the server out (default true).",
+    },
+    sampling: {
+      type: "boolean",
+      description: "true lets the server ask the run's model for completions (default false: refused).",
     },
   },
   additionalProperties: false,

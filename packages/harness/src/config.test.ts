@@ -31,6 +31,11 @@ describe("config", () => {
           env: { GITHUB_TOKEN: "x" },
         },
         docs: { url: "https://example.com/mcp" },
+        hosted: { url: "https://mcp.example.com/mcp", oauth: { scopes: ["read"] }, sampling: true },
+        robot: {
+          url: "https://api.example.com/mcp",
+          oauth: { grant: "client_credentials", clientId: "ci", clientSecret: "s" },
+        },
       },
       shell: { deny: [{ prefix: ["git", "push"], reason: "no pushing" }], ask: [{ prefix: ["rm", "-rf"] }] },
       web: { allowHosts: ["127.0.0.1:3000"] },
@@ -38,7 +43,7 @@ describe("config", () => {
     });
     expect(resolved.profiles.Coder?.charBudget).toBe(64000);
     expect(resolved.profiles.Reviewer?.preload).toEqual(["git"]);
-    expect(Object.keys(resolved.mcpServers)).toEqual(["github", "docs"]);
+    expect(Object.keys(resolved.mcpServers)).toEqual(["github", "docs", "hosted", "robot"]);
   });
 
   it("names the bad property for each kind of mistake", () => {
@@ -51,6 +56,13 @@ describe("config", () => {
     expect(problems({ mcpServers: { gh: { command: 5 } } }).map((p) => p.property)).toContain(
       "mcpServers.gh.command",
     );
+    expect(
+      problems({ mcpServers: { s: { url: "https://x.dev/mcp", oauth: { grant: "password" } } } })[0]
+        ?.property,
+    ).toBe("mcpServers.s.oauth.grant");
+    expect(
+      problems({ mcpServers: { s: { url: "https://x.dev/mcp", oauth: { clientID: "a" } } } })[0]?.property,
+    ).toBe("mcpServers.s.oauth.clientID");
     expect(problems({ profiles: { Coder: { charBudget: -1 } } })[0]?.property).toBe(
       "profiles.Coder.charBudget",
     );

@@ -12,7 +12,7 @@ import {
   RunStore,
   runGoal,
 } from "@capgate/loop";
-import type { McpPool } from "@capgate/mcp-client";
+import type { ElicitationHandler, McpPool, SamplingHandler } from "@capgate/mcp-client";
 import { createNodeMcpPool } from "@capgate/mcp-client/stdio";
 import { createModel, type ModelClient } from "@capgate/models";
 import type { ProfileSet } from "@capgate/profiles";
@@ -33,6 +33,7 @@ import { type CapgateConfig, parseConfig, type ResolvedConfig, resolveConfigPath
 import { checkConfigAgainstHarness } from "./config-check.js";
 import { defaultStateDir, toolEnvironment } from "./environment.js";
 import { createGateSession, type GateSession } from "./gate.js";
+import { modelSamplingHandler } from "./mcp-sampling.js";
 
 export interface HarnessOptions {
   /** A config value or an already loaded one (from loadConfig); default: an empty config. */
@@ -49,6 +50,16 @@ export interface HarnessOptions {
   capabilities?: Capability[];
   /** Process environment to take the minimal tool environment from (default process.env). */
   processEnv?: Record<string, string | undefined>;
+  /**
+   * Answers MCP servers' elicitation requests (CLI: a form on the terminal, decline without
+   * one; server app: a pending request for the operator). Without one, servers are told no.
+   */
+  onElicitation?: ElicitationHandler;
+  /**
+   * Answers sampling for servers whose entry says `"sampling": true`. Default: the model of
+   * the most recently started run or chat (else the configured model).
+   */
+  onSampling?: SamplingHandler;
 }
 
 export interface McpIndexResult {
@@ -148,9 +159,21 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   for (const c of capabilities.list()) registry.register(c.manifest);
 
   const hasServers = Object.keys(resolved.mcpServers).length > 0;
+  // Sampling uses the run's model: the one the latest run or chat started with.
+  let samplingModel: ModelClient | undefined;
+  const currentSamplingModel = (): ModelClient | undefined => {
+    if (samplingModel) return samplingModel;
+    try {
+      return model();
+    } catch {
+      return undefined;
+    }
+  };
   const mcp = hasServers
     ? createNodeMcpPool(resolved.mcpServers, {
         stateDir,
+        onSampling: options.onSampling ?? modelSamplingHandler(currentSamplingModel),
+        ...(options.onElicitation ? { onElicitation: options.onElicitation } : {}),
         // A server that says its tools changed is re-indexed, so search follows it.
         onEvent: (event) => {
           if (event.type === "tools_changed") registerMcp(registry, event.server, event.tools);
@@ -245,6 +268,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     model: (spec) => model(spec),
     async runGoal({ approval, approve, ...runOptions }) {
       const m = model(runOptions.model);
+      samplingModel = m;
       if (runOptions.mcp) await ensureMcpIndexed();
       const nativeTools = runOptions.nativeTools ?? (m as { nativeTools?: boolean }).nativeTools === true;
       const env: LoopEnvironment =
@@ -265,6 +289,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     },
     createChat(chatOptions) {
       const m = model(chatOptions.model);
+      samplingModel = m;
       const nativeTools = chatOptions.nativeTools ?? (m as { nativeTools?: boolean }).nativeTools === true;
       const chat = createChat(environment, {
         ...chatOptions,

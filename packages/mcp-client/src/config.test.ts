@@ -103,3 +103,56 @@ describe("parseMcpServersConfig", () => {
     );
   });
 });
+
+describe("oauth and sampling in server entries", () => {
+  const url = "https://mcp.example.com/mcp";
+  it("accepts every documented oauth shape", () => {
+    const config = parseMcpServersConfig({
+      dcr: { url, oauth: {} },
+      pre: {
+        url,
+        oauth: { clientId: "app", clientSecret: "s", scopes: ["read", "write"], redirectPort: 8765 },
+      },
+      m2m: { url, oauth: { grant: "client_credentials", clientId: "ci", clientSecret: "s" }, sampling: true },
+      jwt: {
+        url,
+        oauth: { grant: "client_credentials", clientId: "ci", privateKey: "PEM", signingAlgorithm: "RS256" },
+      },
+      local: { command: "node", sampling: false },
+    });
+    expect(config.pre).toMatchObject({ oauth: { clientId: "app", redirectPort: 8765 } });
+    expect(config.m2m).toMatchObject({ sampling: true });
+  });
+
+  it("names each bad oauth property, and never quotes a secret back", () => {
+    const found = problems({
+      a: { url, oauth: { grant: "password" } },
+      b: { url, oauth: { clientSecret: "hunter2-secret" } },
+      c: { url, oauth: { scopes: ["two words"] } },
+      d: { url, oauth: { redirectPort: 70000 } },
+      e: { url, oauth: { grant: "client_credentials", clientId: "x" } },
+      f: { url, oauth: { clientMetadataUrl: "http://insecure.example/doc" } },
+      g: { url, oauth: { scope: ["x"] } },
+      h: { url, oauth: {}, headers: { Authorization: "Bearer x" } },
+      i: { command: "x", oauth: {} },
+      j: { url, sampling: "yes" },
+    });
+    const byProperty = Object.fromEntries(found.map((p) => [p.property, p.message]));
+    expect(Object.keys(byProperty).sort()).toEqual(
+      [
+        "mcpServers.a.oauth.grant",
+        "mcpServers.b.oauth.clientSecret",
+        "mcpServers.c.oauth.scopes[0]",
+        "mcpServers.d.oauth.redirectPort",
+        "mcpServers.e.oauth.clientSecret",
+        "mcpServers.f.oauth.clientMetadataUrl",
+        "mcpServers.g.oauth.scope",
+        "mcpServers.h.headers.Authorization",
+        "mcpServers.i.oauth",
+        "mcpServers.j.sampling",
+      ].sort(),
+    );
+    expect(byProperty["mcpServers.g.oauth.scope"]).toContain('did you mean "scopes"?');
+    expect(JSON.stringify(found)).not.toContain("hunter2-secret");
+  });
+});

@@ -1,5 +1,6 @@
 import { closestMatch } from "@capgate/schema";
 import { type ConfigProblem, McpConfigError } from "./errors.js";
+import { type McpOAuthConfig, parseOAuthConfig } from "./oauth/oauth-config.js";
 
 /** Keys every server entry may carry, whatever its transport. */
 export interface McpServerCommon {
@@ -7,6 +8,11 @@ export interface McpServerCommon {
   timeoutMs?: number;
   /** `false` keeps the entry in the file but out of routing, search and the pool (default true). */
   enabled?: boolean;
+  /**
+   * `true` lets this server ask the host's model for completions (`sampling/createMessage`);
+   * refused by default, since the server would spend the run's model on its own prompts.
+   */
+  sampling?: boolean;
 }
 
 /** A server spawned over stdio (Claude Desktop / Cursor shape). */
@@ -25,6 +31,8 @@ export interface McpHttpServerConfig extends McpServerCommon {
   type?: "http" | "streamable-http" | "sse";
   url: string;
   headers?: Record<string, string>;
+  /** OAuth 2.1 for this server (tokens under $CAPGATE_HOME/mcp-auth/, `capgate mcp login <server>`). */
+  oauth?: McpOAuthConfig;
 }
 
 export type McpServerConfig = McpStdioServerConfig | McpHttpServerConfig;
@@ -36,8 +44,8 @@ export const DEFAULT_MCP_TIMEOUT_MS = 30_000;
 export const MAX_MCP_TIMEOUT_MS = 3_600_000;
 export const SERVER_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
-const STDIO_KEYS = ["type", "command", "args", "env", "cwd", "timeoutMs", "enabled"] as const;
-const HTTP_KEYS = ["type", "url", "headers", "timeoutMs", "enabled"] as const;
+const STDIO_KEYS = ["type", "command", "args", "env", "cwd", "timeoutMs", "enabled", "sampling"] as const;
+const HTTP_KEYS = ["type", "url", "headers", "oauth", "timeoutMs", "enabled", "sampling"] as const;
 const ALL_KEYS = [...new Set<string>([...STDIO_KEYS, ...HTTP_KEYS])];
 const HTTP_TYPES = ["http", "streamable-http", "sse"];
 // RFC 9110 token characters.
@@ -164,6 +172,14 @@ function parseServer(entry: unknown, path: string, problems: ConfigProblem[]) {
       });
     else out.enabled = entry.enabled;
   }
+  if (entry.sampling !== undefined) {
+    if (typeof entry.sampling !== "boolean")
+      problems.push({
+        property: `${path}.sampling`,
+        message: `${path}.sampling must be a boolean (true lets the server use the run's model), got ${describe(entry.sampling)}`,
+      });
+    else out.sampling = entry.sampling;
+  }
 
   if (hasCommand) {
     if (entry.type !== undefined && entry.type !== "stdio")
@@ -238,6 +254,16 @@ function parseServer(entry: unknown, path: string, problems: ConfigProblem[]) {
         problems,
       );
       if (headers) out.headers = headers;
+    }
+    if (entry.oauth !== undefined) {
+      const oauth = parseOAuthConfig(entry.oauth, `${path}.oauth`, problems, closestMatch);
+      if (oauth) out.oauth = oauth;
+      const headerNames = Object.keys((entry.headers as Record<string, unknown> | undefined) ?? {});
+      if (headerNames.some((h) => h.toLowerCase() === "authorization"))
+        problems.push({
+          property: `${path}.headers.Authorization`,
+          message: `${path} has both "oauth" and an Authorization header; remove the header (OAuth sends its own bearer token)`,
+        });
     }
   }
   if (problems.length > before) return undefined;

@@ -11,7 +11,11 @@ export type McpErrorCode =
   | "mcp_timeout"
   | "mcp_closed"
   | "mcp_aborted"
-  | "mcp_rpc_error";
+  | "mcp_rpc_error"
+  /** A `url` server needs an OAuth login first (`capgate mcp login <server>`). */
+  | "mcp_auth_required"
+  /** The OAuth flow itself failed (discovery, registration, token endpoint, redirect). */
+  | "mcp_auth_failed";
 
 export interface McpClientErrorOptions extends CapgateErrorOptions {
   /** The configured server the error is about. */

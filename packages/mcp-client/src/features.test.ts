@@ -127,7 +127,7 @@ describe("server-initiated requests", () => {
   it("routes them to the host's handlers when installed (server-everything's sampling tool)", async () => {
     const seen: string[] = [];
     const pool = createNodeMcpPool(
-      { everything: everything() },
+      { everything: everything({ sampling: true }) },
       {
         onSampling: async ({ server, params }) => {
           seen.push(`${server}:${JSON.stringify(params.messages[0]?.content)}`);
@@ -144,6 +144,74 @@ describe("server-initiated requests", () => {
       expect(r.success).toBe(true);
       expect(r.summary).toContain("sampled by the host");
       expect(seen[0]).toMatch(/^everything:/);
+    } finally {
+      await pool.close();
+    }
+  }, 30_000);
+
+  it("refuses sampling for a server whose entry does not allow it, even with a handler", async () => {
+    let asked = 0;
+    const pool = createNodeMcpPool(
+      { feat: fixture("feature-server") },
+      {
+        onSampling: async () => {
+          asked++;
+          return { role: "assistant", content: { type: "text", text: "should not happen" }, model: "m" };
+        },
+      },
+    );
+    try {
+      const sampling = JSON.parse((await pool.callTool("feat", "ask_sampling", {})).summary);
+      expect(sampling.error.code).toBe(-32601);
+      expect(asked).toBe(0);
+    } finally {
+      await pool.close();
+    }
+    const allowed = createNodeMcpPool(
+      { feat: fixture("feature-server", { sampling: true }) },
+      {
+        onSampling: async ({ server }) => {
+          asked++;
+          return {
+            role: "assistant",
+            content: { type: "text", text: `model answer for ${server}` },
+            model: "m",
+          };
+        },
+      },
+    );
+    try {
+      const sampling = JSON.parse((await allowed.callTool("feat", "ask_sampling", {})).summary);
+      expect(sampling.result.content.text).toBe("model answer for feat");
+      expect(asked).toBe(1);
+    } finally {
+      await allowed.close();
+    }
+  }, 30_000);
+
+  it("elicitation: accepted answers get the schema's defaults filled in; a decline reaches the server as such", async () => {
+    const answers: Array<"accept" | "decline"> = ["accept", "decline"];
+    const seen: string[] = [];
+    const pool = createNodeMcpPool(
+      { feat: fixture("feature-server") },
+      {
+        onElicitation: async ({ server, params }) => {
+          seen.push(`${server}:${params.message}`);
+          const action = answers.shift() ?? "decline";
+          // The person answered only the field without a default.
+          return action === "accept" ? { action, content: { note: "ship it" } } : { action };
+        },
+      },
+    );
+    try {
+      const accepted = JSON.parse((await pool.callTool("feat", "ask_with_defaults", {})).summary);
+      expect(accepted.result).toEqual({
+        action: "accept",
+        content: { note: "ship it", region: "eu", replicas: 3, dryRun: true },
+      });
+      const declined = JSON.parse((await pool.callTool("feat", "ask_with_defaults", {})).summary);
+      expect(declined.result).toEqual({ action: "decline" });
+      expect(seen).toEqual(["feat:Deploy settings?", "feat:Deploy settings?"]);
     } finally {
       await pool.close();
     }

@@ -1,8 +1,15 @@
+import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { McpHttpServerConfig } from "./config.js";
+import type { McpOAuthProvider } from "./oauth/oauth-provider.js";
 import type { ManagedTransport } from "./transport.js";
+
+/** An HTTP transport that can finish an OAuth authorization (both SDK transports can). */
+export interface AuthorizingTransport extends ManagedTransport {
+  finishAuth(authorizationCode: string): Promise<void>;
+}
 
 export type HttpTransportKind = "streamable-http" | "sse";
 
@@ -22,20 +29,54 @@ export async function connectHttp(
   makeClient: () => Client,
   timeoutMs: number,
   signal?: AbortSignal,
-): Promise<{ client: Client; transport: ManagedTransport; kind: HttpTransportKind }> {
+  provider?: McpOAuthProvider,
+): Promise<{ client: Client; transport: AuthorizingTransport; kind: HttpTransportKind }> {
+  if (!provider) return connectHttpOnce(config, makeClient, timeoutMs, signal);
+  try {
+    return await connectHttpOnce(config, makeClient, timeoutMs, signal, provider);
+  } catch (error) {
+    // A login in progress: the SDK handed the authorization URL to the host and gave up on
+    // this connect. Wait for the redirect, exchange the code, then connect again with the tokens.
+    if (!(error instanceof UnauthorizedError) || !provider.authorizationPending) throw error;
+    const url = new URL(config.url);
+    const finisher =
+      config.type === "sse"
+        ? new SSEClientTransport(url, { authProvider: provider, fetch: provider.observingFetch() })
+        : new StreamableHTTPClientTransport(url, {
+            authProvider: provider,
+            fetch: provider.observingFetch(),
+          });
+    await provider.completeAuthorization((code) => finisher.finishAuth(code), signal);
+    return connectHttpOnce(config, makeClient, timeoutMs, signal, provider);
+  }
+}
+
+async function connectHttpOnce(
+  config: McpHttpServerConfig,
+  makeClient: () => Client,
+  timeoutMs: number,
+  signal?: AbortSignal,
+  provider?: McpOAuthProvider,
+): Promise<{ client: Client; transport: AuthorizingTransport; kind: HttpTransportKind }> {
   const url = new URL(config.url);
   const requestInit: RequestInit | undefined = config.headers
     ? { headers: { ...config.headers } }
     : undefined;
+  const options = {
+    ...(requestInit ? { requestInit } : {}),
+    // The SDK attaches the bearer token to requests for this server's URL only (never in
+    // the URL itself) and runs discovery/refresh/step-up through the provider.
+    ...(provider ? { authProvider: provider, fetch: provider.observingFetch() } : {}),
+  };
   const sse = async () => {
     const client = makeClient();
-    const transport = new SSEClientTransport(url, requestInit ? { requestInit } : {});
+    const transport = new SSEClientTransport(url, options);
     await client.connect(transport, { timeout: timeoutMs, ...(signal ? { signal } : {}) });
     return { client, transport, kind: "sse" as const };
   };
   if (config.type === "sse") return sse();
   const client = makeClient();
-  const transport = new TerminatingHttpTransport(url, requestInit ? { requestInit } : {});
+  const transport = new TerminatingHttpTransport(url, options);
   try {
     await client.connect(transport, { timeout: timeoutMs, ...(signal ? { signal } : {}) });
     return { client, transport, kind: "streamable-http" };

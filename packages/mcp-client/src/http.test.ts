@@ -71,8 +71,10 @@ describe("HTTP servers (root entry, no stdio factory needed)", () => {
     const server = await serve("streamable", "right");
     const p = pool({ remote: { url: server.url, headers: { Authorization: "Bearer wrong" } } });
     const error = await p.listTools("remote").catch((e: unknown) => e);
-    expect(McpClientError.isInstance(error) && error.code).toBe("mcp_connect_failed");
+    // A 401 is an auth problem, and says how OAuth would be switched on.
+    expect(McpClientError.isInstance(error) && error.code).toBe("mcp_auth_required");
     expect((error as Error).message).toContain("MCP server 'remote'");
+    expect((error as Error).message).toContain('add "oauth": {} to mcpServers.remote');
     expect(server.requests.filter((r) => r.startsWith("GET"))).toEqual([]);
   }, 30_000);
 

@@ -14,12 +14,21 @@ export {
   SERVER_NAME_PATTERN,
   serverTimeoutMs,
 } from "./config.js";
+export type { ElicitationField } from "./elicitation.js";
+export { elicitationFields, parseElicitationAnswer } from "./elicitation.js";
 export type { ConfigProblem, McpClientErrorOptions, McpErrorCode } from "./errors.js";
 export { McpClientError, McpConfigError } from "./errors.js";
 export type { CapabilityStep, CapabilityStepOptions, CapabilityStepOutcome } from "./fallthrough.js";
 export { executeCapabilityStep, isUnknownToolErrorLike } from "./fallthrough.js";
 export type { GateHandler, GateServerOptions, GateToolName } from "./gate-server.js";
 export { createGateServer, GATE_TOOL_NAMES } from "./gate-server.js";
+export type { McpAuthStatus } from "./oauth/auth-status.js";
+export { describeAuth } from "./oauth/auth-status.js";
+export type { McpAuthStore, StoredMcpAuth } from "./oauth/auth-store.js";
+export { memoryAuthStore } from "./oauth/auth-store.js";
+export type { McpOAuthConfig, McpOAuthGrant } from "./oauth/oauth-config.js";
+export type { InteractiveAuthorization } from "./oauth/oauth-provider.js";
+export { loginCommand, McpOAuthProvider } from "./oauth/oauth-provider.js";
 export type { McpCaller, McpCallOptions, McpPoolOptions } from "./pool.js";
 export { configHash, McpPool } from "./pool.js";
 export type {

@@ -7,6 +7,8 @@ import {
   serverTimeoutMs,
 } from "./config.js";
 import { McpClientError } from "./errors.js";
+import { type McpAuthStore, memoryAuthStore } from "./oauth/auth-store.js";
+import type { InteractiveAuthorization } from "./oauth/oauth-provider.js";
 import type {
   ElicitationHandler,
   McpPoolEvent,
@@ -30,9 +32,14 @@ export interface McpPoolOptions {
   toolCache?: ToolListCache;
   /** Connect budget per server in `listAllTools` (default 5 000 ms). */
   connectTimeoutMs?: number;
+  /** Called only for servers whose entry says `"sampling": true`; others are refused. */
   onSampling?: SamplingHandler;
   onElicitation?: ElicitationHandler;
   onEvent?: (event: McpPoolEvent) => void;
+  /** OAuth state of `url` servers with `oauth` (default: in memory). Node hosts: `fileAuthStore`. */
+  authStore?: McpAuthStore;
+  /** A person who can complete logins (`capgate mcp login`); without it a needed login is `mcp_auth_required`. */
+  interactiveAuth?: InteractiveAuthorization;
 }
 
 export interface McpCallOptions {
@@ -76,11 +83,14 @@ export class McpPool implements McpCaller {
   private readonly toolLists = new Map<string, ToolListEntry>();
   private closed = false;
   private readonly closing = new AbortController();
+  /** OAuth state: the host's store, or one in memory shared by this pool's reconnects. */
+  readonly authStore: McpAuthStore;
 
   /** Validates `servers` (throws McpConfigError naming the bad property). */
   constructor(servers: McpServersMap, options: McpPoolOptions = {}) {
     this.servers = parseMcpServersConfig(servers);
     this.options = options;
+    this.authStore = options.authStore ?? memoryAuthStore();
   }
 
   /** Enabled server names in config order (the first takes bare tool names). */
@@ -120,6 +130,8 @@ export class McpPool implements McpCaller {
       onSampling: this.options.onSampling,
       onElicitation: this.options.onElicitation,
       onEvent: this.options.onEvent,
+      authStore: this.authStore,
+      interactiveAuth: this.options.interactiveAuth,
       onToolListChanged: () => this.onToolListChanged(server),
       signal: this.closing.signal,
     });

@@ -1,4 +1,6 @@
+import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { OAuthError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import {
   type CallToolResult,
   type ClientCapabilities,
@@ -10,7 +12,9 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { isStdioServer, type McpServerConfig, serverTimeoutMs } from "./config.js";
 import { McpClientError } from "./errors.js";
-import { connectHttp } from "./http-transport.js";
+import { type AuthorizingTransport, connectHttp } from "./http-transport.js";
+import { type McpAuthStore, memoryAuthStore } from "./oauth/auth-store.js";
+import { type InteractiveAuthorization, McpOAuthProvider } from "./oauth/oauth-provider.js";
 import type { ElicitationHandler, McpPoolEvent, SamplingHandler } from "./pool-types.js";
 import type { ManagedTransport, StdioTransportFactory } from "./transport.js";
 
@@ -22,6 +26,10 @@ export interface SessionDeps {
   onSampling?: SamplingHandler | undefined;
   onElicitation?: ElicitationHandler | undefined;
   onToolListChanged?: () => void;
+  /** OAuth state for `url` servers with `oauth` (default: in memory, this process only). */
+  authStore?: McpAuthStore | undefined;
+  /** Present when a person can complete a login (see InteractiveAuthorization). */
+  interactiveAuth?: InteractiveAuthorization | undefined;
   onEvent?: ((event: McpPoolEvent) => void) | undefined;
   /** Aborts a connect in progress (the pool is closing). */
   signal?: AbortSignal | undefined;
@@ -36,6 +44,15 @@ function politeRefusal(method: string): string {
   if (method === "elicitation/create")
     return "This MCP client cannot ask the user for input (elicitation is not supported here). Continue without it, or explain in the tool result what you need.";
   return `This MCP client does not handle '${method}' requests.`;
+}
+
+/** An OAuth error answer (token endpoint, registration): its code and description, never a credential. */
+function authFailed(server: string, error: OAuthError): McpClientError {
+  return new McpClientError(
+    "mcp_auth_failed",
+    `The authorization server of MCP server '${server}' refused the request (${error.errorCode}${error.message ? `: ${error.message}` : ""}); check mcpServers.${server}.oauth, or run \`capgate mcp login ${server}\`.`,
+    { server, property: `mcpServers.${server}.oauth`, cause: error },
+  );
 }
 
 /**
@@ -61,6 +78,8 @@ export class McpSession {
   readonly closed: Promise<void>;
   private alive = true;
   private markClosed!: () => void;
+  /** Set for OAuth servers: lets a mid-session step-up (403 insufficient_scope) finish. */
+  auth?: { provider: McpOAuthProvider; transport: AuthorizingTransport; signal?: AbortSignal | undefined };
 
   private constructor(
     server: string,
@@ -89,8 +108,12 @@ export class McpSession {
   static async open(server: string, config: McpServerConfig, deps: SessionDeps): Promise<McpSession> {
     const timeoutMs = serverTimeoutMs(config);
     const capabilities: ClientCapabilities = {};
-    if (deps.onSampling) capabilities.sampling = {};
-    if (deps.onElicitation) capabilities.elicitation = {};
+    // Sampling spends the host's model on the server's prompts: only for entries that allow it.
+    const onSampling = config.sampling === true ? deps.onSampling : undefined;
+    if (onSampling) capabilities.sampling = {};
+    // Form mode only (URL mode would send the person to a page the server picks); the SDK
+    // fills in schema defaults the person left out (SEP-1034).
+    if (deps.onElicitation) capabilities.elicitation = { form: { applyDefaults: true } };
     const emit = deps.onEvent ?? (() => {});
     let session: McpSession | undefined;
     const makeClient = () => {
@@ -100,7 +123,6 @@ export class McpSession {
       client.fallbackRequestHandler = async (request) => {
         throw new McpError(ErrorCode.MethodNotFound, politeRefusal(request.method));
       };
-      const onSampling = deps.onSampling;
       if (onSampling)
         client.setRequestHandler(CreateMessageRequestSchema, (request, extra) =>
           onSampling({ server, params: request.params, signal: extra.signal }),
@@ -142,17 +164,41 @@ export class McpSession {
           ...(deps.signal ? { signal: deps.signal } : {}),
         });
       } else {
-        const connected = await connectHttp(config, makeClient, timeoutMs, deps.signal);
+        const provider = config.oauth
+          ? await McpOAuthProvider.open(
+              server,
+              config.url,
+              config.oauth,
+              deps.authStore ?? memoryAuthStore(),
+              deps.interactiveAuth,
+            )
+          : undefined;
+        const connected = await connectHttp(config, makeClient, timeoutMs, deps.signal, provider);
         client = connected.client;
         transport = connected.transport;
         kind = connected.kind;
         session = new McpSession(server, client, transport, kind);
+        if (provider) session.auth = { provider, transport: connected.transport, signal: deps.signal };
       }
     } catch (error) {
       // Read how it went away before close() (which would report our own stop).
       const reason = session?.transport.exitReason?.();
       if (session) await session.close();
       if (McpClientError.isInstance(error)) throw error;
+      if (error instanceof UnauthorizedError)
+        throw new McpClientError(
+          "mcp_auth_required",
+          `MCP server '${server}' refused the connection (401 Unauthorized)${!isStdioServer(config) && config.oauth ? `: run \`capgate mcp login ${server}\`` : isStdioServer(config) ? "" : `; if it uses OAuth, add "oauth": {} to mcpServers.${server} and run \`capgate mcp login ${server}\``}.`,
+          { server, cause: error },
+        );
+      if (error instanceof OAuthError) throw authFailed(server, error);
+      const status = (error as { code?: unknown } | null)?.code;
+      if (!isStdioServer(config) && !config.oauth && status === 401)
+        throw new McpClientError(
+          "mcp_auth_required",
+          `MCP server '${server}' answered 401 Unauthorized; if it uses OAuth, add "oauth": {} to mcpServers.${server} and run \`capgate mcp login ${server}\`.`,
+          { server, cause: error },
+        );
       const detail = deps.signal?.aborted
         ? "was stopped while connecting (the pool was closed)"
         : error instanceof McpError && error.code === ErrorCode.RequestTimeout
@@ -242,10 +288,33 @@ export class McpSession {
       signal.addEventListener("abort", onAbort, { once: true });
     }
     const started = Date.now();
+    const options = link ? { signal: link.signal, timeout: timeoutMs } : { timeout: timeoutMs };
     try {
-      return await run(link ? { signal: link.signal, timeout: timeoutMs } : { timeout: timeoutMs });
+      try {
+        return await run(options);
+      } catch (error) {
+        // A step-up a person is completing (403 insufficient_scope, interactive host): the
+        // request was refused before the server ran it, so sending it again is safe.
+        const auth = this.auth;
+        if (!(error instanceof UnauthorizedError) || !auth?.provider.authorizationPending) throw error;
+        await auth.provider.completeAuthorization((code) => auth.transport.finishAuth(code), auth.signal);
+        return await run(options);
+      }
     } catch (error) {
       if (signal?.aborted) throw this.abortedError(what);
+      // Our own errors (a login needed, a bad login) already name the server and what to do.
+      if (McpClientError.isInstance(error)) throw error;
+      if (error instanceof OAuthError) throw authFailed(this.server, error);
+      if (error instanceof UnauthorizedError)
+        throw this.auth
+          ? this.auth.provider.loginRequired()
+          : new McpClientError(
+              "mcp_auth_required",
+              `MCP server '${this.server}' refused ${what} (401 Unauthorized).`,
+              {
+                server: this.server,
+              },
+            );
       if (isOwnTimeout(error, timeoutMs, started))
         throw new McpClientError(
           "mcp_timeout",

@@ -6,6 +6,7 @@ import {
   parseJsonArgument,
   terminalApprover,
 } from "../context.js";
+import { terminalElicitation } from "../elicitation.js";
 import { CliError } from "../errors.js";
 import { type CliIO, paint } from "../io.js";
 
@@ -32,7 +33,7 @@ export async function callCommand(
       ...(options.workspace ? { workspace: options.workspace } : {}),
       ...(options.approval ? { approval: options.approval } : {}),
     },
-    { approve: terminalApprover(io) },
+    { approve: terminalApprover(io), onElicitation: terminalElicitation(io) },
   );
   const p = paint(io);
   try {

@@ -1,6 +1,7 @@
 import { createInterface } from "node:readline";
 import type { RunEvent } from "@capgate/loop";
 import { type GlobalOptions, openHarness, terminalApprover } from "../context.js";
+import { terminalElicitation } from "../elicitation.js";
 import { type CliIO, paint } from "../io.js";
 import { renderEvent } from "../render.js";
 import { createSpinner } from "../spinner.js";
@@ -26,7 +27,10 @@ export async function chatCommand(options: ChatOptions, global: GlobalOptions, i
       ...(options.workspace ? { workspace: options.workspace } : {}),
       ...(options.approval ? { approval: options.approval } : {}),
     },
-    { approve: terminalApprover(io, () => spinner.stop()) },
+    {
+      approve: terminalApprover(io, () => spinner.stop()),
+      onElicitation: terminalElicitation(io, () => spinner.stop()),
+    },
   );
   const onEvent = (e: RunEvent) => {
     if (e.type === "model_request") return spinner.start("thinking…");

@@ -1,5 +1,6 @@
 import type { RunEvent } from "@capgate/loop";
 import { type GlobalOptions, openHarness, terminalApprover } from "../context.js";
+import { terminalElicitation } from "../elicitation.js";
 import { CliError } from "../errors.js";
 import { type CliIO, paint } from "../io.js";
 import { exitCodeForOutcome, renderEvent } from "../render.js";
@@ -42,6 +43,7 @@ export async function runCommand(
         () => spinner.stop(),
         () => undefined,
       ),
+      onElicitation: terminalElicitation(io, () => spinner.stop()),
     },
   );
   const model = harness.model(options.model);

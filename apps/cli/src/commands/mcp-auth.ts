@@ -1,0 +1,185 @@
+import type { McpAuthStatus, McpServerConfig } from "@capgate/mcp-client";
+import type { GlobalOptions } from "../context.js";
+import { CliError } from "../errors.js";
+import { type CliIO, paint } from "../io.js";
+import { VERSION } from "../version.js";
+
+interface ConfiguredServers {
+  servers: Record<string, McpServerConfig>;
+  stateDir: string;
+}
+
+/** The configured servers and where logins live ($CAPGATE_HOME, or the config's stateDir). */
+async function configured(global: GlobalOptions): Promise<ConfiguredServers> {
+  const { defaultStateDir, loadConfig, resolveConfigPath } = await import("@capgate/harness");
+  const resolved = loadConfig(global.config ? { path: global.config } : {});
+  const stateDir = resolved.config.stateDir
+    ? resolveConfigPath(resolved.baseDir, resolved.config.stateDir)
+    : defaultStateDir(process.env);
+  return { servers: resolved.mcpServers, stateDir };
+}
+
+function pick(servers: Record<string, McpServerConfig>, name: string): McpServerConfig {
+  const entry = Object.hasOwn(servers, name) ? servers[name] : undefined;
+  if (entry) return entry;
+  const names = Object.keys(servers);
+  throw new CliError(
+    `no MCP server named '${name}' in the config (configured: ${names.length ? names.join(", ") : "none"})`,
+    2,
+  );
+}
+
+function describeStatus(status: McpAuthStatus): string {
+  if (status.state === "none") return "no OAuth";
+  const parts: string[] = [status.state.replace("_", " ")];
+  if (status.grant && status.grant !== "authorization_code") parts.push(status.grant);
+  if (status.scopes?.length) parts.push(`scopes: ${status.scopes.join(" ")}`);
+  if (status.expiresAt)
+    parts.push(`${status.state === "expired" ? "expired" : "expires"} ${status.expiresAt}`);
+  if (status.refreshable) parts.push("refreshable");
+  return parts.join(", ");
+}
+
+/**
+ * `capgate mcp login <server>`: prints the authorization URL, waits for the redirect on
+ * 127.0.0.1 and stores the tokens (0600) under $CAPGATE_HOME/mcp-auth/. It never opens a
+ * browser: the person opens the URL, on this machine (the redirect goes to 127.0.0.1).
+ */
+export async function mcpLoginCommand(
+  server: string,
+  options: { timeout?: string },
+  global: GlobalOptions,
+  io: CliIO,
+): Promise<number> {
+  const timeoutMs = options.timeout === undefined ? 300_000 : Number(options.timeout);
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 1)
+    throw new CliError(`--timeout must be a positive integer (ms), got '${options.timeout}'`, 2);
+  const { servers, stateDir } = await configured(global);
+  const entry = pick(servers, server);
+  const { fileAuthStore, loginMcpServer } = await import("@capgate/mcp-client/stdio");
+  const p = paint(io);
+  const abort = new AbortController();
+  const onSignal = () => abort.abort();
+  process.once("SIGINT", onSignal);
+  try {
+    const result = await loginMcpServer(server, entry, {
+      store: fileAuthStore(stateDir),
+      timeoutMs,
+      signal: abort.signal,
+      clientInfo: { name: "capgate", version: VERSION },
+      onAuthorizationUrl: (url) => {
+        io.out(`Open this URL in a browser on this machine to log in to ${p.bold(server)}:`);
+        io.out(`  ${url.href}`);
+        io.out(p.dim(`Waiting for the redirect to ${url.searchParams.get("redirect_uri") ?? "127.0.0.1"} …`));
+      },
+    });
+    io.out(
+      `${p.green("logged in")} to ${p.bold(server)} (${describeStatus(result.status)}); it lists ${result.tools} tool(s).`,
+    );
+    return 0;
+  } finally {
+    process.removeListener("SIGINT", onSignal);
+  }
+}
+
+/** `capgate mcp logout <server>`: forgets the server's tokens and client registration. */
+export async function mcpLogoutCommand(
+  server: string,
+  _options: Record<string, never>,
+  global: GlobalOptions,
+  io: CliIO,
+): Promise<number> {
+  const { servers, stateDir } = await configured(global);
+  pick(servers, server);
+  const { fileAuthStore, logoutMcpServer } = await import("@capgate/mcp-client/stdio");
+  const had = await logoutMcpServer(server, fileAuthStore(stateDir));
+  io.out(had ? `logged out of ${server}` : `${server} had no stored login`);
+  return 0;
+}
+
+interface StatusRow {
+  server: string;
+  transport: "stdio" | "http";
+  enabled: boolean;
+  auth: McpAuthStatus;
+  connection: { state: "connected" | "failed" | "skipped"; tools?: number; error?: string; code?: string };
+}
+
+/**
+ * `capgate mcp status`: each configured server's connection (tries to connect within
+ * `--timeout`, default 5 s; `--offline` does not) and login state. Never prints a token.
+ */
+export async function mcpStatusCommand(
+  options: { json?: boolean; offline?: boolean; timeout?: string },
+  global: GlobalOptions,
+  io: CliIO,
+): Promise<number> {
+  const budget = options.timeout === undefined ? 5_000 : Number(options.timeout);
+  if (!Number.isInteger(budget) || budget < 1)
+    throw new CliError(`--timeout must be a positive integer (ms), got '${options.timeout}'`, 2);
+  const { servers, stateDir } = await configured(global);
+  const { describeAuth, isStdioServer } = await import("@capgate/mcp-client");
+  const { createNodeMcpPool, fileAuthStore } = await import("@capgate/mcp-client/stdio");
+  const store = fileAuthStore(stateDir);
+  const rows: StatusRow[] = [];
+  const pool =
+    Object.keys(servers).length > 0 && !options.offline
+      ? createNodeMcpPool(servers, { stateDir })
+      : undefined;
+  try {
+    await Promise.all(
+      Object.entries(servers).map(async ([server, entry]) => {
+        const row: StatusRow = {
+          server,
+          transport: isStdioServer(entry) ? "stdio" : "http",
+          enabled: entry.enabled !== false,
+          auth: describeAuth(entry, await store.load(server)),
+          connection: { state: "skipped" },
+        };
+        rows.push(row);
+        if (!pool || !row.enabled) return;
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        try {
+          const tools = await Promise.race([
+            pool.listTools(server),
+            new Promise<never>((_, reject) => {
+              timer = setTimeout(() => reject(new Error(`no answer within ${budget} ms`)), budget);
+            }),
+          ]);
+          row.connection = { state: "connected", tools: tools.length };
+        } catch (error) {
+          const code = (error as { code?: unknown }).code;
+          row.connection = {
+            state: "failed",
+            error: error instanceof Error ? error.message : String(error),
+            ...(typeof code === "string" ? { code } : {}),
+          };
+        } finally {
+          clearTimeout(timer);
+        }
+      }),
+    );
+  } finally {
+    await pool?.close();
+  }
+  const order = Object.keys(servers);
+  rows.sort((a, b) => order.indexOf(a.server) - order.indexOf(b.server));
+  if (options.json) {
+    io.out(JSON.stringify(rows, null, 2));
+    return 0;
+  }
+  const p = paint(io);
+  if (rows.length === 0) io.out(p.dim("no MCP servers configured (mcpServers in capgate.config.json)"));
+  for (const row of rows) {
+    const c = row.connection;
+    const connection = !row.enabled
+      ? p.dim("disabled")
+      : c.state === "connected"
+        ? p.green(`connected, ${c.tools} tool(s)`)
+        : c.state === "failed"
+          ? p.yellow(`failed: ${c.error}`)
+          : p.dim("not checked");
+    io.out(`${p.bold(row.server)} (${row.transport}) · ${connection} · auth: ${describeStatus(row.auth)}`);
+  }
+  return 0;
+}
