@@ -160,9 +160,7 @@ function prefixMatches(patterns: readonly RegExp[], cmd: ResolvedCommand): boole
   if (wordRules.length > 0 && optionArea.some((a) => /^alias\./i.test(a ?? "") || /^--config-env=alias\./i.test(a ?? ""))) return true;
   for (const p of optionRules) {
     const literal = p.source.slice(1, -1).replace(/\\(.)/g, "$1");
-    const hit = optionArea.some((a) => a !== undefined && (p.test(a) || a.startsWith(`${literal}=`)));
-    const cluster = /^-[A-Za-z0-9]+$/.test(literal) && [...literal.slice(1)].every((l) => optionArea.some((a) => a !== undefined && /^-[A-Za-z0-9]+$/.test(a) && a.includes(l)));
-    if (!hit && !cluster && !cmd.openArgs) return false;
+    if (!cmd.openArgs && !optionPresent(cmd.name, literal, p, optionArea)) return false;
   }
   const memo = new Map<number, boolean>();
   const walk = (ri: number, ci: number): boolean => {
@@ -181,6 +179,34 @@ function prefixMatches(patterns: readonly RegExp[], cmd: ResolvedCommand): boole
     return result;
   };
   return walk(0, 0);
+}
+
+/** Spellings GNU tools accept for the same option, so `["rm", "-rf"]` also holds against `rm -R --force`. */
+const OPTION_SYNONYMS: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>> = {
+  rm: { r: ["-R", "--recursive"], R: ["-r", "--recursive"], f: ["--force"], i: ["--interactive"], d: ["--dir"], v: ["--verbose"] },
+  cp: { r: ["-R", "--recursive"], R: ["-r", "--recursive"], f: ["--force"], a: ["--archive"] },
+  chmod: { R: ["--recursive"] },
+  chown: { R: ["--recursive"] },
+  chgrp: { R: ["--recursive"] },
+  git: { f: ["--force"] },
+};
+
+/** Is the rule's option word among the command's options (any cluster order, synonyms, long prefixes)? */
+function optionPresent(tool: string, literal: string, pattern: RegExp, area: readonly (string | undefined)[]): boolean {
+  const given = area.filter((a): a is string => a !== undefined && a.startsWith("-"));
+  if (given.some((a) => pattern.test(a) || a.startsWith(`${literal}=`))) return true;
+  const synonyms = Object.hasOwn(OPTION_SYNONYMS, tool) ? OPTION_SYNONYMS[tool]! : {};
+  const longGiven = (long: string) => given.some((a) => a.length >= 3 && long.startsWith(a.replace(/=.*$/, "")) && a.startsWith("--"));
+  const shortGiven = (letter: string) => given.some((a) => /^-[A-Za-z0-9]+$/.test(a) && a.includes(letter));
+  const spelled = (letter: string) =>
+    shortGiven(letter) || (synonyms[letter] ?? []).some((alt) => (alt.startsWith("--") ? longGiven(alt) : shortGiven(alt.slice(1))));
+  if (/^-[A-Za-z0-9]+$/.test(literal)) return [...literal.slice(1)].every(spelled);
+  if (literal.startsWith("--")) {
+    if (longGiven(literal)) return true;
+    const letter = Object.entries(synonyms).find(([, alts]) => alts.includes(literal))?.[0];
+    return letter !== undefined && spelled(letter);
+  }
+  return false;
 }
 
 /** `*` and `?` inside a pattern word; everything else literal. */
