@@ -381,9 +381,18 @@ function peelWrapper(cmd: ResolvedCommand, spec: WrapperSpec, tool: string): Con
   if (spec.dashIsOption) while (operands[0]?.value === "-") operands = operands.slice(1);
   if (spec.assignments) {
     while (operands.length > 0) {
-      const v = operands[0]!.value;
-      const m = v === undefined ? null : ENV_ASSIGNMENT.exec(v);
-      if (!m || v!.startsWith("-")) break;
+      const w = operands[0]!;
+      const v = w.value;
+      if (v === undefined) {
+        // `NAME="$x"`: the name is literal, the value is not.
+        const named = w.splits ? null : /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(w.raw);
+        if (!named) break;
+        out.push({ kind: "assignment", name: named[1]!, value: w });
+        operands = operands.slice(1);
+        continue;
+      }
+      const m = ENV_ASSIGNMENT.exec(v);
+      if (!m || v.startsWith("-")) break;
       out.push({ kind: "assignment", name: m[1]!, value: literalWord(v!.slice(m[0].length)) });
       operands = operands.slice(1);
     }
@@ -419,7 +428,7 @@ function peelWrapper(cmd: ResolvedCommand, spec: WrapperSpec, tool: string): Con
     if (operands.length > 0) out.push({ kind: "command", words: operands });
     return out;
   }
-  const runs = spec.runs ?? "command";
+  const runs = parsed.options.some((p) => p.spec.role === "command-follows") ? "command" : (spec.runs ?? "command");
   if (runs === "shell-args") {
     if (programs.length > 0) return out;
     if (hasScript && rest.length === 0) return out;

@@ -15,8 +15,8 @@ export type ArgKind = "none" | "required" | "optional";
  * (the value is split into words that rejoin the argv); `stop`: nothing runs;
  * `program`: its value names a program that is run; `shell`: the command runs through a
  * shell (sudo -s), which without a command reads stdin; `replace`: xargs -I (the value marks
- * data in the command); `command-follows`: the operands from here on are the command
- * (gdb --args); `debugger`: a debugger command string (gdb -ex); `deny`: the invocation
+ * data in the command); `command-follows`: the operands are run directly as a command
+ * (watch -x); `debugger`: a debugger command string (gdb -ex); `deny`: the invocation
  * cannot be checked (`reason` says why).
  */
 export type OptionRole =
@@ -115,6 +115,16 @@ export function getopt(
   while (i < words.length) {
     const word = words[i]!;
     const v = word.value;
+    // A run-time word whose source starts with a literal other than `-` cannot be an option.
+    if (v === undefined && !word.splits && /^[A-Za-z0-9_./:=@%+,]/.test(word.raw)) {
+      if (!permute) {
+        for (let j = i; j < words.length; j++) operands.push(j);
+        return { ok: true, options, operands, stop: i };
+      }
+      operands.push(i);
+      i++;
+      continue;
+    }
     if (v === undefined || (word.glob && v.startsWith("-"))) {
       return fail(
         `\`${word.raw}\` stands where ${tool} reads its options and is only known at run time (${word.dynamic ?? "glob or brace expansion"}), so it may be an option`,
@@ -152,7 +162,7 @@ export function getopt(
           options.push({ spec, written: v, index: i });
           i++;
         }
-        if (spec.role === "stop" || spec.role === "command-follows") {
+        if (spec.role === "stop") {
           for (let j = i; j < words.length; j++) operands.push(j);
           return { ok: true, options, operands, stop: i };
         }
@@ -175,7 +185,7 @@ export function getopt(
         const rest = v.slice(j + 1);
         if (arg === "none") {
           options.push({ spec, written: `-${letter}`, index: i });
-          if (spec.role === "stop" || spec.role === "command-follows") {
+          if (spec.role === "stop") {
             for (let k = i + 1; k < words.length; k++) operands.push(k);
             return { ok: true, options, operands, stop: i + 1 };
           }

@@ -35,7 +35,7 @@ const PY: Language = {
 const JS: Language = {
   opener: /\brequire\s*\(\s*['"`](open|opn|opener|better-opn|open-cli)['"`]|\bfrom\s+['"`](open|opn|opener|better-opn)['"`]|\bimport\s*\(\s*['"`](open|opn|opener)['"`]/,
   dynamic:
-    /\beval\s*\(|\bFunction\s*\(|\brequire\s*\(\s*[^'"`\s)]|\brequire\s*\(\s*`[^`]*\$\{|\bimport\s*\(\s*[^'"`\s)]|\bvm\.|\bprocess\.binding|\bglobalThis\s*\[|\bmodule\.constructor|\bprocess\.dlopen|\bWorker\s*\(/,
+    /\beval\s*\(|\bFunction\s*\(|\brequire\s*\(\s*[^'"`\s)]|\b(require|import)\s*\(\s*(['"`])[^'"`]*\2\s*[^)\s]|\brequire\s*\(\s*`[^`]*\$\{|\bimport\s*\(\s*[^'"`\s)]|\bvm\.|\bprocess\.binding|\bglobalThis\s*\[|\bmodule\.constructor|\bprocess\.dlopen|\bWorker\s*\(/,
   spawn: /\b(exec|execSync|execFile|execFileSync|spawn|spawnSync|fork|Deno\.run|Deno\.Command|Bun\.spawn|Bun\.spawnSync|\$)\s*\(/g,
 };
 

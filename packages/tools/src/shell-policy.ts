@@ -25,6 +25,9 @@ export interface ShellPolicy {
   readonly rules: readonly ShellRule[];
 }
 
+/** Words bash treats as syntax in command position; one arriving as a command name means the parser read it otherwise. */
+const RESERVED_WORDS = new Set(["{", "}", "!", "[[", "]]", "if", "then", "else", "elif", "fi", "do", "done", "case", "esac", "while", "until", "for", "in", "function", "select", "time", "coproc"].filter((w) => w !== "time" && w !== "coproc"));
+
 /** Longest command line checked; longer ones are denied rather than parsed. */
 export const MAX_SHELL_COMMAND_CHARS = 64 * 1024;
 /** How deep `bash -c "eval 'sh -c …'"` may nest. */
@@ -336,6 +339,15 @@ class CompiledShellPolicy implements ShellPolicy {
         unresolvable(
           text,
           `the command name \`${first.raw}\` is only known at run time (${first.dynamic ?? "glob or brace expansion"})`,
+        ),
+      );
+      return;
+    }
+    if (RESERVED_WORDS.has(first.value) && first.raw === first.value) {
+      out.push(
+        unresolvable(
+          text,
+          `\`${first.value}\` stands where a command name goes, but bash reads it as a reserved word (syntax the parser did not see as such, e.g. \`time { …; }\`)`,
         ),
       );
       return;
