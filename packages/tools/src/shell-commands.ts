@@ -1,7 +1,7 @@
 import { type GetoptResult, getopt, type ParsedOption } from "./shell-getopt.js";
 import { builtinContinuations } from "./shell-indirection.js";
 import { interpreterContinuations } from "./shell-interpreters.js";
-import { literalWord, type Assignment, type ShellWord, type StdinSource } from "./shell-words.js";
+import { type Assignment, literalWord, type ShellWord, type StdinSource } from "./shell-words.js";
 import { SHELLS, WRAPPER_ALIASES, WRAPPERS, type WrapperSpec } from "./shell-wrappers.js";
 
 /** One command as the policy rules see it, after any wrappers around it were peeled. */
@@ -39,7 +39,6 @@ export function commandName(value: string): string {
   return win.toLowerCase().replace(/\.(exe|com|bat|cmd)$/, "");
 }
 
-const ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)(\[[^\]]*\])?\+?=/;
 /** env and sudo accept any NAME=value, even names a shell would not (`BASH_FUNC_x%%=…`). */
 const ENV_ASSIGNMENT = /^([^=]+)=/;
 
@@ -172,7 +171,9 @@ export function peelShell(
     return []; // a script file: its contents are not checked (docs/shell-policy.md)
   }
   if (openArgs) {
-    return [{ kind: "unresolvable", reason: `the script ${name} runs would come from data read at run time` }];
+    return [
+      { kind: "unresolvable", reason: `the script ${name} runs would come from data read at run time` },
+    ];
   }
   return stdinScript(name, stdin);
 }
@@ -271,12 +272,25 @@ export function splitEnvString(text: string): string[] | { error: string } {
       else push(c);
       continue;
     }
-    if (c === "$" && text[i + 1] === "{") return { error: "`${…}` in an env -S string is expanded at run time" };
+    if (c === "$" && text[i + 1] === "{")
+      return { error: "`$\u007b…}` in an env -S string is expanded at run time" };
     if (c === "$") return { error: "`$` in an env -S string" };
     if (c === "\\") {
       const n = text[++i];
       if (n === undefined) return { error: "a trailing backslash in an env -S string" };
-      const map: Record<string, string> = { _: quote ? " " : "", t: "\t", n: "\n", r: "\r", f: "\f", v: "\v", "\\": "\\", '"': '"', "'": "'", $: "$", "#": "#" };
+      const map: Record<string, string> = {
+        _: quote ? " " : "",
+        t: "\t",
+        n: "\n",
+        r: "\r",
+        f: "\f",
+        v: "\v",
+        "\\": "\\",
+        '"': '"',
+        "'": "'",
+        $: "$",
+        "#": "#",
+      };
       if (n === "c") break;
       if (n === "_" && !quote) {
         if (cur !== undefined) out.push(cur);
@@ -335,9 +349,16 @@ function peelWrapper(cmd: ResolvedCommand, spec: WrapperSpec, tool: string): Con
     }
     start = at + 1;
   }
-  if (spec.leadingOperand && tool === cmd.name && spec.leadingOperand.test(words[start]?.value ?? "-")) start++;
+  if (spec.leadingOperand && tool === cmd.name && spec.leadingOperand.test(words[start]?.value ?? "-"))
+    start++;
   const parsed: GetoptResult = getopt(words, start, spec.options, tool, isPosixlyCorrect(cmd));
-  if (!parsed.ok) return [{ kind: "unresolvable", reason: `${parsed.reason}; denied because the command it runs cannot be told for certain` }];
+  if (!parsed.ok)
+    return [
+      {
+        kind: "unresolvable",
+        reason: `${parsed.reason}; denied because the command it runs cannot be told for certain`,
+      },
+    ];
   const out: Continuation[] = [];
   let viaShell = false;
   let replace: string | undefined;
@@ -348,18 +369,26 @@ function peelWrapper(cmd: ResolvedCommand, spec: WrapperSpec, tool: string): Con
       case "stop":
         return out;
       case "deny":
-        return [{ kind: "unresolvable", reason: `${tool} ${p.written} cannot be checked${p.spec.note ? `: ${p.spec.note}` : ""}` }];
+        return [
+          {
+            kind: "unresolvable",
+            reason: `${tool} ${p.written} cannot be checked${p.spec.note ? `: ${p.spec.note}` : ""}`,
+          },
+        ];
       case "script":
         hasScript = true;
         if (!p.value) return [{ kind: "unresolvable", reason: `${tool} ${p.written} has no command string` }];
-        if (p.value.value === undefined) return [unresolvableWord(p.value, `the ${p.written} string of ${tool}`)];
+        if (p.value.value === undefined)
+          return [unresolvableWord(p.value, `the ${p.written} string of ${tool}`)];
         out.push({ kind: "script", script: p.value.value, via: `${tool} ${p.written}` });
         break;
       case "split": {
         if (!p.value) return [{ kind: "unresolvable", reason: `${tool} ${p.written} has no string` }];
-        if (p.value.value === undefined) return [unresolvableWord(p.value, `the ${p.written} string of ${tool}`)];
+        if (p.value.value === undefined)
+          return [unresolvableWord(p.value, `the ${p.written} string of ${tool}`)];
         const split = splitEnvString(p.value.value);
-        if (!Array.isArray(split)) return [{ kind: "unresolvable", reason: `${split.error} cannot be checked` }];
+        if (!Array.isArray(split))
+          return [{ kind: "unresolvable", reason: `${split.error} cannot be checked` }];
         // The split words take the option's place and env reads its argv again.
         const after = words.slice(p.value === words[p.index + 1] ? p.index + 2 : p.index + 1);
         const again = [words[0]!, ...split.map(literalWord), ...after];
@@ -373,7 +402,8 @@ function peelWrapper(cmd: ResolvedCommand, spec: WrapperSpec, tool: string): Con
         break;
       case "replace":
         replace = p.value?.value ?? p.spec.note;
-        if (p.value && p.value.value === undefined) return [unresolvableWord(p.value, `the ${p.written} value of ${tool}`)];
+        if (p.value && p.value.value === undefined)
+          return [unresolvableWord(p.value, `the ${p.written} value of ${tool}`)];
         break;
     }
   }
@@ -414,10 +444,15 @@ function peelWrapper(cmd: ResolvedCommand, spec: WrapperSpec, tool: string): Con
   const rest = operands.slice(Math.min(n, operands.length));
   for (const p of programs) {
     if (!p.value) continue;
-    if (p.value.value === undefined) return [unresolvableWord(p.value, `the program named by ${tool} ${p.written}`)];
+    if (p.value.value === undefined)
+      return [unresolvableWord(p.value, `the program named by ${tool} ${p.written}`)];
     out.push({ kind: "command", words: [p.value, ...(spec.runs === "shell-args" ? rest : [])] });
   }
-  if (spec.postOperandScript && operands.length >= n && spec.postOperandScript.includes(rest[0]?.value ?? "")) {
+  if (
+    spec.postOperandScript &&
+    operands.length >= n &&
+    spec.postOperandScript.includes(rest[0]?.value ?? "")
+  ) {
     const script = rest[1];
     if (!script) return [{ kind: "unresolvable", reason: `${tool} ${rest[0]!.value} has no command string` }];
     if (script.value === undefined) return [unresolvableWord(script, `the command string of ${tool}`)];
@@ -428,7 +463,9 @@ function peelWrapper(cmd: ResolvedCommand, spec: WrapperSpec, tool: string): Con
     if (operands.length > 0) out.push({ kind: "command", words: operands });
     return out;
   }
-  const runs = parsed.options.some((p) => p.spec.role === "command-follows") ? "command" : (spec.runs ?? "command");
+  const runs = parsed.options.some((p) => p.spec.role === "command-follows")
+    ? "command"
+    : (spec.runs ?? "command");
   if (runs === "shell-args") {
     if (programs.length > 0) return out;
     if (hasScript && rest.length === 0) return out;
@@ -452,7 +489,11 @@ function peelWrapper(cmd: ResolvedCommand, spec: WrapperSpec, tool: string): Con
     return out;
   }
   const inner = replace !== undefined ? markData(rest, replace, `data read by ${tool}`) : rest;
-  out.push({ kind: "command", words: inner, openArgs: spec.appendsData ? replace === undefined : cmd.openArgs });
+  out.push({
+    kind: "command",
+    words: inner,
+    openArgs: spec.appendsData ? replace === undefined : cmd.openArgs,
+  });
   return out;
 }
 
@@ -460,7 +501,8 @@ function peelWrapper(cmd: ResolvedCommand, spec: WrapperSpec, tool: string): Con
 function peelGdb(cmd: ResolvedCommand): Continuation[] {
   const out: Continuation[] = [];
   const { words } = cmd;
-  const takesValue = /^--?(ex|eval-command|iex|init-eval-command|x|command|ix|init-command|p|pid|c|core|s|symbols|e|exec|se|d|directory|cd|tty|D|data-directory|b|l|i|interpreter)$/;
+  const takesValue =
+    /^--?(ex|eval-command|iex|init-eval-command|x|command|ix|init-command|p|pid|c|core|s|symbols|e|exec|se|d|directory|cd|tty|D|data-directory|b|l|i|interpreter)$/;
   let i = 1;
   let program: ShellWord | undefined;
   for (; i < words.length; i++) {
@@ -498,7 +540,12 @@ function gdbCommand(text: string): Continuation[] {
   const [, verb, rest] = m as unknown as [string, string, string];
   if (verb.startsWith("!")) return [{ kind: "script", script: `${verb.slice(1)} ${rest}`, via: "gdb !" }];
   if (/^(she|shel|shell)$/.test(verb)) return [{ kind: "script", script: rest, via: "gdb shell" }];
-  if (/^(python|py|pi|python-interactive|guile|gu|gr|guile-repl|pipe|\||source|so|define|alias|eval|interpreter-exec)$/.test(verb) || verb.startsWith("|")) {
+  if (
+    /^(python|py|pi|python-interactive|guile|gu|gr|guile-repl|pipe|\||source|so|define|alias|eval|interpreter-exec)$/.test(
+      verb,
+    ) ||
+    verb.startsWith("|")
+  ) {
     return [{ kind: "unresolvable", reason: `the gdb command \`${verb}\` runs code that cannot be checked` }];
   }
   return [];
@@ -520,7 +567,8 @@ function peelValgrind(cmd: ResolvedCommand): Continuation[] {
 }
 
 /** start-stop-daemon: the program is the value of --exec/--startas; its arguments follow `--`. */
-const START_STOP_VALUE = /^(-[pnugsRcrdNPIkO]|--(pidfile|name|user|group|signal|retry|chuid|chroot|chdir|nicelevel|procsched|iosched|umask|output|notify-timeout|ppid|pid))$/;
+const START_STOP_VALUE =
+  /^(-[pnugsRcrdNPIkO]|--(pidfile|name|user|group|signal|retry|chuid|chroot|chdir|nicelevel|procsched|iosched|umask|output|notify-timeout|ppid|pid))$/;
 function peelStartStop(cmd: ResolvedCommand): Continuation[] {
   const { words } = cmd;
   const out: Continuation[] = [];
@@ -536,9 +584,15 @@ function peelStartStop(cmd: ResolvedCommand): Continuation[] {
     }
     const eq = v.indexOf("=");
     const name = eq === -1 ? v : v.slice(0, eq);
-    const program = /^(-x|-a|--ex|--exe|--exec|--st|--sta|--star|--start[a-z]+)$/.test(name) && name !== "--start";
+    const program =
+      /^(-x|-a|--ex|--exe|--exec|--st|--sta|--star|--start[a-z]+)$/.test(name) && name !== "--start";
     if (program || START_STOP_VALUE.test(name) || (/^-[xapnugsRcrdNPIkO]./.test(v) && !v.startsWith("--"))) {
-      const value = eq !== -1 ? literalWord(v.slice(eq + 1)) : /^-[a-zA-Z]./.test(v) ? literalWord(v.slice(2)) : words[++i];
+      const value =
+        eq !== -1
+          ? literalWord(v.slice(eq + 1))
+          : /^-[a-zA-Z]./.test(v)
+            ? literalWord(v.slice(2))
+            : words[++i];
       if (program && value) programs.push(value);
       if (/^-[xa]$/.test(name) && !value) break;
     }

@@ -3,13 +3,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  CONFIGURED_ASK,
-  CONFIGURED_DENY,
-  CORPUS_ALLOW,
-  CORPUS_DENY,
-  RULES_CONFIG,
-} from "./shell-corpus.js";
+import { CONFIGURED_ASK, CONFIGURED_DENY, CORPUS_ALLOW, CORPUS_DENY, RULES_CONFIG } from "./shell-corpus.js";
 import { getopt } from "./shell-getopt.js";
 import { checkShellCommand, createShellPolicy } from "./shell-policy.js";
 import { BROWSER_PANEL_HINT } from "./shell-rules.js";
@@ -17,18 +11,21 @@ import { literalWord } from "./shell-words.js";
 import { WRAPPERS } from "./shell-wrappers.js";
 
 describe("corpus: every form meant to be denied is denied", () => {
-  it.each(CORPUS_DENY.map((c) => [c.group, c.expect, c.command]))("%s (%s): %j", async (_g, expected, command) => {
-    const d = await checkShellCommand(command);
-    expect(d.decision, JSON.stringify(d)).toBe("deny");
-    expect(d.reason?.length ?? 0).toBeGreaterThan(20);
-    if (expected === "opener") {
-      expect(d.rule?.startsWith("gui."), JSON.stringify(d)).toBe(true);
-      expect(d.reason).toContain(BROWSER_PANEL_HINT);
-    } else {
-      expect(["unresolvable", "parse-error"]).toContain(d.rule);
-      expect(d.reason).toMatch(/cannot|only known at run time|would|not one capgate models/);
-    }
-  });
+  it.each(CORPUS_DENY.map((c) => [c.group, c.expect, c.command]))(
+    "%s (%s): %j",
+    async (_g, expected, command) => {
+      const d = await checkShellCommand(command);
+      expect(d.decision, JSON.stringify(d)).toBe("deny");
+      expect(d.reason?.length ?? 0).toBeGreaterThan(20);
+      if (expected === "opener") {
+        expect(d.rule?.startsWith("gui."), JSON.stringify(d)).toBe(true);
+        expect(d.reason).toContain(BROWSER_PANEL_HINT);
+      } else {
+        expect(["unresolvable", "parse-error"]).toContain(d.rule);
+        expect(d.reason).toMatch(/cannot|only known at run time|would|not one capgate models/);
+      }
+    },
+  );
 });
 
 describe("corpus: configured rules hold under every form", () => {
@@ -45,7 +42,14 @@ describe("corpus: configured rules hold under every form", () => {
   });
 
   it("leaves other subcommands and options alone", async () => {
-    for (const command of ["git status", "git log --grep push", "git pull", "rm -r x", "rm -f x", "git remote -v"]) {
+    for (const command of [
+      "git status",
+      "git log --grep push",
+      "git pull",
+      "rm -r x",
+      "rm -f x",
+      "git remote -v",
+    ]) {
       expect((await checkShellCommand(command, RULES_CONFIG)).decision, command).toBe("allow");
     }
   });
@@ -82,7 +86,12 @@ describe("wrapper option tables", () => {
     expect(r4.ok && r4.options.map((o) => o.written)).toEqual(["-c", "--pty"]);
     const r5 = getopt(words("su alice -c x"), 1, su, "su", true);
     expect(r5.ok && r5.operands).toEqual([1, 2, 3]); // POSIXLY_CORRECT: no permutation
-    const r6 = getopt([literalWord("timeout"), { raw: "$t", value: undefined, splits: false, glob: false }], 1, WRAPPERS.timeout!.options, "timeout");
+    const r6 = getopt(
+      [literalWord("timeout"), { raw: "$t", value: undefined, splits: false, glob: false }],
+      1,
+      WRAPPERS.timeout!.options,
+      "timeout",
+    );
     expect(r6.ok).toBe(false);
   });
 });
@@ -101,10 +110,10 @@ describe("wrapper tables agree with the real tools", () => {
     "env xdg-open x",
     "env --chd=/tmp xdg-open x",
     "env --ch /tmp xdg-open x",
-    "env -iC/tmp PATH=\"$PATH\" xdg-open x",
+    'env -iC/tmp PATH="$PATH" xdg-open x',
     "env -S'xdg-open x'",
     "env -S'-i PATH=\"$PATH\" xdg-open x'",
-    "env - PATH=\"$PATH\" xdg-open x",
+    'env - PATH="$PATH" xdg-open x',
     "env -u HOME -- xdg-open x",
     "env --default-signal xdg-open x",
     "env --default-signal=INT xdg-open x",
@@ -188,7 +197,12 @@ describe("wrapper tables agree with the real tools", () => {
     // su/runuser reset PATH for the target user; give root's login the fake too.
     const withPath = line.replace(/xdg-open/g, `${join(dir, "bin")}/xdg-open`);
     const command = /^(su|runuser|sg) /.test(line) ? withPath : line;
-    spawnSync("bash", ["--noprofile", "--norc", "-c", command], { cwd: dir, env, timeout: 10_000, stdio: ["ignore", "ignore", "ignore"] });
+    spawnSync("bash", ["--noprofile", "--norc", "-c", command], {
+      cwd: dir,
+      env,
+      timeout: 10_000,
+      stdio: ["ignore", "ignore", "ignore"],
+    });
     return existsSync(marker) && readFileSync(marker, "utf8").includes("ran");
   }
 

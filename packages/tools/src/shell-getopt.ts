@@ -155,7 +155,8 @@ export function getopt(
         } else if (arg === "required") {
           const next = words[i + 1];
           if (!next) return fail(`\`${v}\` needs a value`);
-          if (next.splits) return fail(`the value of \`${v}\` (\`${next.raw}\`) may split into several words`);
+          if (next.splits)
+            return fail(`the value of \`${v}\` (\`${next.raw}\`) may split into several words`);
           options.push({ spec, written: v, value: next, index: i });
           i += 2;
         } else {
@@ -180,7 +181,8 @@ export function getopt(
       for (let j = 1; j < v.length; j++) {
         const letter = v[j]!;
         const spec = findShort(table, letter);
-        if (!spec) return fail(`unknown option \`-${letter}\` in \`${v}\` (not in capgate's table for ${tool})`);
+        if (!spec)
+          return fail(`unknown option \`-${letter}\` in \`${v}\` (not in capgate's table for ${tool})`);
         const arg = spec.arg ?? "none";
         const rest = v.slice(j + 1);
         if (arg === "none") {
@@ -196,7 +198,8 @@ export function getopt(
         } else if (arg === "required") {
           const next = words[i + 1];
           if (!next) return fail(`\`-${letter}\` needs a value`);
-          if (next.splits) return fail(`the value of \`-${letter}\` (\`${next.raw}\`) may split into several words`);
+          if (next.splits)
+            return fail(`the value of \`-${letter}\` (\`${next.raw}\`) may split into several words`);
           options.push({ spec, written: `-${letter}`, value: next, index: i });
           consumedNext = true;
         } else {

@@ -93,7 +93,12 @@ const SUBSCRIPT_CODE = /\[[^\]]*(\$\(|`|\$\{)/;
 /** What an assignment makes run: denials for code variables, the value as a command line for program variables. */
 export function assignmentContinuations(a: Assignment, via: string): Continuation[] {
   if (a.name === undefined) {
-    return [{ kind: "unresolvable", reason: `${via}: the variable name in \`${a.text}\` is only known at run time` }];
+    return [
+      {
+        kind: "unresolvable",
+        reason: `${via}: the variable name in \`${a.text}\` is only known at run time`,
+      },
+    ];
   }
   const code = codeVariable(a.name);
   if (code) return [{ kind: "unresolvable", reason: `${via}: ${code}` }];
@@ -103,7 +108,12 @@ export function assignmentContinuations(a: Assignment, via: string): Continuatio
 
 function programValue(name: string, value: ShellWord): Continuation[] {
   if (value.value === undefined) {
-    return [{ kind: "unresolvable", reason: `\`${name}\` names a program that will be run, and its value \`${value.raw}\` is only known at run time` }];
+    return [
+      {
+        kind: "unresolvable",
+        reason: `\`${name}\` names a program that will be run, and its value \`${value.raw}\` is only known at run time`,
+      },
+    ];
   }
   // BROWSER is a colon-separated list; LESSOPEN starts with `|`; both use %s for the argument.
   const parts = name === "BROWSER" ? value.value.split(":") : [value.value];
@@ -145,7 +155,9 @@ export function builtinContinuations(cmd: ResolvedCommand): Continuation[] {
   switch (name) {
     case "alias":
       if (args.some((w) => w.value === undefined || w.value.includes("="))) {
-        return deny("`alias` definitions change how later lines are read (alias text is spliced in before parsing), which cannot be checked; write the command out");
+        return deny(
+          "`alias` definitions change how later lines are read (alias text is spliced in before parsing), which cannot be checked; write the command out",
+        );
       }
       return [];
     case "hash":
@@ -171,18 +183,24 @@ export function builtinContinuations(cmd: ResolvedCommand): Continuation[] {
       return [];
     case "fc":
       if (values.some((v) => v === undefined || !/^-[lnr]+$|^-?\d+$/.test(v))) {
-        return deny("`fc` re-runs history through an editor, which cannot be checked (only `fc -l` is allowed)");
+        return deny(
+          "`fc` re-runs history through an editor, which cannot be checked (only `fc -l` is allowed)",
+        );
       }
       return [];
     case "let":
       return values.some((v) => v === undefined || SUBSCRIPT_CODE.test(v) || /\$\(|`/.test(v))
-        ? deny("`let` evaluates its arguments as arithmetic, and bash runs command substitutions found in them")
+        ? deny(
+            "`let` evaluates its arguments as arithmetic, and bash runs command substitutions found in them",
+          )
         : [];
     case "test":
     case "[":
       for (let i = 0; i < values.length; i++) {
         if (values[i] === "-v" && (values[i + 1] === undefined || SUBSCRIPT_CODE.test(values[i + 1]!))) {
-          return deny("`test -v` evaluates an array subscript, and bash runs command substitutions found in it");
+          return deny(
+            "`test -v` evaluates an array subscript, and bash runs command substitutions found in it",
+          );
         }
       }
       return [];
@@ -197,7 +215,10 @@ export function builtinContinuations(cmd: ResolvedCommand): Continuation[] {
     const w = args[i]!;
     const v = w.value;
     if (v === undefined) {
-      out.push({ kind: "unresolvable", reason: `\`${name}\` gets \`${w.raw}\`, only known at run time, where it takes a variable name` });
+      out.push({
+        kind: "unresolvable",
+        reason: `\`${name}\` gets \`${w.raw}\`, only known at run time, where it takes a variable name`,
+      });
       continue;
     }
     if (v === "--") {
@@ -208,10 +229,15 @@ export function builtinContinuations(cmd: ResolvedCommand): Continuation[] {
       const letters = v.slice(1);
       if (declareLike && letters.includes("n")) nameref = true;
       if ((name === "mapfile" || name === "readarray") && letters.includes("C")) {
-        return deny(`\`${name} -C\` runs a callback as shell code for every line read, which cannot be checked`);
+        return deny(
+          `\`${name} -C\` runs a callback as shell code for every line read, which cannot be checked`,
+        );
       }
       // `printf -v NAME`, `read -a NAME`, `wait -p NAME`: the value is a name.
-      const nameOption = (name === "printf" && letters.includes("v")) || (name === "read" && letters.endsWith("a")) || (name === "wait" && letters.endsWith("p"));
+      const nameOption =
+        (name === "printf" && letters.includes("v")) ||
+        (name === "read" && letters.endsWith("a")) ||
+        (name === "wait" && letters.endsWith("p"));
       const takesValue = [...letters].some((l) => valueOptions.includes(l)) && !/\d/.test(letters);
       if (nameOption || takesValue) {
         const next = args[++i];
@@ -233,21 +259,31 @@ export function builtinContinuations(cmd: ResolvedCommand): Continuation[] {
   for (const w of names) {
     const v = w.value;
     if (v === undefined) {
-      out.push({ kind: "unresolvable", reason: `\`${name}\` gets the variable name \`${w.raw}\`, only known at run time` });
+      out.push({
+        kind: "unresolvable",
+        reason: `\`${name}\` gets the variable name \`${w.raw}\`, only known at run time`,
+      });
       continue;
     }
     const bare = v.replace(/[[=].*$/s, "");
     const why = codeVariable(bare);
     if (why) out.push({ kind: "unresolvable", reason: `${name} ${bare}: ${why}` });
     if (SUBSCRIPT_CODE.test(v)) {
-      out.push({ kind: "unresolvable", reason: `\`${name} ${v}\`: bash evaluates the array subscript as arithmetic and runs the command substitution in it` });
+      out.push({
+        kind: "unresolvable",
+        reason: `\`${name} ${v}\`: bash evaluates the array subscript as arithmetic and runs the command substitution in it`,
+      });
     }
   }
   if (nameref) {
     // `declare -n ref=PS4`: the value of a nameref is itself a variable name.
     for (const a of cmd.assignments ?? []) {
       const target = a.value?.value;
-      if (a.value && target === undefined) out.push({ kind: "unresolvable", reason: `the nameref target in \`${a.text}\` is only known at run time` });
+      if (a.value && target === undefined)
+        out.push({
+          kind: "unresolvable",
+          reason: `the nameref target in \`${a.text}\` is only known at run time`,
+        });
       else if (target !== undefined) {
         const why = codeVariable(target.replace(/\[.*$/s, ""));
         if (why) out.push({ kind: "unresolvable", reason: `${name} -n ${a.name}=${target}: ${why}` });

@@ -33,10 +33,12 @@ const PY: Language = {
 };
 
 const JS: Language = {
-  opener: /\brequire\s*\(\s*['"`](open|opn|opener|better-opn|open-cli)['"`]|\bfrom\s+['"`](open|opn|opener|better-opn)['"`]|\bimport\s*\(\s*['"`](open|opn|opener)['"`]/,
+  opener:
+    /\brequire\s*\(\s*['"`](open|opn|opener|better-opn|open-cli)['"`]|\bfrom\s+['"`](open|opn|opener|better-opn)['"`]|\bimport\s*\(\s*['"`](open|opn|opener)['"`]/,
   dynamic:
     /\beval\s*\(|\bFunction\s*\(|\brequire\s*\(\s*[^'"`\s)]|\b(require|import)\s*\(\s*(['"`])[^'"`]*\2\s*[^)\s]|\brequire\s*\(\s*`[^`]*\$\{|\bimport\s*\(\s*[^'"`\s)]|\bvm\.|\bprocess\.binding|\bglobalThis\s*\[|\bmodule\.constructor|\bprocess\.dlopen|\bWorker\s*\(/,
-  spawn: /\b(exec|execSync|execFile|execFileSync|spawn|spawnSync|fork|Deno\.run|Deno\.Command|Bun\.spawn|Bun\.spawnSync|\$)\s*\(/g,
+  spawn:
+    /\b(exec|execSync|execFile|execFileSync|spawn|spawnSync|fork|Deno\.run|Deno\.Command|Bun\.spawn|Bun\.spawnSync|\$)\s*\(/g,
 };
 
 const PERL: Language = {
@@ -47,7 +49,8 @@ const PERL: Language = {
 
 const RUBY: Language = {
   opener: /\b(launchy|Launchy)\b/,
-  dynamic: /\b(eval|instance_eval|class_eval|module_eval|instance_exec|send|public_send|__send__|const_get)\b|\brequire\s+[^'"\s]/,
+  dynamic:
+    /\b(eval|instance_eval|class_eval|module_eval|instance_exec|send|public_send|__send__|const_get)\b|\brequire\s+[^'"\s]/,
   spawn: /\b(system|exec|spawn|IO\.popen|Open3\.[a-z0-9_]+|Process\.spawn|%x)\s*[({'"]?|`/g,
 };
 
@@ -131,7 +134,11 @@ function pythonSource(cmd: ResolvedCommand): CodeSource | { unknown: string } | 
       if (letter === "c" || letter === "m") {
         const value = rest !== "" ? rest : argv[i + 1];
         if (value === undefined) {
-          return rest === "" && i + 1 < argv.length ? { unknown: `the -${letter} value of ${cmd.name} is only known at run time` } : cmd.openArgs ? { lang: PY, from: "open" } : undefined;
+          return rest === "" && i + 1 < argv.length
+            ? { unknown: `the -${letter} value of ${cmd.name} is only known at run time` }
+            : cmd.openArgs
+              ? { lang: PY, from: "open" }
+              : undefined;
         }
         const after = argv.slice(rest !== "" ? i + 1 : i + 2);
         return letter === "c" ? { lang: PY, code: value } : { lang: PY, module: value, moduleArgs: after };
@@ -168,8 +175,17 @@ interface EvalSpec {
 }
 
 const EVAL: Readonly<Record<string, EvalSpec>> = {
-  node: { lang: JS, code: ["-e", "--eval", "-p", "--print"], modules: ["-r", "--require", "--import", "--loader", "--experimental-loader"], value: ["--input-type", "-C", "--conditions", "--env-file"] },
-  nodejs: { lang: JS, code: ["-e", "--eval", "-p", "--print"], value: ["-r", "--require", "--import", "--loader", "--input-type"] },
+  node: {
+    lang: JS,
+    code: ["-e", "--eval", "-p", "--print"],
+    modules: ["-r", "--require", "--import", "--loader", "--experimental-loader"],
+    value: ["--input-type", "-C", "--conditions", "--env-file"],
+  },
+  nodejs: {
+    lang: JS,
+    code: ["-e", "--eval", "-p", "--print"],
+    value: ["-r", "--require", "--import", "--loader", "--input-type"],
+  },
   bun: { lang: JS, code: ["-e", "--eval", "-p", "--print"], value: ["-r", "--preload", "--cwd"] },
   deno: { lang: JS, code: [], value: [], evalSub: "eval" },
   perl: { lang: PERL, code: ["-e", "-E"], modules: ["-M", "-m"], value: ["-I", "-x", "-i"] },
@@ -179,8 +195,18 @@ const EVAL: Readonly<Record<string, EvalSpec>> = {
   luajit: { lang: LUA, code: ["-e"], value: ["-l", "-j", "-O"] },
   rscript: { lang: R, code: ["-e"], value: [] },
   r: { lang: R, code: ["-e"], value: [] },
-  awk: { lang: AWK, code: ["--source"], value: ["-f", "-v", "-F", "--file", "--assign", "--field-separator"], programOperand: true },
-  gawk: { lang: AWK, code: ["--source", "-e"], value: ["-f", "-v", "-F", "-i", "-l", "--file", "--assign", "--include", "--load"], programOperand: true },
+  awk: {
+    lang: AWK,
+    code: ["--source"],
+    value: ["-f", "-v", "-F", "--file", "--assign", "--field-separator"],
+    programOperand: true,
+  },
+  gawk: {
+    lang: AWK,
+    code: ["--source", "-e"],
+    value: ["-f", "-v", "-F", "-i", "-l", "--file", "--assign", "--include", "--load"],
+    programOperand: true,
+  },
   mawk: { lang: AWK, code: [], value: ["-f", "-v", "-F", "-W"], programOperand: true },
   nawk: { lang: AWK, code: [], value: ["-f", "-v", "-F"], programOperand: true },
   busybox_awk: { lang: AWK, code: [], value: ["-f", "-v", "-F"], programOperand: true },
@@ -217,12 +243,26 @@ function evalSource(cmd: ResolvedCommand, spec: EvalSpec): CodeSource[] | { unkn
       continue;
     }
     const short = a.slice(0, 2);
-    const moduleOption = spec.modules?.includes(name) ? name : !a.startsWith("--") && spec.modules?.includes(short) ? short : undefined;
+    const moduleOption = spec.modules?.includes(name)
+      ? name
+      : !a.startsWith("--") && spec.modules?.includes(short)
+        ? short
+        : undefined;
     if (moduleOption) {
-      const mod = eq !== -1 ? a.slice(eq + 1) : a.length > 2 && moduleOption === short && !a.startsWith("--") ? a.slice(2) : argv[++i];
-      if (mod === undefined) return { unknown: `the ${moduleOption} module of ${cmd.name} is only known at run time` };
+      const mod =
+        eq !== -1
+          ? a.slice(eq + 1)
+          : a.length > 2 && moduleOption === short && !a.startsWith("--")
+            ? a.slice(2)
+            : argv[++i];
+      if (mod === undefined)
+        return { unknown: `the ${moduleOption} module of ${cmd.name} is only known at run time` };
       const bare = mod.replace(/[=\s].*$/s, "");
-      out.push({ lang: spec.lang, code: spec.lang === JS ? `require('${bare}')` : spec.lang === PERL ? `use ${bare};` : `require '${bare}'` });
+      out.push({
+        lang: spec.lang,
+        code:
+          spec.lang === JS ? `require('${bare}')` : spec.lang === PERL ? `use ${bare};` : `require '${bare}'`,
+      });
       continue;
     }
     // `-e'code'` attached.
@@ -238,7 +278,11 @@ function evalSource(cmd: ResolvedCommand, spec: EvalSpec): CodeSource[] | { unkn
   if (out.length === 0 && !sawProgram) {
     const script = argv[i];
     if (script === undefined && cmd.openArgs) out.push({ lang: spec.lang, from: "open" });
-    else if ((script === undefined || script === "-") && cmd.stdin.kind !== "inherited" && !spec.programOperand) {
+    else if (
+      (script === undefined || script === "-") &&
+      cmd.stdin.kind !== "inherited" &&
+      !spec.programOperand
+    ) {
       out.push({ lang: spec.lang, from: "stdin" });
     } else if (script !== undefined && isStdinPath(script)) out.push({ lang: spec.lang, from: "stdin" });
   }
@@ -297,7 +341,10 @@ export function interpreterContinuations(cmd: ResolvedCommand): Continuation[] {
   const out: Continuation[] = [];
   for (const s of sources) {
     if (s.from === "open") {
-      out.push({ kind: "unresolvable", reason: `the code ${cmd.name} runs would come from data read at run time` });
+      out.push({
+        kind: "unresolvable",
+        reason: `the code ${cmd.name} runs would come from data read at run time`,
+      });
       continue;
     }
     let code = s.code;
@@ -338,7 +385,8 @@ export function interpreterContinuations(cmd: ResolvedCommand): Continuation[] {
     }
     if (spawns) {
       for (const literal of stringLiterals(code)) {
-        if (literal.trim() !== "") out.push({ kind: "script", script: literal, via: `${cmd.name} code`, soft: true });
+        if (literal.trim() !== "")
+          out.push({ kind: "script", script: literal, via: `${cmd.name} code`, soft: true });
       }
     }
   }

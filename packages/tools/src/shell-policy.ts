@@ -26,7 +26,32 @@ export interface ShellPolicy {
 }
 
 /** Words bash treats as syntax in command position; one arriving as a command name means the parser read it otherwise. */
-const RESERVED_WORDS = new Set(["{", "}", "!", "[[", "]]", "if", "then", "else", "elif", "fi", "do", "done", "case", "esac", "while", "until", "for", "in", "function", "select", "time", "coproc"].filter((w) => w !== "time" && w !== "coproc"));
+const RESERVED_WORDS = new Set(
+  [
+    "{",
+    "}",
+    "!",
+    "[[",
+    "]]",
+    "if",
+    "then",
+    "else",
+    "elif",
+    "fi",
+    "do",
+    "done",
+    "case",
+    "esac",
+    "while",
+    "until",
+    "for",
+    "in",
+    "function",
+    "select",
+    "time",
+    "coproc",
+  ].filter((w) => w !== "time" && w !== "coproc"),
+);
 
 /** Longest command line checked; longer ones are denied rather than parsed. */
 export const MAX_SHELL_COMMAND_CHARS = 64 * 1024;
@@ -80,7 +105,7 @@ const STRUCTURAL_RULES: readonly ShellRule[] = [
       "env 'BASH_FUNC_ls%%=() { xdg-open x; }' bash -c ls",
       "hash -p /usr/bin/xdg-open ls; ls",
       "mapfile -C 'xdg-open' -c 1 < urls",
-      "python3 -c '__import__(\"web\"+\"browser\").open(1)'",
+      'python3 -c \'__import__("web"+"browser").open(1)\'',
       "parallel xdg-open ::: x",
       "env --i xdg-open x",
     ],
@@ -160,7 +185,11 @@ function prefixMatches(patterns: readonly RegExp[], cmd: ResolvedCommand): boole
   const optionRules = rest.filter((p) => p.source.startsWith("^-"));
   const wordRules = rest.filter((p) => !p.source.startsWith("^-"));
   if (args.some((a) => a === undefined)) return true;
-  if (wordRules.length > 0 && optionArea.some((a) => /^alias\./i.test(a ?? "") || /^--config-env=alias\./i.test(a ?? ""))) return true;
+  if (
+    wordRules.length > 0 &&
+    optionArea.some((a) => /^alias\./i.test(a ?? "") || /^--config-env=alias\./i.test(a ?? ""))
+  )
+    return true;
   for (const p of optionRules) {
     const literal = p.source.slice(1, -1).replace(/\\(.)/g, "$1");
     if (!cmd.openArgs && !optionPresent(cmd.name, literal, p, optionArea)) return false;
@@ -186,7 +215,14 @@ function prefixMatches(patterns: readonly RegExp[], cmd: ResolvedCommand): boole
 
 /** Spellings GNU tools accept for the same option, so `["rm", "-rf"]` also holds against `rm -R --force`. */
 const OPTION_SYNONYMS: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>> = {
-  rm: { r: ["-R", "--recursive"], R: ["-r", "--recursive"], f: ["--force"], i: ["--interactive"], d: ["--dir"], v: ["--verbose"] },
+  rm: {
+    r: ["-R", "--recursive"],
+    R: ["-r", "--recursive"],
+    f: ["--force"],
+    i: ["--interactive"],
+    d: ["--dir"],
+    v: ["--verbose"],
+  },
   cp: { r: ["-R", "--recursive"], R: ["-r", "--recursive"], f: ["--force"], a: ["--archive"] },
   chmod: { R: ["--recursive"] },
   chown: { R: ["--recursive"] },
@@ -195,14 +231,23 @@ const OPTION_SYNONYMS: Readonly<Record<string, Readonly<Record<string, readonly 
 };
 
 /** Is the rule's option word among the command's options (any cluster order, synonyms, long prefixes)? */
-function optionPresent(tool: string, literal: string, pattern: RegExp, area: readonly (string | undefined)[]): boolean {
-  const given = area.filter((a): a is string => a !== undefined && a.startsWith("-"));
+function optionPresent(
+  tool: string,
+  literal: string,
+  pattern: RegExp,
+  area: readonly (string | undefined)[],
+): boolean {
+  const given = area.filter((a): a is string => typeof a === "string" && a.startsWith("-"));
   if (given.some((a) => pattern.test(a) || a.startsWith(`${literal}=`))) return true;
   const synonyms = Object.hasOwn(OPTION_SYNONYMS, tool) ? OPTION_SYNONYMS[tool]! : {};
-  const longGiven = (long: string) => given.some((a) => a.length >= 3 && long.startsWith(a.replace(/=.*$/, "")) && a.startsWith("--"));
+  const longGiven = (long: string) =>
+    given.some((a) => a.length >= 3 && long.startsWith(a.replace(/=.*$/, "")) && a.startsWith("--"));
   const shortGiven = (letter: string) => given.some((a) => /^-[A-Za-z0-9]+$/.test(a) && a.includes(letter));
   const spelled = (letter: string) =>
-    shortGiven(letter) || (synonyms[letter] ?? []).some((alt) => (alt.startsWith("--") ? longGiven(alt) : shortGiven(alt.slice(1))));
+    shortGiven(letter) ||
+    (synonyms[letter] ?? []).some((alt) =>
+      alt.startsWith("--") ? longGiven(alt) : shortGiven(alt.slice(1)),
+    );
   if (/^-[A-Za-z0-9]+$/.test(literal)) return [...literal.slice(1)].every(spelled);
   if (literal.startsWith("--")) {
     if (longGiven(literal)) return true;
@@ -286,7 +331,8 @@ class CompiledShellPolicy implements ShellPolicy {
   }
 
   #assignment(a: Assignment, text: string, depth: number, out: Match[]): void {
-    for (const next of assignmentContinuations(a, `\`${clip(a.text, 60)}\``)) this.#follow(next, text, { kind: "inherited" }, depth, 0, out);
+    for (const next of assignmentContinuations(a, `\`${clip(a.text, 60)}\``))
+      this.#follow(next, text, { kind: "inherited" }, depth, 0, out);
   }
 
   /** A soft script (a string literal in interpreter code, a program variable): only opener and configured rules count. */
@@ -309,9 +355,15 @@ class CompiledShellPolicy implements ShellPolicy {
       this.#layer(next.words, next.stdin ?? stdin, text, depth, hops + 1, out, next.openArgs === true);
     } else if (next.kind === "unresolvable") out.push(unresolvable(text, next.reason));
     else if (next.kind === "assignment") {
-      this.#assignment({ name: next.name, value: next.value, text: `${next.name}=${next.value.raw}` }, text, depth, out);
+      this.#assignment(
+        { name: next.name, value: next.value, text: `${next.name}=${next.value.raw}` },
+        text,
+        depth,
+        out,
+      );
     } else if (next.soft) this.#soft(next.script, depth, out);
-    else if (depth + 1 > MAX_DEPTH) out.push(unresolvable(text, `shell code nested more than ${MAX_DEPTH} levels deep`));
+    else if (depth + 1 > MAX_DEPTH)
+      out.push(unresolvable(text, `shell code nested more than ${MAX_DEPTH} levels deep`));
     else this.#script(next.script, depth + 1, out);
   }
 
@@ -419,7 +471,9 @@ function checkWrapperExamples(policy: CompiledShellPolicy): void {
     for (const example of spec.mustNotMatch) {
       const d = policy.check(example);
       if (d.decision !== "allow") {
-        throw new Error(`shell wrapper table '${name}': example ${JSON.stringify(example)} must be allowed but is not (${JSON.stringify(d)})`);
+        throw new Error(
+          `shell wrapper table '${name}': example ${JSON.stringify(example)} must be allowed but is not (${JSON.stringify(d)})`,
+        );
       }
     }
   }

@@ -132,7 +132,10 @@ function cmdLineOpens(line: string): boolean {
   // %VAR% and !VAR! are expanded by cmd before it runs anything: the command could be anything.
   if (/%[^%\s]+%|![^!\s]+!/.test(line)) return true;
   for (const segment of plain.split(/[&|()<>\r\n]+/)) {
-    const words = segment.trim().split(/\s+/).filter((w) => w !== "");
+    const words = segment
+      .trim()
+      .split(/\s+/)
+      .filter((w) => w !== "");
     while (words[0] !== undefined && /^(@|call|@call)$/i.test(words[0])) words.shift();
     if (words[0]?.startsWith("@")) words[0] = words[0].slice(1);
     const first = words[0] === undefined ? "" : commandName(words[0]);
@@ -144,7 +147,17 @@ function cmdLineOpens(line: string): boolean {
   return false;
 }
 
-const WINDOWS_OPENERS = new Set(["start", "explorer", "rundll32", "mshta", "hh", "wslview", "msedge", "iexplore", "ms-settings"]);
+const WINDOWS_OPENERS = new Set([
+  "start",
+  "explorer",
+  "rundll32",
+  "mshta",
+  "hh",
+  "wslview",
+  "msedge",
+  "iexplore",
+  "ms-settings",
+]);
 
 function cmdOpens(args: readonly (string | undefined)[]): boolean {
   const at = args.findIndex((a) => a !== undefined && /^\/[ckr]/i.test(a));
@@ -157,7 +170,10 @@ function cmdOpens(args: readonly (string | undefined)[]): boolean {
 function windowsStart(cmd: ResolvedCommand): boolean {
   if (WINDOWS_OPENERS.has(cmd.name)) return true;
   if (cmd.name !== "cmd") return false;
-  return cmdOpens(cmd.argv.slice(1)) || (cmd.openArgs === true && !cmd.argv.slice(1).some((a) => a !== undefined && /^\/[ckr]/i.test(a)));
+  return (
+    cmdOpens(cmd.argv.slice(1)) ||
+    (cmd.openArgs === true && !cmd.argv.slice(1).some((a) => a !== undefined && /^\/[ckr]/i.test(a)))
+  );
 }
 
 /** PowerShell's text: every argument, with -EncodedCommand (any unique prefix: -e, -en, -enc…, -ec) decoded. */
@@ -166,7 +182,11 @@ export function powershellText(args: readonly (string | undefined)[]): string | 
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
     if (a === undefined) return undefined;
-    if (/^[-/](e|ec|en|enc|enco|encod|encode|encoded|encodedc|encodedco|encodedcom|encodedcomm|encodedcomma|encodedcomman|encodedcommand)$/i.test(a)) {
+    if (
+      /^[-/](e|ec|en|enc|enco|encod|encode|encoded|encodedc|encodedco|encodedcom|encodedcomm|encodedcomma|encodedcomman|encodedcommand)$/i.test(
+        a,
+      )
+    ) {
       const b64 = args[++i];
       if (b64 === undefined) return undefined;
       const decoded = Buffer.from(b64, "base64").toString("utf16le");
@@ -195,10 +215,14 @@ function powershellStart(cmd: ResolvedCommand): boolean {
 function sessionBusCall(cmd: ResolvedCommand): boolean {
   const args = cmd.argv.slice(1);
   const has = (re: RegExp) => args.some((a) => a !== undefined && re.test(a));
-  const desktop = has(/org\.freedesktop\.(portal|Application|FileManager1|Notifications)|OpenURI|org\.gnome\.|org\.kde\./i);
+  const desktop = has(
+    /org\.freedesktop\.(portal|Application|FileManager1|Notifications)|OpenURI|org\.gnome\.|org\.kde\./i,
+  );
   switch (cmd.name) {
     case "gdbus":
-      return (firstOperand(cmd) === "call" || firstOperand(cmd) === "emit") && (!has(/^--system$|^-y$/) || desktop);
+      return (
+        (firstOperand(cmd) === "call" || firstOperand(cmd) === "emit") && (!has(/^--system$|^-y$/) || desktop)
+      );
     case "dbus-send":
       return !has(/^--system$/) || desktop;
     case "busctl":
@@ -239,9 +263,11 @@ const DESKTOP_LAUNCHERS = new Set([
 
 function desktopLaunch(cmd: ResolvedCommand): boolean {
   if (DESKTOP_LAUNCHERS.has(cmd.name)) return true;
-  if (cmd.name === "flatpak" || cmd.name === "snap") return firstOperand(cmd) === "run" || (cmd.openArgs === true && firstOperand(cmd) === undefined);
+  if (cmd.name === "flatpak" || cmd.name === "snap")
+    return firstOperand(cmd) === "run" || (cmd.openArgs === true && firstOperand(cmd) === undefined);
   // links2 -g opens an X window; the text modes render in the terminal like curl.
-  if (cmd.name === "links" || cmd.name === "links2") return cmd.argv.some((a) => a === "-g" || a === "-driver");
+  if (cmd.name === "links" || cmd.name === "links2")
+    return cmd.argv.some((a) => a === "-g" || a === "-driver");
   return false;
 }
 
@@ -415,7 +441,14 @@ export const BUILTIN_SHELL_RULES: readonly ShellRule[] = [
       "start https://example.com",
       "cmd.exe /c explorer https://example.com",
     ],
-    mustNotMatch: ["cmd /c dir", "echo start", "npm start", "cmd.exe /c echo started", "cmd /c dir C:\\x", "systemctl start x"],
+    mustNotMatch: [
+      "cmd /c dir",
+      "echo start",
+      "npm start",
+      "cmd.exe /c echo started",
+      "cmd /c dir C:\\x",
+      "systemctl start x",
+    ],
   },
   {
     id: "gui.powershell-start",
@@ -445,13 +478,18 @@ export const BUILTIN_SHELL_RULES: readonly ShellRule[] = [
     mustMatch: [
       "node -e \"require('open')('https://example.com')\"",
       "node --eval=\"import('open').then(m => m.default('x'))\"",
-      "ruby -e 'require \"launchy\"; Launchy.open(\"x\")'",
+      'ruby -e \'require "launchy"; Launchy.open("x")\'',
       "perl -MBrowser::Open -e 'open_browser(1)'",
       "ruby -rlaunchy -e 'Launchy.open(1)'",
       "node -r open -e 1",
       "Rscript -e 'browseURL(\"https://example.com\")'",
     ],
-    mustNotMatch: ["node -e \"console.log('open')\"", "perl -e 'print 1'", "ruby -e 'puts 1'", "Rscript -e 'print(1)'"],
+    mustNotMatch: [
+      "node -e \"console.log('open')\"",
+      "perl -e 'print 1'",
+      "ruby -e 'puts 1'",
+      "Rscript -e 'print(1)'",
+    ],
   },
   {
     id: "gui.session-bus",
@@ -466,7 +504,11 @@ export const BUILTIN_SHELL_RULES: readonly ShellRule[] = [
       "busctl --user call org.freedesktop.portal.Desktop /org/freedesktop/portal/desktop org.freedesktop.portal.OpenURI OpenURI ssa{sv} '' x 0",
       "qdbus org.kde.klauncher5 /KLauncher exec_blind x",
     ],
-    mustNotMatch: ["gdbus introspect --system --dest org.freedesktop.login1 --object-path /org/freedesktop/login1", "busctl list", "dbus-send --system --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.ListNames"],
+    mustNotMatch: [
+      "gdbus introspect --system --dest org.freedesktop.login1 --object-path /org/freedesktop/login1",
+      "busctl list",
+      "dbus-send --system --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.ListNames",
+    ],
   },
   {
     id: "gui.desktop-launch",
@@ -482,6 +524,11 @@ export const BUILTIN_SHELL_RULES: readonly ShellRule[] = [
       "links -g https://example.com",
       "kstart5 firefox",
     ],
-    mustNotMatch: ["flatpak list", "links -dump https://example.com", "lynx -dump https://example.com", "w3m -dump https://example.com"],
+    mustNotMatch: [
+      "flatpak list",
+      "links -dump https://example.com",
+      "lynx -dump https://example.com",
+      "w3m -dump https://example.com",
+    ],
   },
 ];

@@ -162,7 +162,8 @@ class Extractor {
         const body = node.namedChildren.find((n) => n?.type === "heredoc_body");
         if (/['"\\]/.test(start)) {
           // A quoted delimiter: the body is literal text, never expanded.
-          for (const child of node.namedChildren) if (child && child.type !== "heredoc_body") this.visit(child);
+          for (const child of node.namedChildren)
+            if (child && child.type !== "heredoc_body") this.visit(child);
           return;
         }
         if (body && body.namedChildCount === 0) this.#scanBackticks(body.text);
@@ -253,7 +254,12 @@ class Extractor {
         assignments.push(assignmentOf(child));
       } else if (child.type === "variable_name") {
         words.push(literalWordOf(child.text));
-      } else if (child.type !== "comment" && child.type !== "file_redirect" && child.type !== "heredoc_redirect" && child.type !== "herestring_redirect") {
+      } else if (
+        child.type !== "comment" &&
+        child.type !== "file_redirect" &&
+        child.type !== "heredoc_redirect" &&
+        child.type !== "herestring_redirect"
+      ) {
         words.push(wordOf(child));
       }
     }
@@ -261,8 +267,16 @@ class Extractor {
   }
 
   #bareAssignments(node: Node): void {
-    const list = node.type === "variable_assignments" ? node.namedChildren.filter((n): n is Node => n?.type === "variable_assignment") : [node];
-    this.commands.push({ words: [], text: node.text, stdin: { kind: "inherited" }, assignments: list.map(assignmentOf) });
+    const list =
+      node.type === "variable_assignments"
+        ? node.namedChildren.filter((n): n is Node => n?.type === "variable_assignment")
+        : [node];
+    this.commands.push({
+      words: [],
+      text: node.text,
+      stdin: { kind: "inherited" },
+      assignments: list.map(assignmentOf),
+    });
   }
 }
 
@@ -300,20 +314,76 @@ function assignmentOf(node: Node): Assignment {
 
 /** Every named node tree-sitter-bash 0.25 produces that the extractor understands. */
 const KNOWN_NODES = new Set([
-  "program", "arithmetic_expansion", "array", "binary_expression", "brace_expression", "c_style_for_statement",
-  "case_item", "case_statement", "command", "command_name", "command_substitution", "compound_statement",
-  "concatenation", "declaration_command", "do_group", "elif_clause", "else_clause", "expansion", "file_redirect",
-  "for_statement", "function_definition", "heredoc_body", "heredoc_redirect", "herestring_redirect", "if_statement",
-  "list", "negated_command", "number", "parenthesized_expression", "pipeline", "postfix_expression",
-  "process_substitution", "redirected_statement", "simple_expansion", "string", "subscript", "subshell",
-  "ternary_expression", "test_command", "translated_string", "unary_expression", "unset_command",
-  "variable_assignment", "variable_assignments", "while_statement", "word", "ansi_c_string", "comment",
-  "extglob_pattern", "file_descriptor", "heredoc_content", "heredoc_end", "heredoc_start", "raw_string", "regex",
-  "special_variable_name", "string_content", "test_operator", "variable_name",
+  "program",
+  "arithmetic_expansion",
+  "array",
+  "binary_expression",
+  "brace_expression",
+  "c_style_for_statement",
+  "case_item",
+  "case_statement",
+  "command",
+  "command_name",
+  "command_substitution",
+  "compound_statement",
+  "concatenation",
+  "declaration_command",
+  "do_group",
+  "elif_clause",
+  "else_clause",
+  "expansion",
+  "file_redirect",
+  "for_statement",
+  "function_definition",
+  "heredoc_body",
+  "heredoc_redirect",
+  "herestring_redirect",
+  "if_statement",
+  "list",
+  "negated_command",
+  "number",
+  "parenthesized_expression",
+  "pipeline",
+  "postfix_expression",
+  "process_substitution",
+  "redirected_statement",
+  "simple_expansion",
+  "string",
+  "subscript",
+  "subshell",
+  "ternary_expression",
+  "test_command",
+  "translated_string",
+  "unary_expression",
+  "unset_command",
+  "variable_assignment",
+  "variable_assignments",
+  "while_statement",
+  "word",
+  "ansi_c_string",
+  "comment",
+  "extglob_pattern",
+  "file_descriptor",
+  "heredoc_content",
+  "heredoc_end",
+  "heredoc_start",
+  "raw_string",
+  "regex",
+  "special_variable_name",
+  "string_content",
+  "test_operator",
+  "variable_name",
 ]);
 
 /** Leaves whose text bash may still expand; an expansion inside one means the grammar misread it. */
-const LEAVES_TO_SCAN = new Set(["word", "regex", "extglob_pattern", "string_content", "number", "variable_name"]);
+const LEAVES_TO_SCAN = new Set([
+  "word",
+  "regex",
+  "extglob_pattern",
+  "string_content",
+  "number",
+  "variable_name",
+]);
 const EXPANSION_IN_LEAF = /(^|[^\\])(\\\\)*(\$[({]|`)/;
 
 function joinWords(a: ShellWord, b: ShellWord, gap: string, aNode: Node): ShellWord {
