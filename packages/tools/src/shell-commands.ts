@@ -446,6 +446,9 @@ function peelWrapper(cmd: ResolvedCommand, spec: WrapperSpec, tool: string): Con
     if (!p.value) continue;
     if (p.value.value === undefined)
       return [unresolvableWord(p.value, `the program named by ${tool} ${p.written}`)];
+    // `su -s /bin/bash … -c x`: a shell program runs the -c string and shell arguments
+    // (checked below); any other program is run with them as its arguments.
+    if (spec.runs === "shell-args" && SHELLS.has(commandName(p.value.value))) continue;
     out.push({ kind: "command", words: [p.value, ...(spec.runs === "shell-args" ? rest : [])] });
   }
   if (
@@ -467,9 +470,10 @@ function peelWrapper(cmd: ResolvedCommand, spec: WrapperSpec, tool: string): Con
     ? "command"
     : (spec.runs ?? "command");
   if (runs === "shell-args") {
-    if (programs.length > 0) return out;
+    const shell = programs.at(-1)?.value?.value;
+    if (shell !== undefined && !SHELLS.has(commandName(shell))) return out;
     if (hasScript && rest.length === 0) return out;
-    out.push(...peelShell(tool, [literalWord("sh"), ...rest], cmd.stdin));
+    out.push(...peelShell(tool, [literalWord(shell ?? "sh"), ...rest], cmd.stdin));
     return out;
   }
   if (rest.length === 0) {

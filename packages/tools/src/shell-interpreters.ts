@@ -22,6 +22,8 @@ interface Language {
   readonly dynamic: RegExp;
   /** A call that starts a process; the text after it must begin with a literal. */
   readonly spawn: RegExp;
+  /** Spawn calls are looked for only when the code mentions a process API at all. */
+  readonly spawnGate?: RegExp;
 }
 
 const PY: Language = {
@@ -29,7 +31,8 @@ const PY: Language = {
   dynamic:
     /__import__|\bimportlib\b|\b(exec|eval|compile|getattr|globals|vars|breakpoint)\s*\(|__builtins__|\bbuiltins\b|sys\.modules|\b(pickle|marshal|dill)\.loads?\b|\bctypes\b|\bcode\.(interact|InteractiveConsole)/,
   spawn:
-    /\b(os\.(system|popen|exec[lv]p?e?|spawn[lv]p?e?|posix_spawnp?)|subprocess\.[A-Za-z_]+|pty\.spawn|commands\.getoutput|Popen|check_output|check_call|run|call)\s*\(/g,
+    /\b(os\.(system|popen|exec[lv]p?e?|spawn[lv]p?e?|posix_spawnp?)|subprocess\.[A-Za-z_]+|pty\.spawn|commands\.getoutput|Popen|check_output|check_call|getoutput|getstatusoutput|(?<=^|[;\s])(run|call|system|popen)(?=\s*\())\s*\(/g,
+  spawnGate: /\b(subprocess|os|pty|commands|asyncio\.create_subprocess\w*)\b/,
 };
 
 const JS: Language = {
@@ -38,7 +41,8 @@ const JS: Language = {
   dynamic:
     /\beval\s*\(|\bFunction\s*\(|\brequire\s*\(\s*[^'"`\s)]|\b(require|import)\s*\(\s*(['"`])[^'"`]*\2\s*[^)\s]|\brequire\s*\(\s*`[^`]*\$\{|\bimport\s*\(\s*[^'"`\s)]|\bvm\.|\bprocess\.binding|\bglobalThis\s*\[|\bmodule\.constructor|\bprocess\.dlopen|\bWorker\s*\(/,
   spawn:
-    /\b(exec|execSync|execFile|execFileSync|spawn|spawnSync|fork|Deno\.run|Deno\.Command|Bun\.spawn|Bun\.spawnSync|\$)\s*\(/g,
+    /\b(exec|execSync|execFile|execFileSync|spawn|spawnSync|fork|Deno\.run|Deno\.Command|Bun\.spawn|Bun\.spawnSync|execa|execaSync|\$)\s*\(/g,
+  spawnGate: /child_process|\bexeca\b|shelljs|\bzx\b|Bun\.spawn|Deno\.(run|Command)/,
 };
 
 const PERL: Language = {
@@ -63,7 +67,7 @@ const R: Language = {
 const AWK: Language = {
   opener: /(?!)/,
   dynamic: /(?!)/,
-  spawn: /\bsystem\s*\(|\|\s*(getline\b)?|\bprint[f]?\b[^;}]*\|/g,
+  spawn: /\bsystem\s*\(|\bprintf?\b[^;}|]*\|(?!\|)\s*|\|\s*getline\b/g,
 };
 
 const PHP: Language = {
@@ -242,38 +246,46 @@ function evalSource(cmd: ResolvedCommand, spec: EvalSpec): CodeSource[] | { unkn
       sawProgram = true;
       continue;
     }
-    const short = a.slice(0, 2);
-    const moduleOption = spec.modules?.includes(name)
-      ? name
-      : !a.startsWith("--") && spec.modules?.includes(short)
-        ? short
-        : undefined;
-    if (moduleOption) {
-      const mod =
-        eq !== -1
-          ? a.slice(eq + 1)
-          : a.length > 2 && moduleOption === short && !a.startsWith("--")
-            ? a.slice(2)
-            : argv[++i];
+    if (spec.modules?.includes(name)) {
+      const mod = eq !== -1 ? a.slice(eq + 1) : argv[++i];
       if (mod === undefined)
-        return { unknown: `the ${moduleOption} module of ${cmd.name} is only known at run time` };
-      const bare = mod.replace(/[=\s].*$/s, "");
-      out.push({
-        lang: spec.lang,
-        code:
-          spec.lang === JS ? `require('${bare}')` : spec.lang === PERL ? `use ${bare};` : `require '${bare}'`,
-      });
-      continue;
-    }
-    // `-e'code'` attached.
-    if (!a.startsWith("--") && a.length > 2 && spec.code.includes(short)) {
-      out.push({ lang: spec.lang, code: a.slice(2) });
-      sawProgram = true;
+        return { unknown: `the ${name} module of ${cmd.name} is only known at run time` };
+      out.push({ lang: spec.lang, code: moduleCode(spec.lang, mod) });
       continue;
     }
     if (name === "-f" || name === "--file") sawProgram = true;
+    if (!a.startsWith("--") && a.length > 2) {
+      // A short cluster (`perl -lne CODE`, `node -pe CODE`, `ruby -rlaunchy`), letter by letter.
+      let consumed = false;
+      let j = 1;
+      for (; j < a.length; j++) {
+        const letter = `-${a[j]}`;
+        const rest = a.slice(j + 1);
+        if (spec.code.includes(letter) || spec.modules?.includes(letter)) {
+          const value =
+            rest !== "" && !/^[a-z]+$/.test(rest)
+              ? rest
+              : rest !== "" && !rest.split("").every((l) => spec.code.includes(`-${l}`))
+                ? rest
+                : argv[++i];
+          if (value === undefined)
+            return { unknown: `the ${letter} value of ${cmd.name} is only known at run time` };
+          if (spec.code.includes(letter)) {
+            out.push({ lang: spec.lang, code: value });
+            sawProgram = true;
+          } else out.push({ lang: spec.lang, code: moduleCode(spec.lang, value) });
+          consumed = true;
+          break;
+        }
+        if (spec.value.includes(letter)) {
+          if (rest === "") i++;
+          consumed = true;
+          break;
+        }
+      }
+      if (consumed || j >= a.length) continue;
+    }
     if (spec.value.includes(name) && eq === -1) i++;
-    if (!a.startsWith("--") && spec.value.includes(short) && a.length > 2) continue;
   }
   if (out.length === 0 && !sawProgram) {
     const script = argv[i];
@@ -287,6 +299,11 @@ function evalSource(cmd: ResolvedCommand, spec: EvalSpec): CodeSource[] | { unkn
     } else if (script !== undefined && isStdinPath(script)) out.push({ lang: spec.lang, from: "stdin" });
   }
   return out;
+}
+
+function moduleCode(lang: Language, mod: string): string {
+  const bare = mod.replace(/[=\s].*$/s, "").replace(/['"`]/g, "");
+  return lang === JS ? `require('${bare}')` : lang === PERL ? `use ${bare};` : `require '${bare}'`;
 }
 
 /** The code an interpreter invocation runs, as far as the command line shows it. */
@@ -334,8 +351,48 @@ function stringLiterals(code: string): string[] {
   return out;
 }
 
+/** PowerShell's text: every argument, with -EncodedCommand (any unique prefix: -e, -en, -enc…, -ec) decoded. */
+export function powershellText(args: readonly (string | undefined)[]): string | undefined {
+  const parts: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === undefined) return undefined;
+    if (
+      /^[-/](e|ec|en|enc|enco|encod|encode|encoded|encodedc|encodedco|encodedcom|encodedcomm|encodedcomma|encodedcomman|encodedcommand)$/i.test(
+        a,
+      )
+    ) {
+      const b64 = args[++i];
+      if (b64 === undefined) return undefined;
+      const decoded = Buffer.from(b64, "base64").toString("utf16le");
+      parts.push(decoded);
+      continue;
+    }
+    parts.push(a);
+  }
+  return parts.join(" ");
+}
+
+/** PowerShell that builds code or commands at run time (`iex`, `& ('sta'+'rt')`, `[char]`…). */
+const PS_DYNAMIC =
+  /\b(iex|invoke-expression|invoke-command|icm|start-job|new-object\s+-com\w*|add-type)\b|\[scriptblock\]|\[char\]|frombase64string|-join\b|[&.]\s*[($]|['"]\s*\+\s*['"$]|\$env:comspec|-encodedcommand|\$executioncontext/i;
+
 /** Rules 2–4 as continuations: denials, and literal command lines to check. */
 export function interpreterContinuations(cmd: ResolvedCommand): Continuation[] {
+  if (cmd.name === "powershell" || cmd.name === "pwsh" || cmd.name === "powershell_ise") {
+    const text = powershellText(cmd.argv.slice(1));
+    if (text === undefined)
+      return [{ kind: "unresolvable", reason: `an argument of ${cmd.name} is only known at run time` }];
+    const dyn = PS_DYNAMIC.exec(text);
+    return dyn
+      ? [
+          {
+            kind: "unresolvable",
+            reason: `the ${cmd.name} code builds code or a command at run time (\`${dyn[0]}\`), which cannot be checked`,
+          },
+        ]
+      : [];
+  }
   const sources = codeSources(cmd);
   if (!Array.isArray(sources)) return [{ kind: "unresolvable", reason: sources.unknown }];
   const out: Continuation[] = [];
@@ -368,14 +425,22 @@ export function interpreterContinuations(cmd: ResolvedCommand): Continuation[] {
       });
       continue;
     }
-    s.lang.spawn.lastIndex = 0;
     let spawns = false;
-    for (const m of code.matchAll(s.lang.spawn)) {
+    const gated = s.lang.spawnGate === undefined || s.lang.spawnGate.test(code);
+    // `import subprocess as s; s.run(x)`: the alias's calls are spawn calls too.
+    const aliases =
+      s.lang === PY
+        ? [...code.matchAll(/\bimport\s+(?:subprocess|os|pty)\s+as\s+(\w+)/g)].map((m) => m[1]!)
+        : [];
+    const spawnRe =
+      aliases.length > 0
+        ? new RegExp(`${s.lang.spawn.source}|\\b(?:${aliases.join("|")})\\.\\w+\\s*\\(`, "g")
+        : s.lang.spawn;
+    for (const m of gated ? code.matchAll(spawnRe) : []) {
       spawns = true;
-      const after = code.slice((m.index ?? 0) + m[0].length);
-      const literalFirst = /^\s*[[(]?\s*(['"`])/.exec(after) ?? (/['"`]$/.test(m[0]) ? [m[0]] : null);
-      const template = /^\s*[[(]?\s*`[^`]*\$\{/.test(after);
-      if ((!literalFirst && !/^[`|]/.test(m[0]) && !/\|\s*$/.test(m[0])) || template) {
+      const at = m.index ?? 0;
+      const after = code.slice(at + m[0].length);
+      if (!literalSpawn(s.lang, m[0], after, code.slice(0, at))) {
         out.push({
           kind: "unresolvable",
           reason: `the ${cmd.name} code starts a process whose command is computed at run time (\`${clip(m[0] + after)}\`); name the program literally`,
@@ -391,6 +456,34 @@ export function interpreterContinuations(cmd: ResolvedCommand): Continuation[] {
     }
   }
   return out;
+}
+
+/**
+ * Is the command a spawn call starts a plain literal? `system("ls")`, `run(["ls", x])`,
+ * `"ls" | getline` are; `system(cmd)`, `system("xdg-" + x)`, `f"…"`, `"%s" % x`, template
+ * literals and interpolating strings (`"…$x"` in Perl/PHP, `#{}` in Ruby) are not.
+ */
+function literalSpawn(lang: Language, call: string, after: string, before: string): boolean {
+  if (/\|\s*getline\b$/.test(call)) return /(["'])[^"']*\1\s*\|\s*getline$/.test(before + call);
+  let quote = /['"`]$/.exec(call)?.[0];
+  let rest = after;
+  if (!quote) {
+    const open = /^\s*[[(]?\s*(['"`])/.exec(after);
+    if (!open) return false;
+    quote = open[1]!;
+    rest = after.slice(open[0].length);
+  }
+  let k = 0;
+  let body = "";
+  for (; k < rest.length && rest[k] !== quote; k++) {
+    if (rest[k] === "\\") k++;
+    body += rest[k] ?? "";
+  }
+  if (quote === "`" && body.includes("${")) return false;
+  if (lang === RUBY && quote !== "'" && body.includes("#{")) return false;
+  if ((lang === PERL || lang === PHP) && quote !== "'" && /[$@]/.test(body)) return false;
+  const tail = rest.slice(k + 1).trimStart();
+  return !/^(\+|%|\*|\.\s*(format|concat|join|replace|repeat)\b)/.test(tail);
 }
 
 function clip(text: string): string {

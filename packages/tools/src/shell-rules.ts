@@ -1,5 +1,5 @@
 import { commandName, type ResolvedCommand } from "./shell-commands.js";
-import { codeSources, PYTHON, sourceOpensBrowser } from "./shell-interpreters.js";
+import { codeSources, PYTHON, powershellText, sourceOpensBrowser } from "./shell-interpreters.js";
 
 /** What a matching rule makes of the whole command line. */
 export type ShellRuleDecision = "deny" | "ask";
@@ -174,28 +174,6 @@ function windowsStart(cmd: ResolvedCommand): boolean {
     cmdOpens(cmd.argv.slice(1)) ||
     (cmd.openArgs === true && !cmd.argv.slice(1).some((a) => a !== undefined && /^\/[ckr]/i.test(a)))
   );
-}
-
-/** PowerShell's text: every argument, with -EncodedCommand (any unique prefix: -e, -en, -enc…, -ec) decoded. */
-export function powershellText(args: readonly (string | undefined)[]): string | undefined {
-  const parts: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    if (a === undefined) return undefined;
-    if (
-      /^[-/](e|ec|en|enc|enco|encod|encode|encoded|encodedc|encodedco|encodedcom|encodedcomm|encodedcomma|encodedcomman|encodedcommand)$/i.test(
-        a,
-      )
-    ) {
-      const b64 = args[++i];
-      if (b64 === undefined) return undefined;
-      const decoded = Buffer.from(b64, "base64").toString("utf16le");
-      parts.push(decoded);
-      continue;
-    }
-    parts.push(a);
-  }
-  return parts.join(" ");
 }
 
 const PS_OPENS =
