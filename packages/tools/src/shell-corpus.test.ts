@@ -3,7 +3,14 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CONFIGURED_ASK, CONFIGURED_DENY, CORPUS_ALLOW, CORPUS_DENY, RULES_CONFIG } from "./shell-corpus.js";
+import {
+  BASH_ORACLE_FORMS,
+  CONFIGURED_ASK,
+  CONFIGURED_DENY,
+  CORPUS_ALLOW,
+  CORPUS_DENY,
+  RULES_CONFIG,
+} from "./shell-corpus.js";
 import { getopt } from "./shell-getopt.js";
 import { checkShellCommand, createShellPolicy } from "./shell-policy.js";
 import { BROWSER_PANEL_HINT } from "./shell-rules.js";
@@ -216,5 +223,42 @@ describe("wrapper tables agree with the real tools", () => {
 
   it("really ran most forms (or the oracle proves nothing)", () => {
     expect(ran.length).toBeGreaterThan(FORMS.length * 0.75);
+  });
+});
+
+describe("bash as the oracle", () => {
+  let dir: string;
+  let bin: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "capgate-bash-oracle-"));
+    bin = join(dir, "bin");
+    mkdirSync(bin);
+    // Each run gets its own marker, so a background child of one form cannot mark another.
+    writeFileSync(join(bin, "xdg-open"), '#!/bin/sh\necho ran >> "$MARKER"\n');
+    chmodSync(join(bin, "xdg-open"), 0o755);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  let ran = 0;
+  it.each(BASH_ORACLE_FORMS.map((f, i) => [i, f] as const))(
+    "%i %j: denied whenever bash runs the opener",
+    async (i, form) => {
+      const marker = join(dir, `ran-${i}`);
+      spawnSync("bash", ["--noprofile", "--norc", "-c", form], {
+        cwd: dir,
+        env: { PATH: `${bin}:/usr/bin:/bin`, HOME: dir, MARKER: marker },
+        timeout: 3_000,
+        stdio: ["ignore", "ignore", "ignore"],
+      });
+      const d = await checkShellCommand(form);
+      if (existsSync(marker)) {
+        ran++;
+        expect(d.decision, JSON.stringify(d)).toBe("deny");
+      }
+    },
+  );
+
+  it("bash really ran the opener in most forms", () => {
+    expect(ran).toBeGreaterThan(BASH_ORACLE_FORMS.length * 0.6);
   });
 });

@@ -102,6 +102,15 @@ export function assignmentContinuations(a: Assignment, via: string): Continuatio
   }
   const code = codeVariable(a.name);
   if (code) return [{ kind: "unresolvable", reason: `${via}: ${code}` }];
+  if (a.value?.value !== undefined && SUBSCRIPT_CODE.test(a.value.value)) {
+    // `x='a[$(cmd)]'; echo $((x))`: arithmetic on the variable evaluates the subscript and runs cmd.
+    return [
+      {
+        kind: "unresolvable",
+        reason: `${via}: the value holds an array subscript with a command substitution, which bash runs when the variable is used in arithmetic`,
+      },
+    ];
+  }
   if (isProgramVariable(a.name) && a.value) return programValue(a.name, a.value);
   return [];
 }

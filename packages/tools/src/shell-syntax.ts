@@ -447,7 +447,40 @@ function redirectStdin(r: Node): StdinSource | undefined {
 export function wordOf(node: Node): ShellWord {
   const acc: ShellWord = { raw: node.text, value: "", splits: false, glob: false };
   addPart(node, acc, false);
+  // The grammar splits some words into pieces (`xdg-ope{n,}`): judge globs and braces on the whole text.
+  if (!acc.glob && unquotedGlob(node.text)) acc.glob = true;
   return acc;
+}
+
+/** Unquoted glob characters or a brace expansion (`{a,b}`, `{1..3}`) anywhere in a word's source. */
+export function unquotedGlob(text: string): boolean {
+  let plain = "";
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === "\\") {
+      i++;
+      plain += "_";
+      continue;
+    }
+    if (c === "'" || (c === "$" && text[i + 1] === "'")) {
+      if (c === "$") i++;
+      const end = text.indexOf("'", i + 1);
+      if (end === -1) return false;
+      plain += "_";
+      i = end;
+      continue;
+    }
+    if (c === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
+      plain += "_";
+      i = j;
+      continue;
+    }
+    if (c === "$" && (text[i + 1] === "{" || text[i + 1] === "(")) return false; // an expansion: its own flags apply
+    plain += c;
+  }
+  return /[*?[]/.test(plain) || /\{[^{}]*(,|\.\.)[^{}]*\}/.test(plain);
 }
 
 function dynamicPart(acc: ShellWord, reason: string, splits: boolean): void {
