@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are shell text, not templates
 /**
  * The issue-9 corpus by class: forms that must be denied (openers with the browser_panel
  * hint, everything else with a reason), configured rules under every form, and harmless
