@@ -1,6 +1,7 @@
 import { type GetoptResult, getopt, type ParsedOption } from "./shell-getopt.js";
 import { builtinContinuations } from "./shell-indirection.js";
 import { interpreterContinuations } from "./shell-interpreters.js";
+import { programOptionContinuations } from "./shell-program-options.js";
 import { type Assignment, literalWord, type ShellWord, type StdinSource } from "./shell-words.js";
 import { SHELLS, WRAPPER_ALIASES, WRAPPERS, type WrapperSpec } from "./shell-wrappers.js";
 
@@ -657,7 +658,7 @@ export function continuations(cmd: ResolvedCommand): Continuation[] {
   const tool = Object.hasOwn(WRAPPER_ALIASES, name) ? WRAPPER_ALIASES[name]! : name;
   const spec = Object.hasOwn(WRAPPERS, tool) ? WRAPPERS[tool] : undefined;
   if (spec) return peelWrapper(cmd, spec, tool) ?? [];
-  return [...builtinContinuations(cmd), ...interpreterContinuations(cmd)];
+  return [...builtinContinuations(cmd), ...interpreterContinuations(cmd), ...programOptionContinuations(cmd)];
 }
 
 /** The names the policy peels, for documentation and tests. */

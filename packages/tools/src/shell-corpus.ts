@@ -327,6 +327,31 @@ export const CORPUS_DENY: readonly CorpusCase[] = [
     `busybox sh -c 'xdg-open ${U}'`,
     `toybox env xdg-open ${U}`,
   ]),
+  ...opener("programs run by options", [
+    "git -c core.pager=xdg-open log",
+    "git -c alias.x='!xdg-open x' x",
+    "ssh -o ProxyCommand='xdg-open x' host",
+    "ssh -oProxyCommand=firefox host",
+    "rsync -e xdg-open a b:",
+    "tar -I xdg-open -cf x.tar .",
+    "man -Hfirefox ls",
+    "vim -c '!xdg-open x'",
+    "vim +'!xdg-open x' f",
+    "make SHELL=/usr/bin/xdg-open",
+    "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0=firefox git log",
+    "git help --web log",
+    `git web--browse ${U}`,
+    "git instaweb",
+  ]),
+  ...other("programs run by options", [
+    "tar --checkpoint-action=exec=xdg-open -cf x.tar .",
+    "vim -c 'call system(\"xdg-open x\")'",
+    "sed 's/.*/xdg-open x/e' f",
+    "sed -n '1e xdg-open x' f",
+    "less '+!xdg-open x' f",
+    "make --eval 'x: ; xdg-open y' x",
+    "emacs --batch --eval '(browse-url \"x\")'",
+  ]),
 ];
 
 /** Configured rules, checked under every form: deny ["git","push"], ask ["rm","-rf"]. */
@@ -485,6 +510,18 @@ export const CORPUS_ALLOW: readonly string[] = [
   "perl -lne 'print if /x/' f",
   "su -s /bin/bash alice -c ls",
   "pwsh -c 'Get-ChildItem | Select-Object Name'",
+  "git -c user.name=x commit -m msg",
+  "git -c core.sshCommand='ssh -i key' fetch",
+  "ssh -o StrictHostKeyChecking=no host true",
+  "rsync -e 'ssh -p 2222' -a src/ host:dst/",
+  "tar --use-compress-program=zstd -cf x.tar .",
+  "tar -xzf x.tgz",
+  "man -P cat ls",
+  "vim -c wq notes.txt",
+  "sed -i 's/a/b/' f",
+  "sed -e 's/x/y/g' -e '/re/d' f",
+  "less +G log.txt",
+  "git help log",
 ];
 
 /**

@@ -111,7 +111,9 @@ export function assignmentContinuations(a: Assignment, via: string): Continuatio
       },
     ];
   }
-  if (isProgramVariable(a.name) && a.value) return programValue(a.name, a.value);
+  if ((isProgramVariable(a.name) || /^GIT_CONFIG_(VALUE_\d+|PARAMETERS)$/.test(a.name)) && a.value) {
+    return programValue(a.name, a.value);
+  }
   return [];
 }
 

@@ -489,6 +489,27 @@ export const BUILTIN_SHELL_RULES: readonly ShellRule[] = [
     ],
   },
   {
+    id: "gui.doc-browser",
+    decision: "deny",
+    reason: GUI,
+    match: (cmd) => {
+      const args = cmd.argv.slice(1);
+      if (cmd.name === "man") return args.some((a) => a !== undefined && /^-[a-zA-Z]*H|^--html/.test(a));
+      if (cmd.name !== "git") return false;
+      // Global options with a value may come first (`git -C dir help -w`): look at every word.
+      if (args.some((a) => a === "web--browse" || a === "instaweb")) return true;
+      return args.includes("help") && args.some((a) => a === "-w" || a === "--web");
+    },
+    mustMatch: [
+      "git web--browse https://example.com",
+      "git instaweb",
+      "git help --web log",
+      "man -Hfirefox ls",
+      "man --html ls",
+    ],
+    mustNotMatch: ["git help log", "man ls", "git log --web"],
+  },
+  {
     id: "gui.desktop-launch",
     decision: "deny",
     reason: GUI,
