@@ -119,6 +119,12 @@ const SHELL_LONG = new Set([
 ]);
 const SHELL_LONG_VALUE = new Set(["--rcfile", "--init-file"]);
 
+/**
+ * Shells whose grammar is not bash's (zsh `=cmd` and glob qualifiers, fish, csh…): their code
+ * strings cannot be read with a bash parser, so they are denied (script files still run).
+ */
+const FOREIGN_SHELLS = new Set(["zsh", "fish", "tcsh", "csh", "elvish", "nu", "xonsh", "ion", "rc", "es"]);
+
 /** `sh -c '…'`, `bash -lc '…'`, `bash <<EOF`, `bash script.sh`, `bash //dev/stdin`. */
 export function peelShell(
   name: string,
@@ -157,6 +163,17 @@ export function peelShell(
     i += (letters.match(/[oO]/g) ?? []).length;
   }
   const operand = words[i];
+  if (
+    FOREIGN_SHELLS.has(name) &&
+    (dashC || !operand || readsStdin || (operand.value !== undefined && isDescriptorPath(operand.value)))
+  ) {
+    return [
+      {
+        kind: "unresolvable",
+        reason: `${name} code is not bash: its grammar (e.g. zsh's \`=cmd\` and glob qualifiers) cannot be checked by capgate's bash parser; use bash -c '…'`,
+      },
+    ];
+  }
   if (dashC) {
     if (!operand) {
       return openArgs

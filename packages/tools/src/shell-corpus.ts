@@ -40,6 +40,15 @@ export const CORPUS_DENY: readonly CorpusCase[] = [
     `time ( xdg-open ${U} )`,
     `a[$(xdg-open ${U})]=1`,
   ]),
+  ...other("shells that are not bash", [
+    "sh -c '((firefox))'",
+    "dash -c 'true; ((firefox))'",
+    "watch '((firefox))'",
+    `zsh -c 'xdg-open ${U}'`,
+    "zsh -c '=firefox x'",
+    `tcsh -c 'xdg-open ${U}'`,
+    "fish -c 'firefox'",
+  ]),
   ...other("bash semantics", [
     `((xdg-open ${U}) )`,
     `echo $((xdg-open ${U}) )`,
@@ -321,9 +330,7 @@ export const CORPUS_DENY: readonly CorpusCase[] = [
     `safari ${U}`,
     `qutebrowser ${U}`,
     `/Applications/Safari.app/Contents/MacOS/Safari ${U}`,
-    `zsh -c 'xdg-open ${U}'`,
     `ksh -c 'xdg-open ${U}'`,
-    `tcsh -c 'xdg-open ${U}'`,
     `busybox sh -c 'xdg-open ${U}'`,
     `toybox env xdg-open ${U}`,
   ]),
@@ -522,6 +529,9 @@ export const CORPUS_ALLOW: readonly string[] = [
   "sed -e 's/x/y/g' -e '/re/d' f",
   "less +G log.txt",
   "git help log",
+  "bash -c '((x = 1)); echo $x'",
+  "sh -c 'echo $((1 + 2))'",
+  "zsh script.zsh",
 ];
 
 /**

@@ -53,6 +53,10 @@ const RESERVED_WORDS = new Set(
   ].filter((w) => w !== "time" && w !== "coproc"),
 );
 
+/** Code strings bash itself runs; everything else may run under sh/dash, where `((` is two subshells. */
+const BASH_VIA = /^(eval|trap|bash|rbash|builtin|nix-shell|source|\.|alias)\b/;
+const POSIX_ARITH_COMMAND = /(^|[;&|\n({]|\bthen|\bdo|\belse)\s*\(\(/;
+
 /** Longest command line checked; longer ones are denied rather than parsed. */
 export const MAX_SHELL_COMMAND_CHARS = 64 * 1024;
 /** How deep `bash -c "eval 'sh -c …'"` may nest. */
@@ -364,7 +368,14 @@ class CompiledShellPolicy implements ShellPolicy {
     } else if (next.soft) this.#soft(next.script, depth, out);
     else if (depth + 1 > MAX_DEPTH)
       out.push(unresolvable(text, `shell code nested more than ${MAX_DEPTH} levels deep`));
-    else this.#script(next.script, depth + 1, out);
+    else if (!BASH_VIA.test(next.via) && POSIX_ARITH_COMMAND.test(next.script)) {
+      out.push(
+        unresolvable(
+          text,
+          `\`((…))\` in code run by ${next.via.split(" ")[0]} (not bash) means nested subshells there, but arithmetic to a bash parser`,
+        ),
+      );
+    } else this.#script(next.script, depth + 1, out);
   }
 
   #layer(
