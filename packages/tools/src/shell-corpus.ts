@@ -349,6 +349,8 @@ export const CORPUS_DENY: readonly CorpusCase[] = [
     "git help --web log",
     `git web--browse ${U}`,
     "git instaweb",
+    "cp /usr/bin/xdg-open ./x && ./x https://example.com",
+    "ln -s /usr/bin/firefox ff",
   ]),
   ...other("programs run by options", [
     "tar --checkpoint-action=exec=xdg-open -cf x.tar .",
@@ -532,6 +534,8 @@ export const CORPUS_ALLOW: readonly string[] = [
   "bash -c '((x = 1)); echo $x'",
   "sh -c 'echo $((1 + 2))'",
   "zsh script.zsh",
+  "cp -r open/ backup/",
+  "cp xdg-open.txt notes/",
 ];
 
 /**

@@ -249,6 +249,30 @@ function desktopLaunch(cmd: ResolvedCommand): boolean {
   return false;
 }
 
+const COPIERS = new Set(["cp", "ln", "link", "mv", "install", "rsync", "cat", "dd", "tee", "ditto", "scp"]);
+
+/** `cp /usr/bin/xdg-open ./x`: an operand that is a path to a program some opener rule names. */
+function openerCopy(cmd: ResolvedCommand): boolean {
+  if (!COPIERS.has(cmd.name)) return false;
+  for (const raw of cmd.argv.slice(1)) {
+    const path = raw?.startsWith("if=") ? raw.slice(3) : raw;
+    if (path === undefined || !path.includes("/") || path.startsWith("-") || path.endsWith("/")) continue;
+    const probe: ResolvedCommand = {
+      ...cmd,
+      name: commandName(path),
+      argv: [path],
+      words: [],
+      openArgs: false,
+    };
+    const named = BUILTIN_SHELL_RULES.some(
+      (r) =>
+        r.id !== "gui.opener-copy" && r.id.startsWith("gui.") && r.id !== "gui.doc-browser" && r.match(probe),
+    );
+    if (named) return true;
+  }
+  return false;
+}
+
 /** The built-in rules: GUI openers, hard-denied in every position. */
 export const BUILTIN_SHELL_RULES: readonly ShellRule[] = [
   {
@@ -486,6 +510,25 @@ export const BUILTIN_SHELL_RULES: readonly ShellRule[] = [
       "gdbus introspect --system --dest org.freedesktop.login1 --object-path /org/freedesktop/login1",
       "busctl list",
       "dbus-send --system --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.ListNames",
+    ],
+  },
+  {
+    id: "gui.opener-copy",
+    decision: "deny",
+    reason: `copies or links a GUI opener's program (running it under another name is still running it). ${BROWSER_PANEL_HINT}`,
+    match: openerCopy,
+    mustMatch: [
+      "cp /usr/bin/xdg-open ./x",
+      "ln -s /usr/bin/firefox ff",
+      "install -m 755 /usr/bin/chromium bin/c",
+      "cat /usr/bin/xdg-open > x",
+      "dd if=/usr/bin/xdg-open of=x",
+    ],
+    mustNotMatch: [
+      "cp xdg-open.txt notes/",
+      "ln -s ../src/open.ts x",
+      "cat docs/xdg-open.md",
+      "cp -r src/ out/",
     ],
   },
   {
