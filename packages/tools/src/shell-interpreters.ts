@@ -39,7 +39,7 @@ const JS: Language = {
   opener:
     /\brequire\s*\(\s*['"`](open|opn|opener|better-opn|open-cli)['"`]|\bfrom\s+['"`](open|opn|opener|better-opn)['"`]|\bimport\s*\(\s*['"`](open|opn|opener)['"`]/,
   dynamic:
-    /\beval\s*\(|\bFunction\s*\(|\brequire\s*\(\s*[^'"`\s)]|\b(require|import)\s*\(\s*(['"`])[^'"`]*\2\s*[^)\s]|\brequire\s*\(\s*`[^`]*\$\{|\bimport\s*\(\s*[^'"`\s)]|\bvm\.|\bprocess\.binding|\bglobalThis\s*\[|\bmodule\.constructor|\bprocess\.dlopen|\bWorker\s*\(/,
+    /\beval\s*\(|\bFunction\s*\(|\brequire\s*\(\s*[^'"`\s)]|\b(require|import)\s*\(\s*(['"`])[^'"`]*\2\s*[^)\s]|\brequire\s*\(\s*`[^`]*\$\{|\bimport\s*\(\s*[^'"`\s)]|\bvm\.|\bprocess\.binding|\bglobalThis\s*\[|\bmodule\.constructor|\bprocess\.dlopen|\bWorker\s*\(|\[\s*(['"`])[^'"`]*\3\s*\+/,
   spawn:
     /\b(exec|execSync|execFile|execFileSync|spawn|spawnSync|fork|Deno\.run|Deno\.Command|Bun\.spawn|Bun\.spawnSync|execa|execaSync|\$)\s*\(/g,
   spawnGate: /child_process|\bexeca\b|shelljs|\bzx\b|Bun\.spawn|Deno\.(run|Command)/,
@@ -55,7 +55,7 @@ const RUBY: Language = {
   opener: /\b(launchy|Launchy)\b/,
   dynamic:
     /\b(eval|instance_eval|class_eval|module_eval|instance_exec|send|public_send|__send__|const_get)\b|\brequire\s+[^'"\s]/,
-  spawn: /\b(system|exec|spawn|IO\.popen|Open3\.[a-z0-9_]+|Process\.spawn|%x)\s*[({'"]?|`/g,
+  spawn: /(?:\b(system|exec|spawn|IO\.popen|Open3\.[a-z0-9_]+|Process\.spawn)|%x)\s*[({'"]?|`/g,
 };
 
 const R: Language = {
@@ -425,8 +425,10 @@ export function interpreterContinuations(cmd: ResolvedCommand): Continuation[] {
       });
       continue;
     }
-    let spawns = false;
     const gated = s.lang.spawnGate === undefined || s.lang.spawnGate.test(code);
+    // Code that reaches a process API at all (`child_process`, `subprocess`): its string
+    // literals are checked as command lines even when the call is renamed (`{execSync: e}`).
+    let spawns = s.lang.spawnGate !== undefined && gated;
     // `import subprocess as s; s.run(x)`: the alias's calls are spawn calls too.
     const aliases =
       s.lang === PY
@@ -449,7 +451,9 @@ export function interpreterContinuations(cmd: ResolvedCommand): Continuation[] {
       }
     }
     if (spawns) {
-      for (const literal of stringLiterals(code)) {
+      for (const found of stringLiterals(code)) {
+        // Perl/awk pipe opens: `"cmd |"`, `"| cmd"`, `"-|"`.
+        const literal = found.replace(/^\s*-?\|-?\s*|\s*-?\|-?\s*$/g, "");
         if (literal.trim() !== "")
           out.push({ kind: "script", script: literal, via: `${cmd.name} code`, soft: true });
       }
