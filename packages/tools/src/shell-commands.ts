@@ -1,5 +1,9 @@
-import type { ShellWord, StdinSource } from "./shell-words.js";
-import { SHELLS, WRAPPERS, type WrapperSpec } from "./shell-wrappers.js";
+import { type GetoptResult, getopt, type ParsedOption } from "./shell-getopt.js";
+import { builtinContinuations } from "./shell-indirection.js";
+import { interpreterContinuations } from "./shell-interpreters.js";
+import { programOptionContinuations } from "./shell-program-options.js";
+import { type Assignment, literalWord, type ShellWord, type StdinSource } from "./shell-words.js";
+import { SHELLS, WRAPPER_ALIASES, WRAPPERS, type WrapperSpec } from "./shell-wrappers.js";
 
 /** One command as the policy rules see it, after any wrappers around it were peeled. */
 export interface ResolvedCommand {
@@ -11,60 +15,35 @@ export interface ResolvedCommand {
   stdin: StdinSource;
   /** Source text of the whole simple command the layer came from. */
   text: string;
+  /**
+   * More arguments, only known at run time, follow `argv` (xargs appends what it reads).
+   * Rules that decide on arguments treat the missing ones as unknown.
+   */
+  openArgs?: boolean;
+  /** Assignments made by this command itself (`A=1 cmd`, `export A=1`). */
+  assignments?: readonly Assignment[];
 }
 
 /** What else a command runs: a peeled inner command, a string run as shell code, or something uncheckable. */
 export type Continuation =
-  | { kind: "command"; words: ShellWord[]; stdin?: StdinSource }
-  | { kind: "script"; script: string; via: string }
+  | { kind: "command"; words: ShellWord[]; stdin?: StdinSource; openArgs?: boolean }
+  /** `soft`: text that may or may not be shell code (a string literal in interpreter code): only opener and configured rules count. */
+  | { kind: "script"; script: string; via: string; stdin?: StdinSource; soft?: boolean }
+  /** `NAME=value` handed to a program's environment (env, sudo): checked like an assignment. */
+  | { kind: "assignment"; name: string; value: ShellWord }
   | { kind: "unresolvable"; reason: string };
 
 /** `/usr/bin/Xdg-Open.exe` → `xdg-open`. */
 export function commandName(value: string): string {
   const base = value.slice(value.replace(/[/\\]+$/, "").lastIndexOf("/") + 1).replace(/[/\\]+$/, "");
   const win = base.slice(base.lastIndexOf("\\") + 1);
-  return win.toLowerCase().replace(/\.exe$/, "");
+  return win.toLowerCase().replace(/\.(exe|com|bat|cmd)$/, "");
 }
 
-/** Shell options that take a separate argument (`-o pipefail`, `--rcfile f`). */
-const SHELL_VALUE_OPTIONS = new Set(["-o", "+o", "-O", "+O", "--rcfile", "--init-file"]);
+/** env and sudo accept any NAME=value, even names a shell would not (`BASH_FUNC_x%%=…`). */
+const ENV_ASSIGNMENT = /^([^=]+)=/;
 
-const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
-
-function isOption(value: string): boolean {
-  return value.length > 1 && value.startsWith("-");
-}
-
-type OptionScan =
-  | { kind: "stop" }
-  | { kind: "script"; attached: string | undefined }
-  | { kind: "flag"; takesNext: boolean };
-
-/**
- * Read one option word against a wrapper's spec: long options (`--opt`, `--opt=value`) by
- * name; short ones as a cluster (`-qc 'cmd'`, `-oL`, `-n10`), letter by letter, the way
- * getopt does: a letter that takes a value takes the rest of the word or the next word.
- */
-function scanOption(value: string, spec: WrapperSpec): OptionScan {
-  if (value.startsWith("--")) {
-    const eq = value.indexOf("=");
-    const name = eq === -1 ? value : value.slice(0, eq);
-    if (spec.stop?.includes(name)) return { kind: "stop" };
-    if (spec.script?.includes(name))
-      return { kind: "script", attached: eq === -1 ? undefined : value.slice(eq + 1) };
-    return { kind: "flag", takesNext: eq === -1 && (spec.value?.includes(name) ?? false) };
-  }
-  for (let j = 1; j < value.length; j++) {
-    const letter = `-${value[j]}`;
-    const rest = value.slice(j + 1);
-    if (spec.stop?.includes(letter)) return { kind: "stop" };
-    if (spec.script?.includes(letter)) return { kind: "script", attached: rest === "" ? undefined : rest };
-    if (spec.value?.includes(letter)) return { kind: "flag", takesNext: rest === "" };
-  }
-  return { kind: "flag", takesNext: false };
-}
-
-function unresolvableWord(word: ShellWord, what: string): Continuation {
+export function unresolvableWord(word: ShellWord, what: string): Continuation {
   return {
     kind: "unresolvable",
     reason: `${what} \`${word.raw}\` is only known at run time (${word.dynamic ?? "glob or brace expansion"})`,
@@ -72,74 +51,206 @@ function unresolvableWord(word: ShellWord, what: string): Continuation {
 }
 
 /**
- * Peel one wrapper. Returns the inner command (or shell string), `[]` when the wrapper runs
- * nothing (`command -v x`, a bare `env`), or undefined when `cmd` is not a wrapper.
+ * A path read as a script: is it standard input or a descriptor in disguise? Absolute paths
+ * under /dev or /proc (except /dev/null), after collapsing `//`, `/./` and `..`, and relative
+ * ones that climb (`../../dev/stdin`) into a dev/ or proc/ directory.
  */
-function peelWrapper(cmd: ResolvedCommand, spec: WrapperSpec): Continuation[] | undefined {
-  const { words } = cmd;
-  let i = 1;
-  if (spec.subcommands) {
-    const sub = words[1]?.value;
-    if (sub === undefined || !spec.subcommands.includes(sub)) {
-      // Options may come first (`pnpm -C dir exec`); find the subcommand after them.
-      let j = 1;
-      while (j < words.length && isOption(words[j]?.value ?? "")) {
-        const scan = scanOption(words[j]!.value!, spec);
-        j += scan.kind === "flag" && scan.takesNext ? 2 : 1;
-      }
-      const later = words[j]?.value;
-      if (later === undefined || !spec.subcommands.includes(later)) return undefined;
-      i = j + 1;
-    } else i = 2;
+export function isDescriptorPath(path: string): boolean {
+  const parts: string[] = [];
+  let climbs = 0;
+  for (const part of path.split("/")) {
+    if (part === "" || part === ".") continue;
+    if (part === "..") {
+      if (parts.length > 0) parts.pop();
+      else climbs++;
+      continue;
+    }
+    parts.push(part);
   }
-  let operands = spec.operands ?? 0;
-  while (i < words.length) {
+  const joined = parts.join("/");
+  if (path.startsWith("/") || climbs > 0) {
+    if (joined === "dev/null") return false;
+    return /^(dev|proc)(\/|$)/.test(joined);
+  }
+  return false;
+}
+
+/** A shell (or interpreter) reading its program from standard input: check it if it is literal. */
+export function stdinScript(name: string, stdin: StdinSource, asShell = true): Continuation[] {
+  if (stdin.kind === "text") {
+    return asShell ? [{ kind: "script", script: stdin.text, via: `${name} reading a here-document` }] : [];
+  }
+  if (stdin.kind === "file" && stdin.path === "/dev/null") return [];
+  const from =
+    stdin.kind === "pipe"
+      ? "a pipe"
+      : stdin.kind === "file"
+        ? `the file ${stdin.path === undefined ? "named at run time" : `\`${stdin.path}\``}`
+        : stdin.kind === "dynamic"
+          ? "a here-document with expansions"
+          : "whatever standard input is at run time";
+  return [
+    {
+      kind: "unresolvable",
+      reason: `${name} would read its commands from standard input (${from}), which cannot be checked; pass them literally (${asShell ? `${name} -c '…'` : "as a literal here-document"})`,
+    },
+  ];
+}
+
+/** Bash's options: `-c` string, `-s`/`-i` stdin, `-o`/`-O` take a value; long options exactly. */
+const SHELL_LONG = new Set([
+  "--login",
+  "--noprofile",
+  "--norc",
+  "--posix",
+  "--restricted",
+  "--verbose",
+  "--noediting",
+  "--debugger",
+  "--dump-strings",
+  "--dump-po-strings",
+  "--protected",
+  "--help",
+  "--version",
+  "--pretty-print",
+  "--no-rcs",
+  "--interactive",
+  "--command",
+]);
+const SHELL_LONG_VALUE = new Set(["--rcfile", "--init-file"]);
+
+/**
+ * Shells whose grammar is not bash's (zsh `=cmd` and glob qualifiers, fish, csh…): their code
+ * strings cannot be read with a bash parser, so they are denied (script files still run).
+ */
+const FOREIGN_SHELLS = new Set(["zsh", "fish", "tcsh", "csh", "elvish", "nu", "xonsh", "ion", "rc", "es"]);
+
+/** `sh -c '…'`, `bash -lc '…'`, `bash <<EOF`, `bash script.sh`, `bash //dev/stdin`. */
+export function peelShell(
+  name: string,
+  words: readonly ShellWord[],
+  stdin: StdinSource,
+  openArgs = false,
+): Continuation[] {
+  let dashC = false;
+  let readsStdin = false;
+  let i = 1;
+  for (; i < words.length; i++) {
     const word = words[i]!;
     const value = word.value;
     if (value === undefined) {
-      if (word.splits || operands === 0) return [unresolvableWord(word, `an argument of ${cmd.name}`)];
-      operands--;
-      i++;
-      continue;
+      return [unresolvableWord(word, `an argument where ${name} reads its options`)];
     }
-    if (value === "--") {
+    if (value === "--" || value === "-") {
+      if (value === "-") readsStdin = true;
       i++;
       break;
     }
-    if (cmd.name === "env" && value === "-") {
-      i++;
-      continue;
-    }
-    if (isOption(value)) {
-      const scan = scanOption(value, spec);
-      if (scan.kind === "stop") return [];
-      if (scan.kind === "script") {
-        const text = scan.attached === undefined ? words[i + 1] : { ...word, value: scan.attached };
-        if (!text) return [{ kind: "unresolvable", reason: `${cmd.name} ${value} has no command string` }];
-        if (text.value === undefined) return [unresolvableWord(text, `the ${value} string of ${cmd.name}`)];
-        return [{ kind: "script", script: text.value, via: `${cmd.name} ${value}` }];
+    if (!(value.startsWith("-") || value.startsWith("+")) || value.length < 2) break;
+    if (value.startsWith("--")) {
+      if (value === "--help" || value === "--version") return [];
+      if (value === "--command") dashC = true;
+      else if (SHELL_LONG_VALUE.has(value)) i++;
+      else if (!SHELL_LONG.has(value) && !value.includes("=")) {
+        return [{ kind: "unresolvable", reason: `${name}: unknown option \`${value}\`` }];
       }
-      if (scan.takesNext) {
-        const optionValue = words[i + 1];
-        if (optionValue?.splits) return [unresolvableWord(optionValue, `the ${value} value of ${cmd.name}`)];
-        i += 2;
-      } else i++;
       continue;
     }
-    if (spec.assignments && ASSIGNMENT.test(value)) {
-      i++;
-      continue;
-    }
-    if (operands > 0) {
-      operands--;
-      i++;
-      continue;
-    }
-    break;
+    const letters = value.slice(1);
+    if (letters.includes("c")) dashC = true;
+    if (letters.includes("s") || letters.includes("i")) readsStdin = true;
+    // `-o pipefail`, `-eo pipefail`, `-O extglob`: each o/O takes the next word.
+    i += (letters.match(/[oO]/g) ?? []).length;
   }
-  if (cmd.name === "coproc") return peelCoproc(words.slice(1));
-  const rest = words.slice(i);
-  return rest.length === 0 ? [] : [{ kind: "command", words: rest }];
+  const operand = words[i];
+  if (
+    FOREIGN_SHELLS.has(name) &&
+    (dashC || !operand || readsStdin || (operand.value !== undefined && isDescriptorPath(operand.value)))
+  ) {
+    return [
+      {
+        kind: "unresolvable",
+        reason: `${name} code is not bash: its grammar (e.g. zsh's \`=cmd\` and glob qualifiers) cannot be checked by capgate's bash parser; use bash -c '…'`,
+      },
+    ];
+  }
+  if (dashC) {
+    if (!operand) {
+      return openArgs
+        ? [{ kind: "unresolvable", reason: `the ${name} -c string would come from data read at run time` }]
+        : [{ kind: "unresolvable", reason: `${name} -c has no command string` }];
+    }
+    if (operand.value === undefined) return [unresolvableWord(operand, `the command string of ${name} -c`)];
+    return [{ kind: "script", script: operand.value, via: `${name} -c` }];
+  }
+  if (operand && !readsStdin) {
+    if (operand.value === undefined) return [unresolvableWord(operand, `the script run by ${name}`)];
+    if (isDescriptorPath(operand.value)) return stdinScript(name, stdin);
+    return []; // a script file: its contents are not checked (docs/shell-policy.md)
+  }
+  if (openArgs) {
+    return [
+      { kind: "unresolvable", reason: `the script ${name} runs would come from data read at run time` },
+    ];
+  }
+  return stdinScript(name, stdin);
+}
+
+/** `find … -exec cmd {} \;` (also -execdir, -ok, -okdir): `{}` is a file name found at run time. */
+function peelFind(cmd: ResolvedCommand): Continuation[] {
+  const out: Continuation[] = [];
+  const { words } = cmd;
+  for (let i = 1; i < words.length; i++) {
+    const v = words[i]!.value;
+    if (v === "-exec" || v === "-execdir" || v === "-ok" || v === "-okdir") {
+      let end = i + 1;
+      while (end < words.length && words[end]!.value !== ";" && words[end]!.value !== "+") end++;
+      out.push({ kind: "command", words: markData(words.slice(i + 1, end), "{}", "a file name find finds") });
+      i = end;
+    }
+  }
+  return out;
+}
+
+/** Words containing `mark` become data: their value is only known at run time. */
+function markData(words: readonly ShellWord[], mark: string, what: string): ShellWord[] {
+  return words.map((w) =>
+    w.value?.includes(mark) ? { ...w, value: undefined, dynamic: `${what} replaces \`${mark}\`` } : w,
+  );
+}
+
+function joinedScript(words: readonly ShellWord[], via: string): Continuation[] {
+  if (words.length === 0) return [];
+  const dynamic = words.find((w) => w.value === undefined);
+  if (dynamic) return [unresolvableWord(dynamic, `an argument of ${via}`)];
+  return [{ kind: "script", script: words.map((w) => w.value).join(" "), via }];
+}
+
+/** `trap 'cmd' SIGNAL…` — the handler is shell code. */
+function peelTrap(cmd: ResolvedCommand): Continuation[] {
+  let i = 1;
+  while (cmd.argv[i] === "--" || cmd.argv[i] === "-p" || cmd.argv[i] === "-l" || cmd.argv[i] === "-P") i++;
+  const handler = cmd.words[i];
+  if (!handler) return [];
+  if (handler.value === undefined) return [unresolvableWord(handler, "the trap handler")];
+  if (cmd.words.length - i < 2) {
+    // `trap 'code'` alone: bash takes a single argument as a signal name unless it is a
+    // number or a known name, so a lone handler-looking word is checked as code anyway.
+    return handler.value === "-" ? [] : [{ kind: "script", script: handler.value, via: "trap" }];
+  }
+  if (handler.value === "-" || handler.value === "") return [];
+  return [{ kind: "script", script: handler.value, via: "trap" }];
+}
+
+/** `source file` / `. file`: a file is not checked, code fed from a pipe, stdin or fd cannot be. */
+function peelSource(cmd: ResolvedCommand): Continuation[] {
+  let i = 1;
+  if (cmd.words[i]?.value === "--") i++;
+  const file = cmd.words[i];
+  if (!file) return [];
+  if (file.value === undefined) return [unresolvableWord(file, `the file read by ${cmd.name}`)];
+  if (isDescriptorPath(file.value)) return stdinScript(cmd.name, cmd.stdin);
+  return [];
 }
 
 function peelCoproc(rest: ShellWord[]): Continuation[] {
@@ -150,172 +261,440 @@ function peelCoproc(rest: ShellWord[]): Continuation[] {
   return rest.length === 0 ? [] : [{ kind: "command", words: rest }];
 }
 
-/** `sh -c '…'`, `bash -lc '…'`, `bash <<EOF`, `bash script.sh`. */
-function peelShell(cmd: ResolvedCommand): Continuation[] {
+/** `sg group [-c] 'shell string' [$0 …]`; `newgrp [-] [group]` starts a shell on stdin. */
+function peelSg(cmd: ResolvedCommand): Continuation[] {
   const { words } = cmd;
-  let dashC = false;
-  let readsStdin = false;
-  let i = 1;
-  for (; i < words.length; i++) {
-    const word = words[i]!;
-    const value = word.value;
-    if (value === undefined) {
-      if (word.splits) return [unresolvableWord(word, `an argument of ${cmd.name}`)];
-      break;
-    }
-    if (value === "--" || value === "-") {
-      if (value === "-") readsStdin = true;
-      i++;
-      break;
-    }
-    if (!(value.startsWith("-") || value.startsWith("+")) || value.length < 2) break;
-    if (SHELL_VALUE_OPTIONS.has(value) || (!value.startsWith("--") && /[oO]/.test(value.slice(1)))) {
-      if (!value.startsWith("--") && value.slice(1).includes("c")) dashC = true;
-      i++; // the option's value (`-o pipefail`, `-eo pipefail`, `--rcfile f`)
+  if (cmd.name === "newgrp") return stdinScript("newgrp", cmd.stdin);
+  if (words.length < 2) return [];
+  let i = 2;
+  if (words[i]?.value === "-c") i++;
+  const script = words[i];
+  if (!script) return stdinScript("sg", cmd.stdin);
+  if (script.value === undefined) return [unresolvableWord(script, "the shell string of sg")];
+  return [{ kind: "script", script: script.value, via: "sg" }];
+}
+
+/** Split `env -S` text the way coreutils does: quotes, `\_` `\t` `\n` …, `${VAR}` is run time. */
+export function splitEnvString(text: string): string[] | { error: string } {
+  const out: string[] = [];
+  let cur: string | undefined;
+  let quote: "'" | '"' | undefined;
+  const push = (c: string) => {
+    cur = (cur ?? "") + c;
+  };
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quote === "'") {
+      if (c === "'") quote = undefined;
+      else if (c === "\\" && (text[i + 1] === "\\" || text[i + 1] === "'")) push(text[++i]!);
+      else push(c);
       continue;
     }
-    if (!value.startsWith("--")) {
-      if (value.slice(1).includes("c")) dashC = true;
-      if (value.slice(1).includes("s")) readsStdin = true;
-    } else if (value === "--command") dashC = true;
-  }
-  const operand = words[i];
-  if (dashC) {
-    if (!operand) return [{ kind: "unresolvable", reason: `${cmd.name} -c has no command string` }];
-    if (operand.value === undefined)
-      return [unresolvableWord(operand, `the command string of ${cmd.name} -c`)];
-    return [{ kind: "script", script: operand.value, via: `${cmd.name} -c` }];
-  }
-  if (operand && !readsStdin) {
-    if (operand.value === undefined) return [unresolvableWord(operand, `the script run by ${cmd.name}`)];
-    if (/^\/(dev\/(stdin|fd\/)|proc\/self\/fd\/)/.test(operand.value)) return stdinScript(cmd);
-    return []; // a script file: its contents are not checked (see docs/security.md)
-  }
-  return stdinScript(cmd);
-}
-
-function stdinScript(cmd: ResolvedCommand): Continuation[] {
-  const { stdin } = cmd;
-  if (stdin.kind === "text")
-    return [{ kind: "script", script: stdin.text, via: `${cmd.name} reading a here-document` }];
-  if (stdin.kind === "file" && stdin.path !== undefined && !/^\/(dev|proc)\//.test(stdin.path)) return [];
-  return [
-    {
-      kind: "unresolvable",
-      reason: `${cmd.name} would read commands from standard input (${stdin.kind === "pipe" ? "a pipe" : "not a literal here-document"}), which cannot be checked; use ${cmd.name} -c '…' instead`,
-    },
-  ];
-}
-
-/** `find … -exec cmd {} \;` (also -execdir, -ok, -okdir). */
-function peelFind(cmd: ResolvedCommand): Continuation[] {
-  const out: Continuation[] = [];
-  const { words } = cmd;
-  for (let i = 1; i < words.length; i++) {
-    const v = words[i]!.value;
-    if (v === "-exec" || v === "-execdir" || v === "-ok" || v === "-okdir") {
-      let end = i + 1;
-      while (end < words.length && words[end]!.value !== ";" && words[end]!.value !== "+") end++;
-      out.push({ kind: "command", words: words.slice(i + 1, end) });
-      i = end;
+    if (c === "$" && text[i + 1] === "{")
+      return { error: "`$\u007b…}` in an env -S string is expanded at run time" };
+    if (c === "$") return { error: "`$` in an env -S string" };
+    if (c === "\\") {
+      const n = text[++i];
+      if (n === undefined) return { error: "a trailing backslash in an env -S string" };
+      const map: Record<string, string> = {
+        _: quote ? " " : "",
+        t: "\t",
+        n: "\n",
+        r: "\r",
+        f: "\f",
+        v: "\v",
+        "\\": "\\",
+        '"': '"',
+        "'": "'",
+        $: "$",
+        "#": "#",
+      };
+      if (n === "c") break;
+      if (n === "_" && !quote) {
+        if (cur !== undefined) out.push(cur);
+        cur = undefined;
+        continue;
+      }
+      const m = map[n];
+      if (m === undefined) return { error: `the escape \`\\${n}\` in an env -S string` };
+      push(m);
+      continue;
     }
+    if (quote === '"') {
+      if (c === '"') quote = undefined;
+      else push(c);
+      continue;
+    }
+    if (c === "'" || c === '"') {
+      quote = c;
+      cur ??= "";
+      continue;
+    }
+    if (c === "#" && cur === undefined) break;
+    if (/\s/.test(c)) {
+      if (cur !== undefined) out.push(cur);
+      cur = undefined;
+      continue;
+    }
+    push(c);
   }
+  if (quote) return { error: "an unterminated quote in an env -S string" };
+  if (cur !== undefined) out.push(cur);
   return out;
 }
 
-function joinedScript(cmd: ResolvedCommand, from: number, via: string): Continuation[] {
-  const parts = cmd.words.slice(from);
-  if (parts.length === 0) return [];
-  const dynamic = parts.find((w) => w.value === undefined);
-  if (dynamic) return [unresolvableWord(dynamic, `an argument of ${via}`)];
-  return [{ kind: "script", script: parts.map((w) => w.value).join(" "), via }];
+function isPosixlyCorrect(cmd: ResolvedCommand): boolean {
+  return cmd.argv.some((a) => a?.startsWith("POSIXLY_CORRECT="));
 }
 
-/** `watch [options] command…` runs its arguments through `sh -c` (unless -x). */
-function peelWatch(cmd: ResolvedCommand): Continuation[] {
-  const { words } = cmd;
-  let i = 1;
-  let exec = false;
-  for (; i < words.length; i++) {
-    const v = words[i]!.value;
-    if (v === undefined || !isOption(v)) break;
-    if (v === "-x" || v === "--exec") exec = true;
-    if (v === "-n" || v === "--interval" || v === "-q" || v === "--equexit") i++;
-  }
-  return exec ? [{ kind: "command", words: words.slice(i) }] : joinedScript(cmd, i, "watch");
-}
-
-/** `trap 'cmd' SIGNAL…` — the handler is shell code. */
-function peelTrap(cmd: ResolvedCommand): Continuation[] {
-  let i = 1;
-  while (cmd.argv[i] === "--" || cmd.argv[i] === "-p" || cmd.argv[i] === "-l") i++;
-  const handler = cmd.words[i];
-  if (!handler || cmd.words.length - i < 2) return [];
-  if (handler.value === undefined) return [unresolvableWord(handler, "the trap handler")];
-  if (handler.value === "-" || handler.value === "") return [];
-  return [{ kind: "script", script: handler.value, via: "trap" }];
-}
-
-/** `alias name='cmd'` — the value is shell code once the alias is used. */
-function peelAlias(cmd: ResolvedCommand): Continuation[] {
-  const out: Continuation[] = [];
-  for (const word of cmd.words.slice(1)) {
-    if (word.value === undefined) {
-      out.push(unresolvableWord(word, "an alias definition"));
-      continue;
+/**
+ * Peel one wrapper through its option table. Returns the inner command (or shell string),
+ * `[]` when the wrapper runs nothing (`command -v x`, a bare `env`), or undefined when
+ * `cmd` is not used as a wrapper here (`pnpm install`).
+ */
+function peelWrapper(cmd: ResolvedCommand, spec: WrapperSpec, tool: string): Continuation[] | undefined {
+  const words = cmd.words;
+  let start = 1;
+  if (spec.subcommands) {
+    const head = getopt(words, 1, { ...spec.options, permute: false }, tool);
+    const at = head.ok ? head.stop : -1;
+    const sub = at > 0 ? words[at]?.value : undefined;
+    if (sub === undefined || !spec.subcommands.includes(sub)) {
+      if (!head.ok && words.some((w) => w.value !== undefined && spec.subcommands!.includes(w.value))) {
+        return [{ kind: "unresolvable", reason: head.reason }];
+      }
+      return undefined;
     }
-    const eq = word.value.indexOf("=");
-    if (eq > 0) out.push({ kind: "script", script: word.value.slice(eq + 1), via: "alias" });
+    start = at + 1;
   }
+  if (spec.leadingOperand && tool === cmd.name && spec.leadingOperand.test(words[start]?.value ?? "-"))
+    start++;
+  const parsed: GetoptResult = getopt(words, start, spec.options, tool, isPosixlyCorrect(cmd));
+  if (!parsed.ok)
+    return [
+      {
+        kind: "unresolvable",
+        reason: `${parsed.reason}; denied because the command it runs cannot be told for certain`,
+      },
+    ];
+  const out: Continuation[] = [];
+  let viaShell = false;
+  let replace: string | undefined;
+  let hasScript = false;
+  const programs: ParsedOption[] = [];
+  for (const p of parsed.options) {
+    switch (p.spec.role) {
+      case "stop":
+        return out;
+      case "deny":
+        return [
+          {
+            kind: "unresolvable",
+            reason: `${tool} ${p.written} cannot be checked${p.spec.note ? `: ${p.spec.note}` : ""}`,
+          },
+        ];
+      case "script":
+        hasScript = true;
+        if (!p.value) return [{ kind: "unresolvable", reason: `${tool} ${p.written} has no command string` }];
+        if (p.value.value === undefined)
+          return [unresolvableWord(p.value, `the ${p.written} string of ${tool}`)];
+        out.push({ kind: "script", script: p.value.value, via: `${tool} ${p.written}` });
+        break;
+      case "split": {
+        if (!p.value) return [{ kind: "unresolvable", reason: `${tool} ${p.written} has no string` }];
+        if (p.value.value === undefined)
+          return [unresolvableWord(p.value, `the ${p.written} string of ${tool}`)];
+        const split = splitEnvString(p.value.value);
+        if (!Array.isArray(split))
+          return [{ kind: "unresolvable", reason: `${split.error} cannot be checked` }];
+        // The split words take the option's place and env reads its argv again.
+        const after = words.slice(p.value === words[p.index + 1] ? p.index + 2 : p.index + 1);
+        const again = [words[0]!, ...split.map(literalWord), ...after];
+        return peelWrapper({ ...cmd, words: again, argv: again.map((w) => w.value) }, spec, tool) ?? [];
+      }
+      case "program":
+        programs.push(p);
+        break;
+      case "shell":
+        viaShell = true;
+        break;
+      case "replace":
+        replace = p.value?.value ?? p.spec.note;
+        if (p.value && p.value.value === undefined)
+          return [unresolvableWord(p.value, `the ${p.written} value of ${tool}`)];
+        break;
+    }
+  }
+  let operands = parsed.operands.map((i) => words[i]!);
+  if (spec.dashIsOption) while (operands[0]?.value === "-") operands = operands.slice(1);
+  if (spec.assignments) {
+    while (operands.length > 0) {
+      const w = operands[0]!;
+      const v = w.value;
+      if (v === undefined) {
+        // `NAME="$x"`: the name is literal, the value is not.
+        const named = w.splits ? null : /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(w.raw);
+        if (!named) break;
+        out.push({ kind: "assignment", name: named[1]!, value: w });
+        operands = operands.slice(1);
+        continue;
+      }
+      const m = ENV_ASSIGNMENT.exec(v);
+      if (!m || v.startsWith("-")) break;
+      out.push({ kind: "assignment", name: m[1]!, value: literalWord(v!.slice(m[0].length)) });
+      operands = operands.slice(1);
+    }
+    if (operands[0]?.value === undefined && operands[0]?.splits) {
+      return [unresolvableWord(operands[0], `an argument of ${tool}`)];
+    }
+  }
+  let n = spec.operands ?? 0;
+  if (spec.optionalOperand) n = spec.optionalOperand.test(operands[0]?.value ?? "") ? 1 : 0;
+  const dataFed = cmd.openArgs === true;
+  if (dataFed && (spec.options.permute || operands.length <= n)) {
+    return [
+      {
+        kind: "unresolvable",
+        reason: `the command ${tool} runs would come from data read at run time (xargs/find fill in the rest)`,
+      },
+    ];
+  }
+  const rest = operands.slice(Math.min(n, operands.length));
+  for (const p of programs) {
+    if (!p.value) continue;
+    if (p.value.value === undefined)
+      return [unresolvableWord(p.value, `the program named by ${tool} ${p.written}`)];
+    // `su -s /bin/bash … -c x`: a shell program runs the -c string and shell arguments
+    // (checked below); any other program is run with them as its arguments.
+    if (spec.runs === "shell-args" && SHELLS.has(commandName(p.value.value))) continue;
+    out.push({ kind: "command", words: [p.value, ...(spec.runs === "shell-args" ? rest : [])] });
+  }
+  if (
+    spec.postOperandScript &&
+    operands.length >= n &&
+    spec.postOperandScript.includes(rest[0]?.value ?? "")
+  ) {
+    const script = rest[1];
+    if (!script) return [{ kind: "unresolvable", reason: `${tool} ${rest[0]!.value} has no command string` }];
+    if (script.value === undefined) return [unresolvableWord(script, `the command string of ${tool}`)];
+    out.push({ kind: "script", script: script.value, via: `${tool} ${rest[0]!.value}` });
+    return out;
+  }
+  if (tool === "runuser" && parsed.options.some((p) => p.spec.names.includes("-u"))) {
+    if (operands.length > 0) out.push({ kind: "command", words: operands });
+    return out;
+  }
+  const runs = parsed.options.some((p) => p.spec.role === "command-follows")
+    ? "command"
+    : (spec.runs ?? "command");
+  if (runs === "shell-args") {
+    const shell = programs.at(-1)?.value?.value;
+    if (shell !== undefined && !SHELLS.has(commandName(shell))) return out;
+    if (hasScript && rest.length === 0) return out;
+    out.push(...peelShell(tool, [literalWord(shell ?? "sh"), ...rest], cmd.stdin));
+    return out;
+  }
+  if (rest.length === 0) {
+    if (hasScript) return out;
+    if (spec.appendsData) {
+      out.push({
+        kind: "unresolvable",
+        reason: `${tool} without a command runs echo on its input; name the command (\`${tool} echo\`) so it is fixed`,
+      });
+    } else if (viaShell || spec.noCommand === "shell") {
+      out.push(...stdinScript(tool, cmd.stdin));
+    }
+    return out;
+  }
+  if (runs === "shell-joined") {
+    out.push(...joinedScript(rest, tool));
+    return out;
+  }
+  const inner = replace !== undefined ? markData(rest, replace, `data read by ${tool}`) : rest;
+  out.push({
+    kind: "command",
+    words: inner,
+    openArgs: spec.appendsData ? replace === undefined : cmd.openArgs,
+  });
   return out;
 }
 
-/** `source file` / `. file`: a file is not checked, code fed from a pipe or substitution cannot be. */
-function peelSource(cmd: ResolvedCommand): Continuation[] {
-  const file = cmd.words[1];
-  if (!file) return [];
-  if (file.value === undefined) return [unresolvableWord(file, `the file read by ${cmd.name}`)];
-  if (/^\/(dev\/(stdin|fd\/)|proc\/self\/fd\/)/.test(file.value)) return stdinScript(cmd);
+/** `gdb [options] [program]`: -ex strings are gdb commands (`shell …`, `python …`), the program may be run. */
+function peelGdb(cmd: ResolvedCommand): Continuation[] {
+  const out: Continuation[] = [];
+  const { words } = cmd;
+  const takesValue =
+    /^--?(ex|eval-command|iex|init-eval-command|x|command|ix|init-command|p|pid|c|core|s|symbols|e|exec|se|d|directory|cd|tty|D|data-directory|b|l|i|interpreter)$/;
+  let i = 1;
+  let program: ShellWord | undefined;
+  for (; i < words.length; i++) {
+    const w = words[i]!;
+    const v = w.value;
+    if (v === undefined) return [unresolvableWord(w, "an argument of gdb")];
+    if (v === "--args") {
+      const rest = words.slice(i + 1);
+      if (rest.length > 0) out.push({ kind: "command", words: rest });
+      return out;
+    }
+    if (!v.startsWith("-")) {
+      program ??= w;
+      continue;
+    }
+    const eq = v.indexOf("=");
+    const name = eq === -1 ? v : v.slice(0, eq);
+    if (!takesValue.test(name)) continue;
+    const value = eq === -1 ? words[++i] : literalWord(v.slice(eq + 1));
+    if (!value) break;
+    if (/^--?(ex|eval-command|iex|init-eval-command)$/.test(name)) {
+      if (value.value === undefined) return [unresolvableWord(value, `the ${name} command of gdb`)];
+      out.push(...gdbCommand(value.value));
+    } else if (/^--?(e|exec|se)$/.test(name)) {
+      out.push({ kind: "command", words: [value] });
+    }
+  }
+  if (program) out.push({ kind: "command", words: [program] });
+  return out;
+}
+
+function gdbCommand(text: string): Continuation[] {
+  const m = /^\s*(\S+)\s*([\s\S]*)$/.exec(text);
+  if (!m) return [];
+  const [, verb, rest] = m as unknown as [string, string, string];
+  if (verb.startsWith("!")) return [{ kind: "script", script: `${verb.slice(1)} ${rest}`, via: "gdb !" }];
+  if (/^(she|shel|shell)$/.test(verb)) return [{ kind: "script", script: rest, via: "gdb shell" }];
+  if (
+    /^(python|py|pi|python-interactive|guile|gu|gr|guile-repl|pipe|\||source|so|define|alias|eval|interpreter-exec)$/.test(
+      verb,
+    ) ||
+    verb.startsWith("|")
+  ) {
+    return [{ kind: "unresolvable", reason: `the gdb command \`${verb}\` runs code that cannot be checked` }];
+  }
   return [];
 }
+
+/** `valgrind [--opt=value…] program args`: options never take a separate word. */
+function peelValgrind(cmd: ResolvedCommand): Continuation[] {
+  const { words } = cmd;
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i]!;
+    if (w.value === undefined) return [unresolvableWord(w, "an argument of valgrind")];
+    if (w.value === "--") return words.length > i + 1 ? [{ kind: "command", words: words.slice(i + 1) }] : [];
+    if (/^--(db-command|vgdb-prefix)/.test(w.value)) {
+      return [{ kind: "unresolvable", reason: `valgrind ${w.value} runs a command that cannot be checked` }];
+    }
+    if (!w.value.startsWith("-")) return [{ kind: "command", words: words.slice(i) }];
+  }
+  return [];
+}
+
+/** start-stop-daemon: the program is the value of --exec/--startas; its arguments follow `--`. */
+const START_STOP_VALUE =
+  /^(-[pnugsRcrdNPIkO]|--(pidfile|name|user|group|signal|retry|chuid|chroot|chdir|nicelevel|procsched|iosched|umask|output|notify-timeout|ppid|pid))$/;
+function peelStartStop(cmd: ResolvedCommand): Continuation[] {
+  const { words } = cmd;
+  const out: Continuation[] = [];
+  const programs: ShellWord[] = [];
+  let args: ShellWord[] = [];
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i]!;
+    const v = w.value;
+    if (v === undefined) return [unresolvableWord(w, "an argument of start-stop-daemon")];
+    if (v === "--") {
+      args = words.slice(i + 1);
+      break;
+    }
+    const eq = v.indexOf("=");
+    const name = eq === -1 ? v : v.slice(0, eq);
+    const program =
+      /^(-x|-a|--ex|--exe|--exec|--st|--sta|--star|--start[a-z]+)$/.test(name) && name !== "--start";
+    if (program || START_STOP_VALUE.test(name) || (/^-[xapnugsRcrdNPIkO]./.test(v) && !v.startsWith("--"))) {
+      const value =
+        eq !== -1
+          ? literalWord(v.slice(eq + 1))
+          : /^-[a-zA-Z]./.test(v)
+            ? literalWord(v.slice(2))
+            : words[++i];
+      if (program && value) programs.push(value);
+      if (/^-[xa]$/.test(name) && !value) break;
+    }
+  }
+  for (const p of programs) {
+    if (p.value === undefined) return [unresolvableWord(p, "the program of start-stop-daemon")];
+    out.push({ kind: "command", words: [p, ...args] });
+  }
+  return out;
+}
+
+/** Commands that build their command lines from data, or run them somewhere the policy cannot follow. */
+const DATA_RUNNERS: Readonly<Record<string, string>> = {
+  parallel: "GNU parallel builds the commands it runs from its input and `:::` arguments at run time",
+  rush: "rush builds the commands it runs from its input at run time",
+  at: "at runs commands read from standard input or a file later, outside this command",
+  batch: "batch runs commands read from standard input later, outside this command",
+  tmux: "tmux runs commands in its server, outside this command's process tree",
+  screen: "screen runs commands in its own session, outside this command's process tree",
+  byobu: "byobu runs commands in a tmux/screen session, outside this command's process tree",
+  zellij: "zellij runs commands in its own session, outside this command's process tree",
+  dtach: "dtach runs commands in a detached session",
+  abduco: "abduco runs commands in a detached session",
+};
 
 /** Everything `cmd` itself makes run besides its own program. */
 export function continuations(cmd: ResolvedCommand): Continuation[] {
   const { name } = cmd;
-  if (SHELLS.has(name)) return peelShell(cmd);
+  if (SHELLS.has(name)) return peelShell(name, cmd.words, cmd.stdin, cmd.openArgs);
+  const dataRunner = Object.hasOwn(DATA_RUNNERS, name) ? DATA_RUNNERS[name] : undefined;
+  if (dataRunner) return [{ kind: "unresolvable", reason: dataRunner }];
   switch (name) {
-    case "eval":
-      return joinedScript(cmd, 1, "eval");
+    case "eval": {
+      const rest = cmd.words.slice(cmd.words[1]?.value === "--" ? 2 : 1);
+      if (cmd.openArgs) return [{ kind: "unresolvable", reason: "eval of data read at run time" }];
+      return joinedScript(rest, "eval");
+    }
     case "find":
       return peelFind(cmd);
-    case "watch":
-      return peelWatch(cmd);
     case "trap":
       return peelTrap(cmd);
-    case "alias":
-      return peelAlias(cmd);
     case "source":
     case ".":
       return peelSource(cmd);
     case "coproc":
       return peelCoproc(cmd.words.slice(1));
+    case "sg":
+    case "newgrp":
+      return peelSg(cmd);
+    case "gdb":
+    case "gdb-multiarch":
+      return peelGdb(cmd);
+    case "valgrind":
+      return peelValgrind(cmd);
+    case "start-stop-daemon":
+      return peelStartStop(cmd);
   }
-  const spec = Object.hasOwn(WRAPPERS, name) ? WRAPPERS[name] : undefined;
-  return spec ? (peelWrapper(cmd, spec) ?? []) : [];
+  const tool = Object.hasOwn(WRAPPER_ALIASES, name) ? WRAPPER_ALIASES[name]! : name;
+  const spec = Object.hasOwn(WRAPPERS, tool) ? WRAPPERS[tool] : undefined;
+  if (spec) return peelWrapper(cmd, spec, tool) ?? [];
+  return [...builtinContinuations(cmd), ...interpreterContinuations(cmd), ...programOptionContinuations(cmd)];
 }
 
 /** The names the policy peels, for documentation and tests. */
 export function peeledCommandNames(): string[] {
   return [
     ...Object.keys(WRAPPERS),
+    ...Object.keys(WRAPPER_ALIASES),
     ...SHELLS,
+    ...Object.keys(DATA_RUNNERS),
     "eval",
     "find",
-    "watch",
     "trap",
-    "alias",
     "source",
     ".",
     "coproc",
+    "sg",
+    "newgrp",
+    "gdb",
+    "valgrind",
+    "start-stop-daemon",
   ];
 }

@@ -1,9 +1,11 @@
 import { CapgateError, stableStringify } from "@capgate/schema";
 import { PolicyDeniedError } from "./errors.js";
-import { commandName, continuations, type ResolvedCommand } from "./shell-commands.js";
+import { type Continuation, commandName, continuations, type ResolvedCommand } from "./shell-commands.js";
+import { assignmentContinuations } from "./shell-indirection.js";
 import { BUILTIN_SHELL_RULES, type ShellRule, type ShellRuleDecision } from "./shell-rules.js";
 import { loadBashParser } from "./shell-syntax.js";
-import type { ShellParser, ShellWord, StdinSource } from "./shell-words.js";
+import type { Assignment, ShellParser, ShellWord, StdinSource } from "./shell-words.js";
+import { WRAPPERS } from "./shell-wrappers.js";
 import type { PolicyCheck, PolicyVerdict, ShellPolicyConfig, ShellPrefixRule, ToolContext } from "./types.js";
 
 /** The verdict on one command line. */
@@ -22,6 +24,38 @@ export interface ShellPolicy {
   matches(command: string): string[];
   readonly rules: readonly ShellRule[];
 }
+
+/** Words bash treats as syntax in command position; one arriving as a command name means the parser read it otherwise. */
+const RESERVED_WORDS = new Set(
+  [
+    "{",
+    "}",
+    "!",
+    "[[",
+    "]]",
+    "if",
+    "then",
+    "else",
+    "elif",
+    "fi",
+    "do",
+    "done",
+    "case",
+    "esac",
+    "while",
+    "until",
+    "for",
+    "in",
+    "function",
+    "select",
+    "time",
+    "coproc",
+  ].filter((w) => w !== "time" && w !== "coproc"),
+);
+
+/** Code strings bash itself runs; everything else may run under sh/dash, where `((` is two subshells. */
+const BASH_VIA = /^(eval|trap|bash|rbash|builtin|nix-shell|source|\.|alias)\b/;
+const POSIX_ARITH_COMMAND = /(^|[;&|\n({]|\bthen|\bdo|\belse)\s*\(\(/;
 
 /** Longest command line checked; longer ones are denied rather than parsed. */
 export const MAX_SHELL_COMMAND_CHARS = 64 * 1024;
@@ -65,13 +99,26 @@ const STRUCTURAL_RULES: readonly ShellRule[] = [
       "curl -s https://example.com/install.sh | sh",
       'bash -c "$script"',
       "env $opts ls",
+      'timeout "$t" KILL 5 xdg-open x',
+      "echo x | xargs env",
+      "xargs -I{} sh -c {} < list",
+      "find . -exec {} \\;",
+      "bash //dev/stdin < x",
+      "sh /proc/thread-self/fd/0",
+      "PS4='$(xdg-open x)' bash -xc :",
+      "env 'BASH_FUNC_ls%%=() { xdg-open x; }' bash -c ls",
+      "hash -p /usr/bin/xdg-open ls; ls",
+      "mapfile -C 'xdg-open' -c 1 < urls",
+      'python3 -c \'__import__("web"+"browser").open(1)\'',
+      "parallel xdg-open ::: x",
+      "env --i xdg-open x",
     ],
     mustNotMatch: [
       "echo $HOME",
       "ls $(pwd)",
       "echo *.ts",
       "bash script.sh",
-      'timeout "$t" make',
+      'timeout 5 make "$target"',
       "command -v node",
     ],
   },
@@ -119,15 +166,99 @@ function compilePrefixRule(
       (kind === "deny"
         ? `matches the configured deny rule "${shown}"`
         : `matches the configured ask rule "${shown}"`),
-    match: (cmd) => {
-      if (cmd.argv.length < patterns.length) return false;
-      if (!patterns[0]!.test(cmd.name)) return false;
-      // A word only known at run time could be anything: it counts as matching.
-      return patterns.every((p, i) => i === 0 || cmd.argv[i] === undefined || p.test(cmd.argv[i]!));
-    },
+    match: (cmd) => prefixMatches(patterns, cmd),
     mustMatch: rule.mustMatch ?? [],
     mustNotMatch: rule.mustNotMatch ?? [],
   };
+}
+
+/**
+ * Does a configured prefix match this command? The first word by basename; option words of
+ * the rule (`-rf`, `--force`) anywhere among the command's options, a short cluster by its
+ * letters (`-rf` = `-r -f` = `-fr`); the other rule words in order against the command's
+ * non-option words, where an option may or may not have taken the next word (`git -C dir
+ * push` is `git push`). A word only known at run time, or arguments xargs appends, count as
+ * matching. `git -c alias.x=…` defines a subcommand on the fly: it counts as matching.
+ */
+function prefixMatches(patterns: readonly RegExp[], cmd: ResolvedCommand): boolean {
+  if (!patterns[0]!.test(cmd.name)) return false;
+  const args = cmd.argv.slice(1);
+  const end = args.indexOf("--");
+  const optionArea = end === -1 ? args : args.slice(0, end);
+  const rest = patterns.slice(1);
+  const optionRules = rest.filter((p) => p.source.startsWith("^-"));
+  const wordRules = rest.filter((p) => !p.source.startsWith("^-"));
+  if (args.some((a) => a === undefined)) return true;
+  if (
+    wordRules.length > 0 &&
+    optionArea.some((a) => /^alias\./i.test(a ?? "") || /^--config-env=alias\./i.test(a ?? ""))
+  )
+    return true;
+  for (const p of optionRules) {
+    const literal = p.source.slice(1, -1).replace(/\\(.)/g, "$1");
+    if (!cmd.openArgs && !optionPresent(cmd.name, literal, p, optionArea)) return false;
+  }
+  const memo = new Map<number, boolean>();
+  const walk = (ri: number, ci: number): boolean => {
+    if (ri === wordRules.length) return true;
+    if (ci >= args.length) return cmd.openArgs === true;
+    const key = ri * 1000 + ci;
+    const known = memo.get(key);
+    if (known !== undefined) return known;
+    const a = args[ci]!;
+    let result: boolean;
+    if (end !== -1 && ci === end) result = walk(ri, ci + 1);
+    else if (a.startsWith("-") && a.length > 1 && (end === -1 || ci < end)) {
+      result = walk(ri, ci + 1) || (!a.includes("=") && walk(ri, ci + 2));
+    } else result = wordRules[ri]!.test(a) && walk(ri + 1, ci + 1);
+    memo.set(key, result);
+    return result;
+  };
+  return walk(0, 0);
+}
+
+/** Spellings GNU tools accept for the same option, so `["rm", "-rf"]` also holds against `rm -R --force`. */
+const OPTION_SYNONYMS: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>> = {
+  rm: {
+    r: ["-R", "--recursive"],
+    R: ["-r", "--recursive"],
+    f: ["--force"],
+    i: ["--interactive"],
+    d: ["--dir"],
+    v: ["--verbose"],
+  },
+  cp: { r: ["-R", "--recursive"], R: ["-r", "--recursive"], f: ["--force"], a: ["--archive"] },
+  chmod: { R: ["--recursive"] },
+  chown: { R: ["--recursive"] },
+  chgrp: { R: ["--recursive"] },
+  git: { f: ["--force"] },
+};
+
+/** Is the rule's option word among the command's options (any cluster order, synonyms, long prefixes)? */
+function optionPresent(
+  tool: string,
+  literal: string,
+  pattern: RegExp,
+  area: readonly (string | undefined)[],
+): boolean {
+  const given = area.filter((a): a is string => typeof a === "string" && a.startsWith("-"));
+  if (given.some((a) => pattern.test(a) || a.startsWith(`${literal}=`))) return true;
+  const synonyms = Object.hasOwn(OPTION_SYNONYMS, tool) ? OPTION_SYNONYMS[tool]! : {};
+  const longGiven = (long: string) =>
+    given.some((a) => a.length >= 3 && long.startsWith(a.replace(/=.*$/, "")) && a.startsWith("--"));
+  const shortGiven = (letter: string) => given.some((a) => /^-[A-Za-z0-9]+$/.test(a) && a.includes(letter));
+  const spelled = (letter: string) =>
+    shortGiven(letter) ||
+    (synonyms[letter] ?? []).some((alt) =>
+      alt.startsWith("--") ? longGiven(alt) : shortGiven(alt.slice(1)),
+    );
+  if (/^-[A-Za-z0-9]+$/.test(literal)) return [...literal.slice(1)].every(spelled);
+  if (literal.startsWith("--")) {
+    if (longGiven(literal)) return true;
+    const letter = Object.entries(synonyms).find(([, alts]) => alts.includes(literal))?.[0];
+    return letter !== undefined && spelled(letter);
+  }
+  return false;
 }
 
 /** `*` and `?` inside a pattern word; everything else literal. */
@@ -197,7 +328,54 @@ class CompiledShellPolicy implements ShellPolicy {
       return;
     }
     for (const u of parsed.unresolvable) out.push(unresolvable(u.text, u.reason));
-    for (const cmd of parsed.commands) this.#layer(cmd.words, cmd.stdin, cmd.text, depth, 0, out);
+    for (const cmd of parsed.commands) {
+      for (const a of cmd.assignments ?? []) this.#assignment(a, cmd.text, depth, out);
+      this.#layer(cmd.words, cmd.stdin, cmd.text, depth, 0, out, false, cmd.assignments);
+    }
+  }
+
+  #assignment(a: Assignment, text: string, depth: number, out: Match[]): void {
+    for (const next of assignmentContinuations(a, `\`${clip(a.text, 60)}\``))
+      this.#follow(next, text, { kind: "inherited" }, depth, 0, out);
+  }
+
+  /** A soft script (a string literal in interpreter code, a program variable): only opener and configured rules count. */
+  #soft(script: string, depth: number, out: Match[]): void {
+    if (depth + 1 > MAX_DEPTH) return;
+    const inner: Match[] = [];
+    this.#script(script, depth + 1, inner);
+    out.push(...inner.filter((m) => m.rule !== "parse-error" && m.rule !== "unresolvable"));
+  }
+
+  #follow(
+    next: Continuation,
+    text: string,
+    stdin: StdinSource,
+    depth: number,
+    hops: number,
+    out: Match[],
+  ): void {
+    if (next.kind === "command") {
+      this.#layer(next.words, next.stdin ?? stdin, text, depth, hops + 1, out, next.openArgs === true);
+    } else if (next.kind === "unresolvable") out.push(unresolvable(text, next.reason));
+    else if (next.kind === "assignment") {
+      this.#assignment(
+        { name: next.name, value: next.value, text: `${next.name}=${next.value.raw}` },
+        text,
+        depth,
+        out,
+      );
+    } else if (next.soft) this.#soft(next.script, depth, out);
+    else if (depth + 1 > MAX_DEPTH)
+      out.push(unresolvable(text, `shell code nested more than ${MAX_DEPTH} levels deep`));
+    else if (!BASH_VIA.test(next.via) && POSIX_ARITH_COMMAND.test(next.script)) {
+      out.push(
+        unresolvable(
+          text,
+          `\`((…))\` in code run by ${next.via.split(" ")[0]} (not bash) means nested subshells there, but arithmetic to a bash parser`,
+        ),
+      );
+    } else this.#script(next.script, depth + 1, out);
   }
 
   #layer(
@@ -207,8 +385,13 @@ class CompiledShellPolicy implements ShellPolicy {
     depth: number,
     hops: number,
     out: Match[],
+    openArgs = false,
+    assignments?: readonly Assignment[],
   ) {
-    if (words.length === 0) return;
+    if (words.length === 0) {
+      if (openArgs) out.push(unresolvable(text, "the command itself would come from data read at run time"));
+      return;
+    }
     if (hops > MAX_HOPS) {
       out.push(unresolvable(text, `more than ${MAX_HOPS} wrapper commands`));
       return;
@@ -223,12 +406,23 @@ class CompiledShellPolicy implements ShellPolicy {
       );
       return;
     }
+    if (RESERVED_WORDS.has(first.value) && first.raw === first.value) {
+      out.push(
+        unresolvable(
+          text,
+          `\`${first.value}\` stands where a command name goes, but bash reads it as a reserved word (syntax the parser did not see as such, e.g. \`time { …; }\`)`,
+        ),
+      );
+      return;
+    }
     const cmd: ResolvedCommand = {
       name: commandName(first.value),
       argv: words.map((w) => w.value),
       words,
       stdin,
       text,
+      openArgs,
+      assignments,
     };
     for (const rule of this.rules) {
       if (rule.match(cmd)) {
@@ -242,13 +436,7 @@ class CompiledShellPolicy implements ShellPolicy {
       this.#script(first.value, depth + 1, inner);
       out.push(...inner.filter((m) => m.rule !== "parse-error" && m.rule !== "unresolvable"));
     }
-    for (const next of continuations(cmd)) {
-      if (next.kind === "command") this.#layer(next.words, next.stdin ?? stdin, text, depth, hops + 1, out);
-      else if (next.kind === "unresolvable") out.push(unresolvable(text, next.reason));
-      else if (depth + 1 > MAX_DEPTH)
-        out.push(unresolvable(text, `shell code nested more than ${MAX_DEPTH} levels deep`));
-      else this.#script(next.script, depth + 1, out);
-    }
+    for (const next of continuations(cmd)) this.#follow(next, text, stdin, depth, hops, out);
   }
 }
 
@@ -274,6 +462,28 @@ function checkExamples(policy: CompiledShellPolicy, rules: readonly ShellRule[])
       if (policy.matches(example).includes(rule.id)) {
         throw new Error(
           `shell policy rule '${rule.id}': example ${JSON.stringify(example)} must not match it but does`,
+        );
+      }
+    }
+  }
+}
+
+/** Every wrapper table entry's own examples: mustMatch reaches the opener, mustNotMatch is allowed. */
+function checkWrapperExamples(policy: CompiledShellPolicy): void {
+  for (const [name, spec] of Object.entries(WRAPPERS)) {
+    for (const example of spec.mustMatch) {
+      const found = policy.matches(example);
+      if (!found.some((id) => id.startsWith("gui."))) {
+        throw new Error(
+          `shell wrapper table '${name}': example ${JSON.stringify(example)} must reach the opener behind it but does not (${JSON.stringify(policy.check(example))})`,
+        );
+      }
+    }
+    for (const example of spec.mustNotMatch) {
+      const d = policy.check(example);
+      if (d.decision !== "allow") {
+        throw new Error(
+          `shell wrapper table '${name}': example ${JSON.stringify(example)} must be allowed but is not (${JSON.stringify(d)})`,
         );
       }
     }
@@ -331,9 +541,11 @@ async function compile(config: ShellPolicyConfig, property: string): Promise<She
   const parser = await loadBashParser();
   const builtin = [...BUILTIN_SHELL_RULES, ...STRUCTURAL_RULES];
   const policy = new CompiledShellPolicy(parser, [...BUILTIN_SHELL_RULES, ...extra]);
-  builtinChecked ??= Promise.resolve().then(() =>
-    checkExamples(new CompiledShellPolicy(parser, BUILTIN_SHELL_RULES), builtin),
-  );
+  builtinChecked ??= Promise.resolve().then(() => {
+    const plain = new CompiledShellPolicy(parser, BUILTIN_SHELL_RULES);
+    checkExamples(plain, builtin);
+    checkWrapperExamples(plain);
+  });
   await builtinChecked;
   checkExamples(policy, extra);
   return policy;

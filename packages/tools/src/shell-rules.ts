@@ -1,4 +1,5 @@
-import type { ResolvedCommand } from "./shell-commands.js";
+import { commandName, type ResolvedCommand } from "./shell-commands.js";
+import { codeSources, PYTHON, powershellText, sourceOpensBrowser } from "./shell-interpreters.js";
 
 /** What a matching rule makes of the whole command line. */
 export type ShellRuleDecision = "deny" | "ask";
@@ -73,54 +74,203 @@ export const BROWSER_BINARIES: readonly string[] = [
   "waterfox",
   "iceweasel",
   "seamonkey",
+  "firefox-nightly",
+  "firefox-beta",
+  "chromium-freeworld",
+  "ungoogled-chromium",
+  "thorium-browser",
+  "brave-browser-stable",
+  "brave-browser-beta",
+  "brave-browser-nightly",
+  "opera-beta",
+  "opera-developer",
+  "vivaldi-stable",
+  "vivaldi-snapshot",
+  "epiphany-browser",
+  "gnome-web",
+  "palemoon",
+  "basilisk",
+  "floorp",
+  "zen",
+  "zen-browser",
+  "icecat",
+  "yandex-browser",
+  "yandex-browser-stable",
+  "tor-browser",
+  "torbrowser-launcher",
+  "mullvad-browser",
+  "dillo",
+  "netsurf",
+  "netsurf-gtk",
+  "otter-browser",
+  "surf",
+  "luakit",
+  "nyxt",
+  "min",
+  "badwolf",
+  "iexplore",
+  "safari technology preview",
 ];
 
-const PYTHON = /^(python|pypy|py)(\d+(\.\d+)*)?w?$/;
-const BROWSER_MODULES = new Set(["webbrowser", "antigravity"]);
-const BROWSER_CODE = /\b(webbrowser|antigravity)\b/;
-
-/** `python -m webbrowser`, `python3 -c 'import webbrowser…'`, or such code on stdin. */
+/** `python -m webbrowser`, `python3 -c 'import webbrowser…'`, runner modules, or such code on stdin. */
 function pythonOpensBrowser(cmd: ResolvedCommand): boolean {
   if (!PYTHON.test(cmd.name)) return false;
-  const { argv } = cmd;
-  for (let i = 1; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === undefined) return false;
-    if (a === "-") break;
-    if (!a.startsWith("-")) return false; // a script file: its contents are not checked
-    if (a.startsWith("--")) continue;
-    if (a === "-W" || a === "-X") {
-      i++;
-      continue;
-    }
-    // Short options cluster (`-Im webbrowser`); -m and -c take the rest or the next word.
-    const at = a.slice(1).search(/[mc]/);
-    if (at === -1) continue;
-    const letter = a[at + 1];
-    const value = a.length > at + 2 ? a.slice(at + 2) : argv[i + 1];
-    if (value === undefined) return false;
-    return letter === "m" ? BROWSER_MODULES.has(value) : BROWSER_CODE.test(value);
+  const sources = codeSources(cmd);
+  return Array.isArray(sources) && sources.some((s) => sourceOpensBrowser(cmd, s));
+}
+
+/** node/perl/ruby/R… code naming their URL-opener module or function. */
+function interpreterOpensBrowser(cmd: ResolvedCommand): boolean {
+  if (PYTHON.test(cmd.name)) return false;
+  const sources = codeSources(cmd);
+  return Array.isArray(sources) && sources.some((s) => sourceOpensBrowser(cmd, s));
+}
+
+/** cmd.exe's own reading: `^` escapes, `"` quotes, `&`/`|`/`(` separate commands. */
+function cmdLineOpens(line: string): boolean {
+  const plain = line.replace(/\^(.)/g, "$1").replace(/"/g, " ");
+  // %VAR% and !VAR! are expanded by cmd before it runs anything: the command could be anything.
+  if (/%[^%\s]+%|![^!\s]+!/.test(line)) return true;
+  for (const segment of plain.split(/[&|()<>\r\n]+/)) {
+    const words = segment
+      .trim()
+      .split(/\s+/)
+      .filter((w) => w !== "");
+    while (words[0] !== undefined && /^(@|call|@call)$/i.test(words[0])) words.shift();
+    if (words[0]?.startsWith("@")) words[0] = words[0].slice(1);
+    const first = words[0] === undefined ? "" : commandName(words[0]);
+    if (WINDOWS_OPENERS.has(first) || BROWSER_BINARIES.includes(first)) return true;
+    if (/^[a-z][a-z0-9+.-]*:/i.test(words[0] ?? "") && !/^[a-z]:[\\/]/i.test(words[0] ?? "")) return true; // a URL or protocol handler
+    if (first === "cmd" && cmdOpens(words.slice(1))) return true;
+    if ((first === "powershell" || first === "pwsh") && powershellOpens(words.slice(1))) return true;
   }
-  return cmd.stdin.kind === "text" && BROWSER_CODE.test(cmd.stdin.text);
+  return false;
+}
+
+const WINDOWS_OPENERS = new Set([
+  "start",
+  "explorer",
+  "rundll32",
+  "mshta",
+  "hh",
+  "wslview",
+  "msedge",
+  "iexplore",
+  "ms-settings",
+]);
+
+function cmdOpens(args: readonly (string | undefined)[]): boolean {
+  const at = args.findIndex((a) => a !== undefined && /^\/[ckr]/i.test(a));
+  if (at === -1) return false;
+  if (args.slice(at).some((a) => a === undefined)) return true;
+  const attached = args[at]!.slice(2);
+  return cmdLineOpens([attached, ...args.slice(at + 1)].join(" "));
 }
 
 function windowsStart(cmd: ResolvedCommand): boolean {
-  if (cmd.name === "explorer") return true;
-  if (cmd.name === "rundll32")
-    return cmd.argv.some((a) => a !== undefined && /url\.dll|shell32|FileProtocolHandler|ShellExec/i.test(a));
+  if (WINDOWS_OPENERS.has(cmd.name)) return true;
   if (cmd.name !== "cmd") return false;
-  const at = cmd.argv.findIndex((a) => a !== undefined && /^\/[ck]$/i.test(a));
-  if (at === -1) return false;
-  const line = cmd.argv.slice(at + 1).join(" ");
-  return /(^|[\s&|()^"])(start|explorer(\.exe)?|rundll32(\.exe)?)(?=[\s"]|$)/i.test(line);
+  return (
+    cmdOpens(cmd.argv.slice(1)) ||
+    (cmd.openArgs === true && !cmd.argv.slice(1).some((a) => a !== undefined && /^\/[ckr]/i.test(a)))
+  );
+}
+
+const PS_OPENS =
+  /start-process|\bsaps\b|(^|[\s;&|({])start(\.exe)?(\s|$)|invoke-item|(^|[\s;&|({])ii\s|::start\s*\(|process\]::start|explorer(\.exe)?\b|\bmshta\b|rundll32|shellexecute|shell\.application|\bstart-\w*browser|\bopen\s+-a\b/i;
+
+function powershellOpens(args: readonly (string | undefined)[]): boolean {
+  const text = powershellText(args);
+  return text === undefined || PS_OPENS.test(text);
 }
 
 function powershellStart(cmd: ResolvedCommand): boolean {
-  if (cmd.name !== "powershell" && cmd.name !== "pwsh") return false;
-  const line = cmd.argv.slice(1).join(" ");
-  return /start-process|\bsaps\b|(^|[\s;&|({])start\s|invoke-item|(^|[\s;&|({])ii\s|::start\(|explorer(\.exe)?\b/i.test(
-    line,
+  if (cmd.name !== "powershell" && cmd.name !== "pwsh" && cmd.name !== "powershell_ise") return false;
+  return powershellOpens(cmd.argv.slice(1)) || cmd.openArgs === true;
+}
+
+/** Method calls on the session bus reach the desktop (portal OpenURI, org.freedesktop.Application…). */
+function sessionBusCall(cmd: ResolvedCommand): boolean {
+  const args = cmd.argv.slice(1);
+  const has = (re: RegExp) => args.some((a) => a !== undefined && re.test(a));
+  const desktop = has(
+    /org\.freedesktop\.(portal|Application|FileManager1|Notifications)|OpenURI|org\.gnome\.|org\.kde\./i,
   );
+  switch (cmd.name) {
+    case "gdbus":
+      return (
+        (firstOperand(cmd) === "call" || firstOperand(cmd) === "emit") && (!has(/^--system$|^-y$/) || desktop)
+      );
+    case "dbus-send":
+      return !has(/^--system$/) || desktop;
+    case "busctl":
+      return has(/^--user$/) || desktop;
+    case "qdbus":
+    case "qdbus6":
+    case "qdbus-qt5":
+    case "qdbus-qt6":
+      return true;
+    default:
+      return false;
+  }
+}
+
+const DESKTOP_LAUNCHERS = new Set([
+  "gtk-launch",
+  "gtk4-launch",
+  "dex",
+  "kstart",
+  "kstart5",
+  "kstart6",
+  "xdg-desktop-portal",
+  "xdg-desktop-portal-gtk",
+  "xdg-desktop-portal-gnome",
+  "xdg-desktop-portal-kde",
+  "flatpak-spawn",
+  "xdotool",
+  "ydotool",
+  "wmctrl",
+  "xte",
+  "carbonyl",
+  "browsh",
+  "xlinks2",
+  "handlr",
+  "mimeo",
+  "rifle",
+]);
+
+function desktopLaunch(cmd: ResolvedCommand): boolean {
+  if (DESKTOP_LAUNCHERS.has(cmd.name)) return true;
+  if (cmd.name === "flatpak" || cmd.name === "snap")
+    return firstOperand(cmd) === "run" || (cmd.openArgs === true && firstOperand(cmd) === undefined);
+  // links2 -g opens an X window; the text modes render in the terminal like curl.
+  if (cmd.name === "links" || cmd.name === "links2")
+    return cmd.argv.some((a) => a === "-g" || a === "-driver");
+  return false;
+}
+
+const COPIERS = new Set(["cp", "ln", "link", "mv", "install", "rsync", "cat", "dd", "tee", "ditto", "scp"]);
+
+/** `cp /usr/bin/xdg-open ./x`: an operand that is a path to a program some opener rule names. */
+function openerCopy(cmd: ResolvedCommand): boolean {
+  if (!COPIERS.has(cmd.name)) return false;
+  for (const raw of cmd.argv.slice(1)) {
+    const path = raw?.startsWith("if=") ? raw.slice(3) : raw;
+    if (path === undefined || !path.includes("/") || path.startsWith("-") || path.endsWith("/")) continue;
+    const probe: ResolvedCommand = {
+      ...cmd,
+      name: commandName(path),
+      argv: [path],
+      words: [],
+      openArgs: false,
+    };
+    const named = BUILTIN_SHELL_RULES.some(
+      (r) =>
+        r.id !== "gui.opener-copy" && r.id.startsWith("gui.") && r.id !== "gui.doc-browser" && r.match(probe),
+    );
+    if (named) return true;
+  }
+  return false;
 }
 
 /** The built-in rules: GUI openers, hard-denied in every position. */
@@ -141,6 +291,11 @@ export const BUILTIN_SHELL_RULES: readonly ShellRule[] = [
       "xdg-email",
       "open-cli",
       "wslview",
+      "see",
+      "run-mailcap",
+      "mimeopen-gui",
+      "xdg-open.real",
+      "gnome-www-browser",
     ),
     mustMatch: [
       "xdg-open https://example.com",
@@ -148,6 +303,9 @@ export const BUILTIN_SHELL_RULES: readonly ShellRule[] = [
       "x''dg-open x",
       "true && wslview https://example.com",
       "npx open-cli https://example.com",
+      "see https://example.com",
+      "run-mailcap --action=view x.html",
+      "mimeopen -n x.html",
     ],
     mustNotMatch: [
       "echo xdg-open",
@@ -205,9 +363,11 @@ export const BUILTIN_SHELL_RULES: readonly ShellRule[] = [
     decision: "deny",
     reason: GUI,
     match: (cmd) => {
-      if (cmd.name === "gio") return ["open", "launch"].includes(firstOperand(cmd) ?? "");
+      const sub = firstOperand(cmd);
+      const open = sub === undefined && cmd.openArgs === true;
+      if (cmd.name === "gio") return open || ["open", "launch"].includes(sub ?? "");
       if (cmd.name.startsWith("kioclient") || cmd.name === "kfmclient") {
-        return ["exec", "openurl", "newtab", "openprofile"].includes(firstOperand(cmd) ?? "");
+        return open || ["exec", "openurl", "newtab", "openprofile", "openproperties"].includes(sub ?? "");
       }
       return false;
     },
@@ -215,6 +375,8 @@ export const BUILTIN_SHELL_RULES: readonly ShellRule[] = [
       "gio open https://example.com",
       "gio launch app.desktop",
       "kioclient5 exec https://example.com",
+      "kioclient openURL https://example.com",
+      "kfmclient newTab https://example.com",
     ],
     mustNotMatch: ["gio info file.txt", "gio list .", "echo gio open"],
   },
@@ -231,6 +393,13 @@ export const BUILTIN_SHELL_RULES: readonly ShellRule[] = [
       "python3 -c 'import webbrowser; webbrowser.open(\"https://example.com\")'",
       "python3 - <<'EOF'\nimport webbrowser\nwebbrowser.open('x')\nEOF",
       "uv run python -m webbrowser x",
+      "python3 -Wignore -m webbrowser x",
+      "python3 -W ignore -X dev -m webbrowser x",
+      "python3 -m cProfile -m webbrowser x",
+      "python3 -m pdb -m webbrowser x",
+      "python3 -m timeit -s 'import webbrowser' 'webbrowser.open(1)'",
+      "python3 -m antigravity",
+      "python3 //dev/stdin <<'EOF'\nimport webbrowser\nEOF",
     ],
     mustNotMatch: [
       "python3 -m http.server 8000",
@@ -238,6 +407,8 @@ export const BUILTIN_SHELL_RULES: readonly ShellRule[] = [
       "python3 script.py -m webbrowser",
       "python3 -c 'print(1)'",
       "grep webbrowser *.py",
+      "python3 -Wmodule script.py",
+      "python3 -m cProfile script.py",
     ],
   },
   {
@@ -262,8 +433,24 @@ export const BUILTIN_SHELL_RULES: readonly ShellRule[] = [
       'cmd.exe /C "start https://example.com"',
       "explorer.exe https://example.com",
       "rundll32 url.dll,FileProtocolHandler https://example.com",
+      "cmd /c st^art https://example.com",
+      'cmd /c "echo x & start https://example.com"',
+      "cmd /s /c start https://example.com",
+      "cmd /c https://example.com",
+      "cmd /c %COMSPEC% /c start x",
+      "mshta https://example.com/x.hta",
+      "mshta.exe 'vbscript:Close(Execute(1))'",
+      "start https://example.com",
+      "cmd.exe /c explorer https://example.com",
     ],
-    mustNotMatch: ["cmd /c dir", "echo start", "npm start", "cmd.exe /c echo started"],
+    mustNotMatch: [
+      "cmd /c dir",
+      "echo start",
+      "npm start",
+      "cmd.exe /c echo started",
+      "cmd /c dir C:\\x",
+      "systemctl start x",
+    ],
   },
   {
     id: "gui.powershell-start",
@@ -275,7 +462,115 @@ export const BUILTIN_SHELL_RULES: readonly ShellRule[] = [
       "powershell.exe -Command \"Start-Process 'https://example.com'\"",
       "pwsh -c 'saps https://example.com'",
       "powershell -c start https://example.com",
+      `pwsh -EncodedCommand ${Buffer.from("Start-Process https://example.com", "utf16le").toString("base64")}`,
+      `powershell -enc ${Buffer.from("saps x", "utf16le").toString("base64")}`,
+      "pwsh -c '[Diagnostics.Process]::Start(\"https://example.com\")'",
     ],
-    mustNotMatch: ["powershell Get-ChildItem", "pwsh -c 'Write-Output started'"],
+    mustNotMatch: [
+      "powershell Get-ChildItem",
+      "pwsh -c 'Write-Output started'",
+      `pwsh -enc ${Buffer.from("Get-Date", "utf16le").toString("base64")}`,
+    ],
+  },
+  {
+    id: "gui.interpreter-opener",
+    decision: "deny",
+    reason: GUI,
+    match: interpreterOpensBrowser,
+    mustMatch: [
+      "node -e \"require('open')('https://example.com')\"",
+      "node --eval=\"import('open').then(m => m.default('x'))\"",
+      'ruby -e \'require "launchy"; Launchy.open("x")\'',
+      "perl -MBrowser::Open -e 'open_browser(1)'",
+      "ruby -rlaunchy -e 'Launchy.open(1)'",
+      "node -r open -e 1",
+      "Rscript -e 'browseURL(\"https://example.com\")'",
+    ],
+    mustNotMatch: [
+      "node -e \"console.log('open')\"",
+      "perl -e 'print 1'",
+      "ruby -e 'puts 1'",
+      "Rscript -e 'print(1)'",
+    ],
+  },
+  {
+    id: "gui.session-bus",
+    decision: "deny",
+    reason: `calls the desktop session bus (a portal OpenURI or an application can open anything from there). ${BROWSER_PANEL_HINT}`,
+    match: sessionBusCall,
+    mustMatch: [
+      "gdbus call --session --dest org.freedesktop.portal.Desktop --object-path /org/freedesktop/portal/desktop --method org.freedesktop.portal.OpenURI.OpenURI '' https://example.com {}",
+      "dbus-send --session --dest=org.freedesktop.portal.Desktop --type=method_call /org/freedesktop/portal/desktop org.freedesktop.portal.OpenURI.OpenURI string: string:https://example.com dict:string:string:",
+      "dbus-send --print-reply --dest=org.mozilla.firefox /x org.freedesktop.Application.Open array:string:x dict:string:variant:",
+      "gdbus call -e -d org.gnome.Epiphany -o /org/gnome/Epiphany -m org.freedesktop.Application.Activate {}",
+      "busctl --user call org.freedesktop.portal.Desktop /org/freedesktop/portal/desktop org.freedesktop.portal.OpenURI OpenURI ssa{sv} '' x 0",
+      "qdbus org.kde.klauncher5 /KLauncher exec_blind x",
+    ],
+    mustNotMatch: [
+      "gdbus introspect --system --dest org.freedesktop.login1 --object-path /org/freedesktop/login1",
+      "busctl list",
+      "dbus-send --system --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.ListNames",
+    ],
+  },
+  {
+    id: "gui.opener-copy",
+    decision: "deny",
+    reason: `copies or links a GUI opener's program (running it under another name is still running it). ${BROWSER_PANEL_HINT}`,
+    match: openerCopy,
+    mustMatch: [
+      "cp /usr/bin/xdg-open ./x",
+      "ln -s /usr/bin/firefox ff",
+      "install -m 755 /usr/bin/chromium bin/c",
+      "cat /usr/bin/xdg-open > x",
+      "dd if=/usr/bin/xdg-open of=x",
+    ],
+    mustNotMatch: [
+      "cp xdg-open.txt notes/",
+      "ln -s ../src/open.ts x",
+      "cat docs/xdg-open.md",
+      "cp -r src/ out/",
+    ],
+  },
+  {
+    id: "gui.doc-browser",
+    decision: "deny",
+    reason: GUI,
+    match: (cmd) => {
+      const args = cmd.argv.slice(1);
+      if (cmd.name === "man") return args.some((a) => a !== undefined && /^-[a-zA-Z]*H|^--html/.test(a));
+      if (cmd.name !== "git") return false;
+      // Global options with a value may come first (`git -C dir help -w`): look at every word.
+      if (args.some((a) => a === "web--browse" || a === "instaweb")) return true;
+      return args.includes("help") && args.some((a) => a === "-w" || a === "--web");
+    },
+    mustMatch: [
+      "git web--browse https://example.com",
+      "git instaweb",
+      "git help --web log",
+      "man -Hfirefox ls",
+      "man --html ls",
+    ],
+    mustNotMatch: ["git help log", "man ls", "git log --web"],
+  },
+  {
+    id: "gui.desktop-launch",
+    decision: "deny",
+    reason: GUI,
+    match: desktopLaunch,
+    mustMatch: [
+      "gtk-launch firefox.desktop",
+      "dex /usr/share/applications/firefox.desktop",
+      "flatpak run org.mozilla.firefox https://example.com",
+      "flatpak-spawn --host xdg-open x",
+      "xdotool key ctrl+t",
+      "links -g https://example.com",
+      "kstart5 firefox",
+    ],
+    mustNotMatch: [
+      "flatpak list",
+      "links -dump https://example.com",
+      "lynx -dump https://example.com",
+      "w3m -dump https://example.com",
+    ],
   },
 ];

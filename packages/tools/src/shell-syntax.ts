@@ -2,6 +2,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import type { Node, Parser } from "web-tree-sitter";
 import type {
+  Assignment,
   ParsedScript,
   ShellParser,
   ShellWord,
@@ -114,9 +115,31 @@ class Extractor {
   }
 
   visit(node: Node): void {
+    if (!KNOWN_NODES.has(node.type)) {
+      this.unresolvable.push({
+        text: node.text,
+        reason: `the construct \`${node.type}\` is not one capgate models, so bash might read it differently`,
+      });
+      return;
+    }
+    if (node.childCount === 0 && LEAVES_TO_SCAN.has(node.type) && EXPANSION_IN_LEAF.test(node.text)) {
+      this.unresolvable.push({
+        text: node.text,
+        reason: `\`${node.text.slice(0, 40)}\` holds expansion syntax the parser did not read as an expansion, so bash might run it`,
+      });
+      return;
+    }
     switch (node.type) {
       case "command":
         this.#command(node);
+        break;
+      case "declaration_command":
+      case "unset_command":
+        this.#declaration(node);
+        break;
+      case "variable_assignment":
+      case "variable_assignments":
+        if (node.parent && STATEMENT_PARENTS.has(node.parent.type)) this.#bareAssignments(node);
         break;
       case "command_substitution":
         // tree-sitter-bash does not see `\`` nesting inside backticks; bash re-parses the
@@ -137,12 +160,24 @@ class Extractor {
       case "heredoc_redirect": {
         const start = node.namedChildren.find((n) => n?.type === "heredoc_start")?.text ?? "";
         const body = node.namedChildren.find((n) => n?.type === "heredoc_body");
-        if (body && !/['"\\]/.test(start) && body.namedChildCount === 0) this.#scanBackticks(body.text);
+        if (/['"\\]/.test(start)) {
+          // A quoted delimiter: the body is literal text, never expanded.
+          for (const child of node.namedChildren)
+            if (child && child.type !== "heredoc_body") this.visit(child);
+          return;
+        }
+        if (body && body.namedChildCount === 0) this.#scanBackticks(body.text);
         break;
       }
       case "heredoc_content":
         // Backticks in an unquoted here-document body are command substitutions the grammar leaves as text.
         this.#scanBackticks(node.text);
+        if (/(^|[^\\])(\\\\)*\$[({]/.test(node.text)) {
+          this.unresolvable.push({
+            text: node.text,
+            reason: "a here-document holds `$(`/`${` the parser did not read as an expansion",
+          });
+        }
         break;
     }
     for (const child of node.namedChildren) if (child) this.visit(child);
@@ -198,9 +233,158 @@ class Extractor {
       }
       previous = part;
     }
-    this.commands.push({ words, text: node.text, stdin: stdinOf(node) });
+    const assignments: Assignment[] = [];
+    for (const child of node.namedChildren) {
+      if (child?.type === "variable_assignment") assignments.push(assignmentOf(child));
+    }
+    this.commands.push({ words, text: node.text, stdin: stdinOf(node), assignments });
+  }
+
+  /** `export A=1 B`, `declare -n r=x`, `local a`, `unset -f f`: a command named by its keyword. */
+  #declaration(node: Node): void {
+    const words: ShellWord[] = [];
+    const assignments: Assignment[] = [];
+    for (const child of node.children) {
+      if (!child) continue;
+      if (!child.isNamed) {
+        if (words.length === 0) words.push(literalWordOf(child.text));
+        continue;
+      }
+      if (child.type === "variable_assignment") {
+        assignments.push(assignmentOf(child));
+      } else if (child.type === "variable_name") {
+        words.push(literalWordOf(child.text));
+      } else if (
+        child.type !== "comment" &&
+        child.type !== "file_redirect" &&
+        child.type !== "heredoc_redirect" &&
+        child.type !== "herestring_redirect"
+      ) {
+        words.push(wordOf(child));
+      }
+    }
+    this.commands.push({ words, text: node.text, stdin: { kind: "inherited" }, assignments });
+  }
+
+  #bareAssignments(node: Node): void {
+    const list =
+      node.type === "variable_assignments"
+        ? node.namedChildren.filter((n): n is Node => n?.type === "variable_assignment")
+        : [node];
+    this.commands.push({
+      words: [],
+      text: node.text,
+      stdin: { kind: "inherited" },
+      assignments: list.map(assignmentOf),
+    });
   }
 }
+
+/** Statements that hold a bare `A=1` (not a prefix of a command). */
+const STATEMENT_PARENTS = new Set([
+  "program",
+  "list",
+  "compound_statement",
+  "subshell",
+  "do_group",
+  "if_statement",
+  "elif_clause",
+  "else_clause",
+  "case_item",
+  "pipeline",
+  "negated_command",
+  "redirected_statement",
+  "command_substitution",
+  "process_substitution",
+  "function_definition",
+]);
+
+function literalWordOf(text: string): ShellWord {
+  return { raw: text, value: text, splits: false, glob: false };
+}
+
+function assignmentOf(node: Node): Assignment {
+  const nameNode = node.childForFieldName("name");
+  const valueNode = node.childForFieldName("value");
+  let name: string | undefined;
+  if (nameNode?.type === "variable_name") name = nameNode.text;
+  else if (nameNode?.type === "subscript") name = nameNode.childForFieldName("name")?.text;
+  return { name, value: valueNode ? wordOf(valueNode) : undefined, text: node.text };
+}
+
+/** Every named node tree-sitter-bash 0.25 produces that the extractor understands. */
+const KNOWN_NODES = new Set([
+  "program",
+  "arithmetic_expansion",
+  "array",
+  "binary_expression",
+  "brace_expression",
+  "c_style_for_statement",
+  "case_item",
+  "case_statement",
+  "command",
+  "command_name",
+  "command_substitution",
+  "compound_statement",
+  "concatenation",
+  "declaration_command",
+  "do_group",
+  "elif_clause",
+  "else_clause",
+  "expansion",
+  "file_redirect",
+  "for_statement",
+  "function_definition",
+  "heredoc_body",
+  "heredoc_redirect",
+  "herestring_redirect",
+  "if_statement",
+  "list",
+  "negated_command",
+  "number",
+  "parenthesized_expression",
+  "pipeline",
+  "postfix_expression",
+  "process_substitution",
+  "redirected_statement",
+  "simple_expansion",
+  "string",
+  "subscript",
+  "subshell",
+  "ternary_expression",
+  "test_command",
+  "translated_string",
+  "unary_expression",
+  "unset_command",
+  "variable_assignment",
+  "variable_assignments",
+  "while_statement",
+  "word",
+  "ansi_c_string",
+  "comment",
+  "extglob_pattern",
+  "file_descriptor",
+  "heredoc_content",
+  "heredoc_end",
+  "heredoc_start",
+  "raw_string",
+  "regex",
+  "special_variable_name",
+  "string_content",
+  "test_operator",
+  "variable_name",
+]);
+
+/** Leaves whose text bash may still expand; an expansion inside one means the grammar misread it. */
+const LEAVES_TO_SCAN = new Set([
+  "word",
+  "regex",
+  "extglob_pattern",
+  "string_content",
+  "number",
+  "variable_name",
+]);
+const EXPANSION_IN_LEAF = /(^|[^\\])(\\\\)*(\$[({]|`)/;
 
 function joinWords(a: ShellWord, b: ShellWord, gap: string, aNode: Node): ShellWord {
   // `$"text"` (locale translation): the `$` is not part of the value.
@@ -263,7 +447,40 @@ function redirectStdin(r: Node): StdinSource | undefined {
 export function wordOf(node: Node): ShellWord {
   const acc: ShellWord = { raw: node.text, value: "", splits: false, glob: false };
   addPart(node, acc, false);
+  // The grammar splits some words into pieces (`xdg-ope{n,}`): judge globs and braces on the whole text.
+  if (!acc.glob && unquotedGlob(node.text)) acc.glob = true;
   return acc;
+}
+
+/** Unquoted glob characters or a brace expansion (`{a,b}`, `{1..3}`) anywhere in a word's source. */
+export function unquotedGlob(text: string): boolean {
+  let plain = "";
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === "\\") {
+      i++;
+      plain += "_";
+      continue;
+    }
+    if (c === "'" || (c === "$" && text[i + 1] === "'")) {
+      if (c === "$") i++;
+      const end = text.indexOf("'", i + 1);
+      if (end === -1) return false;
+      plain += "_";
+      i = end;
+      continue;
+    }
+    if (c === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
+      plain += "_";
+      i = j;
+      continue;
+    }
+    if (c === "$" && (text[i + 1] === "{" || text[i + 1] === "(")) return false; // an expansion: its own flags apply
+    plain += c;
+  }
+  return /[*?[]/.test(plain) || /\{[^{}]*(,|\.\.)[^{}]*\}/.test(plain);
 }
 
 function dynamicPart(acc: ShellWord, reason: string, splits: boolean): void {

@@ -31,10 +31,21 @@ export type StdinSource =
   /** A here-string or here-document with expansions in it. */
   | { kind: "dynamic" };
 
+/** `NAME=value` before a command, alone, or in declare/export/local/readonly/typeset. */
+export interface Assignment {
+  /** The variable name (without a subscript), or undefined when only run time knows it. */
+  name: string | undefined;
+  /** The value, or undefined for `declare NAME` without one. */
+  value: ShellWord | undefined;
+  text: string;
+}
+
 /** A simple command found anywhere in a script (top level, substitutions, bodies…). */
 export interface SimpleCommand {
   /** The command word and its arguments; empty for a bare assignment such as `a=1`. */
   words: ShellWord[];
+  /** Assignments this command makes (prefix `A=1 cmd`, bare `A=1`, `export A=1`). */
+  assignments?: Assignment[];
   /** Source text of the command, for messages. */
   text: string;
   stdin: StdinSource;

@@ -1,0 +1,305 @@
+/**
+ * Bash indirection: ways a command line makes bash (or a program) run code that is not a
+ * command word the parser can see — prompt strings and hooks (PS4 with `set -x`,
+ * PROMPT_COMMAND), alias and command tables (BASH_ALIASES, BASH_CMDS, `hash -p`, `alias`),
+ * exported functions (`BASH_FUNC_x%%`), startup files (BASH_ENV, ENV), loadable builtins
+ * (`enable -f`), callbacks (`mapfile -C`, `complete -C`, `bind -x`), array subscripts that
+ * bash evaluates as arithmetic (`printf -v 'a[$(cmd)]'`), and variables whose value a
+ * program runs as a command (BROWSER, EDITOR, PAGER, LESSOPEN, GIT_SSH_COMMAND…).
+ */
+import type { Continuation, ResolvedCommand } from "./shell-commands.js";
+import type { Assignment, ShellWord } from "./shell-words.js";
+
+/** Variables whose value bash itself runs or reads as code. */
+const CODE_VARIABLES = new Set([
+  "PS0",
+  "PS1",
+  "PS2",
+  "PS3",
+  "PS4",
+  "PROMPT_COMMAND",
+  "BASH_ENV",
+  "ENV",
+  "BASH_ALIASES",
+  "BASH_CMDS",
+  "SHELLOPTS",
+  "BASHOPTS",
+  "BASH_LOADABLES_PATH",
+  "BASH_COMPAT",
+  "LD_PRELOAD",
+  "LD_AUDIT",
+  "LD_LIBRARY_PATH",
+  "GCONV_PATH",
+  "NODE_OPTIONS",
+  "PERL5OPT",
+  "RUBYOPT",
+  "PYTHONSTARTUP",
+  "PYTHONINSPECT",
+  "PYTHONBREAKPOINT",
+  "PYTHONWARNINGS",
+  "POSIXLY_CORRECT",
+]);
+
+/** Variables whose value some program runs as a command line (checked as one). */
+const PROGRAM_VARIABLES = new Set([
+  "BROWSER",
+  "EDITOR",
+  "VISUAL",
+  "PAGER",
+  "MANPAGER",
+  "GIT_PAGER",
+  "GIT_EDITOR",
+  "GIT_SEQUENCE_EDITOR",
+  "GIT_SSH",
+  "GIT_SSH_COMMAND",
+  "GIT_ASKPASS",
+  "GIT_EXTERNAL_DIFF",
+  "GIT_PROXY_COMMAND",
+  "SSH_ASKPASS",
+  "SUDO_ASKPASS",
+  "SUDO_EDITOR",
+  "LESSOPEN",
+  "LESSCLOSE",
+  "SYSTEMD_PAGER",
+  "SYSTEMD_EDITOR",
+  "FCEDIT",
+  "TERMINAL",
+  "SHELL",
+  "CVS_RSH",
+  "RSYNC_RSH",
+  "MAILER",
+  "XDG_OPEN",
+  "DIFFTOOL",
+]);
+
+/** Why assigning `name` cannot be checked, or undefined when it is an ordinary variable. */
+export function codeVariable(name: string): string | undefined {
+  if (name.startsWith("BASH_FUNC_") || name.includes("%%")) {
+    return `\`${name}\` defines an exported function whose body bash runs when the name is called`;
+  }
+  if (CODE_VARIABLES.has(name)) {
+    return `\`${name}\` is read by bash or the dynamic loader as code (prompt hooks, startup files, alias and command tables, preloads), which cannot be checked`;
+  }
+  return undefined;
+}
+
+export function isProgramVariable(name: string): boolean {
+  return PROGRAM_VARIABLES.has(name);
+}
+
+/** A subscript that bash evaluates as arithmetic, with a command substitution in it. */
+const SUBSCRIPT_CODE = /\[[^\]]*(\$\(|`|\$\{)/;
+
+/** What an assignment makes run: denials for code variables, the value as a command line for program variables. */
+export function assignmentContinuations(a: Assignment, via: string): Continuation[] {
+  if (a.name === undefined) {
+    return [
+      {
+        kind: "unresolvable",
+        reason: `${via}: the variable name in \`${a.text}\` is only known at run time`,
+      },
+    ];
+  }
+  const code = codeVariable(a.name);
+  if (code) return [{ kind: "unresolvable", reason: `${via}: ${code}` }];
+  if (a.value?.value !== undefined && SUBSCRIPT_CODE.test(a.value.value)) {
+    // `x='a[$(cmd)]'; echo $((x))`: arithmetic on the variable evaluates the subscript and runs cmd.
+    return [
+      {
+        kind: "unresolvable",
+        reason: `${via}: the value holds an array subscript with a command substitution, which bash runs when the variable is used in arithmetic`,
+      },
+    ];
+  }
+  if ((isProgramVariable(a.name) || /^GIT_CONFIG_(VALUE_\d+|PARAMETERS)$/.test(a.name)) && a.value) {
+    return programValue(a.name, a.value);
+  }
+  return [];
+}
+
+function programValue(name: string, value: ShellWord): Continuation[] {
+  if (value.value === undefined) {
+    return [
+      {
+        kind: "unresolvable",
+        reason: `\`${name}\` names a program that will be run, and its value \`${value.raw}\` is only known at run time`,
+      },
+    ];
+  }
+  // BROWSER is a colon-separated list; LESSOPEN starts with `|`; both use %s for the argument.
+  const parts = name === "BROWSER" ? value.value.split(":") : [value.value];
+  return parts
+    .map((p) => p.replace(/^\s*\|\|?-?/, "").replace(/%s/g, "x"))
+    .filter((p) => p.trim() !== "")
+    .map((script) => ({ kind: "script" as const, script, via: `the program in ${name}`, soft: true }));
+}
+
+function deny(reason: string): Continuation[] {
+  return [{ kind: "unresolvable", reason }];
+}
+
+/** Options of the name-taking builtins that take a value (the value is not a name). */
+const BUILTIN_VALUE_OPTIONS: Readonly<Record<string, string>> = {
+  read: "dinNptu",
+  mapfile: "dnOsu",
+  readarray: "dnOsu",
+  printf: "",
+  declare: "",
+  typeset: "",
+  local: "",
+  export: "",
+  readonly: "",
+  getopts: "",
+  wait: "",
+  unset: "",
+};
+
+/**
+ * Builtins that take variable names, callbacks or definitions: `declare`/`export`/`local`/
+ * `readonly`/`typeset`, `read`, `printf -v`, `mapfile`/`readarray`, `getopts`, `wait -p`,
+ * `test -v`, `let`, `hash`, `enable`, `complete`/`compgen`, `bind`, `alias`, `fc`.
+ */
+export function builtinContinuations(cmd: ResolvedCommand): Continuation[] {
+  const { name, words } = cmd;
+  const args = words.slice(1);
+  const values = args.map((w) => w.value);
+  switch (name) {
+    case "alias":
+      if (args.some((w) => w.value === undefined || w.value.includes("="))) {
+        return deny(
+          "`alias` definitions change how later lines are read (alias text is spliced in before parsing), which cannot be checked; write the command out",
+        );
+      }
+      return [];
+    case "hash":
+      if (values.some((v) => v === undefined || /^-[a-z]*p/.test(v))) {
+        return deny("`hash -p` maps a command name to another program, which cannot be checked");
+      }
+      return [];
+    case "enable":
+      if (values.some((v) => v === undefined || /^-[a-z]*f/.test(v))) {
+        return deny("`enable -f` loads a builtin from a shared object, which cannot be checked");
+      }
+      return [];
+    case "complete":
+    case "compgen":
+      if (values.some((v) => v === undefined || /^-[a-zA-Z]*C/.test(v))) {
+        return deny(`\`${name} -C\` runs a command to generate completions, which cannot be checked`);
+      }
+      return [];
+    case "bind":
+      if (values.some((v) => v === undefined || /^-[a-zA-Z]*x/.test(v))) {
+        return deny("`bind -x` binds a key to shell code, which cannot be checked");
+      }
+      return [];
+    case "fc":
+      if (values.some((v) => v === undefined || !/^-[lnr]+$|^-?\d+$/.test(v))) {
+        return deny(
+          "`fc` re-runs history through an editor, which cannot be checked (only `fc -l` is allowed)",
+        );
+      }
+      return [];
+    case "let":
+      return values.some((v) => v === undefined || SUBSCRIPT_CODE.test(v) || /\$\(|`/.test(v))
+        ? deny(
+            "`let` evaluates its arguments as arithmetic, and bash runs command substitutions found in them",
+          )
+        : [];
+    case "test":
+    case "[":
+      for (let i = 0; i < values.length; i++) {
+        if (values[i] === "-v" && (values[i + 1] === undefined || SUBSCRIPT_CODE.test(values[i + 1]!))) {
+          return deny(
+            "`test -v` evaluates an array subscript, and bash runs command substitutions found in it",
+          );
+        }
+      }
+      return [];
+  }
+  if (!Object.hasOwn(BUILTIN_VALUE_OPTIONS, name)) return [];
+  const out: Continuation[] = [];
+  const names: ShellWord[] = [];
+  const valueOptions = BUILTIN_VALUE_OPTIONS[name]!;
+  const declareLike = ["declare", "typeset", "local", "export", "readonly"].includes(name);
+  let nameref = false;
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i]!;
+    const v = w.value;
+    if (v === undefined) {
+      out.push({
+        kind: "unresolvable",
+        reason: `\`${name}\` gets \`${w.raw}\`, only known at run time, where it takes a variable name`,
+      });
+      continue;
+    }
+    if (v === "--") {
+      names.push(...args.slice(i + 1));
+      break;
+    }
+    if ((v.startsWith("-") || (declareLike && v.startsWith("+"))) && v.length > 1 && names.length === 0) {
+      const letters = v.slice(1);
+      if (declareLike && letters.includes("n")) nameref = true;
+      if ((name === "mapfile" || name === "readarray") && letters.includes("C")) {
+        return deny(
+          `\`${name} -C\` runs a callback as shell code for every line read, which cannot be checked`,
+        );
+      }
+      // `printf -v NAME`, `read -a NAME`, `wait -p NAME`: the value is a name.
+      const nameOption =
+        (name === "printf" && letters.includes("v")) ||
+        (name === "read" && letters.endsWith("a")) ||
+        (name === "wait" && letters.endsWith("p"));
+      const takesValue = [...letters].some((l) => valueOptions.includes(l)) && !/\d/.test(letters);
+      if (nameOption || takesValue) {
+        const next = args[++i];
+        if (next && nameOption) names.push(next);
+        if (next?.value === undefined && next) {
+          out.push({ kind: "unresolvable", reason: `\`${name} ${v}\` gets a value only known at run time` });
+        }
+      }
+      continue;
+    }
+    if (name === "printf" || name === "getopts") {
+      // printf's format and arguments are data; getopts NAME is its second argument.
+      if (name === "getopts" && i === 1) names.push(w);
+      continue;
+    }
+    if (name === "unset" || name === "wait") continue;
+    names.push(w);
+  }
+  for (const w of names) {
+    const v = w.value;
+    if (v === undefined) {
+      out.push({
+        kind: "unresolvable",
+        reason: `\`${name}\` gets the variable name \`${w.raw}\`, only known at run time`,
+      });
+      continue;
+    }
+    const bare = v.replace(/[[=].*$/s, "");
+    const why = codeVariable(bare);
+    if (why) out.push({ kind: "unresolvable", reason: `${name} ${bare}: ${why}` });
+    if (SUBSCRIPT_CODE.test(v)) {
+      out.push({
+        kind: "unresolvable",
+        reason: `\`${name} ${v}\`: bash evaluates the array subscript as arithmetic and runs the command substitution in it`,
+      });
+    }
+  }
+  if (nameref) {
+    // `declare -n ref=PS4`: the value of a nameref is itself a variable name.
+    for (const a of cmd.assignments ?? []) {
+      const target = a.value?.value;
+      if (a.value && target === undefined)
+        out.push({
+          kind: "unresolvable",
+          reason: `the nameref target in \`${a.text}\` is only known at run time`,
+        });
+      else if (target !== undefined) {
+        const why = codeVariable(target.replace(/\[.*$/s, ""));
+        if (why) out.push({ kind: "unresolvable", reason: `${name} -n ${a.name}=${target}: ${why}` });
+      }
+    }
+  }
+  return out;
+}

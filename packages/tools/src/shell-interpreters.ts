@@ -1,0 +1,496 @@
+/**
+ * Interpreters given code on the command line (`python3 -c`, `node -e`, `perl -e`, `ruby -e`,
+ * `awk '…'`), a module to run (`python3 -m`), or code on standard input. The rule, for every
+ * language the same:
+ *
+ * 1. code or a module that names a URL opener (python webbrowser/antigravity, node open/opn,
+ *    ruby launchy, perl Browser::Open, R browseURL) is an opener (denied with the hint);
+ * 2. code that evaluates code or imports modules by a computed name (`exec`, `eval`,
+ *    `__import__`, `importlib`, `Function`, `require(x)`) cannot be checked: denied;
+ * 3. code that starts processes must name the program literally; the literal strings are
+ *    then checked as command lines (`subprocess.run(["xdg-open", u])` is an opener);
+ * 4. code read from a pipe or a file on stdin cannot be checked: denied; a literal
+ *    here-document is code like `-c`.
+ *
+ * Script files are not read. This is a first line only: the OS sandbox under every command
+ * is what holds for interpreter code (docs/shell-policy.md).
+ */
+import type { Continuation, ResolvedCommand } from "./shell-commands.js";
+
+interface Language {
+  readonly opener: RegExp;
+  readonly dynamic: RegExp;
+  /** A call that starts a process; the text after it must begin with a literal. */
+  readonly spawn: RegExp;
+  /** Spawn calls are looked for only when the code mentions a process API at all. */
+  readonly spawnGate?: RegExp;
+}
+
+const PY: Language = {
+  opener: /\b(webbrowser|antigravity)\b/,
+  dynamic:
+    /__import__|\bimportlib\b|\b(exec|eval|compile|getattr|globals|vars|breakpoint)\s*\(|__builtins__|\bbuiltins\b|sys\.modules|\b(pickle|marshal|dill)\.loads?\b|\bctypes\b|\bcode\.(interact|InteractiveConsole)/,
+  spawn:
+    /\b(os\.(system|popen|exec[lv]p?e?|spawn[lv]p?e?|posix_spawnp?)|subprocess\.[A-Za-z_]+|pty\.spawn|commands\.getoutput|Popen|check_output|check_call|getoutput|getstatusoutput|(?<=^|[;\s])(run|call|system|popen)(?=\s*\())\s*\(/g,
+  spawnGate: /\b(subprocess|os|pty|commands|asyncio\.create_subprocess\w*)\b/,
+};
+
+const JS: Language = {
+  opener:
+    /\brequire\s*\(\s*['"`](open|opn|opener|better-opn|open-cli)['"`]|\bfrom\s+['"`](open|opn|opener|better-opn)['"`]|\bimport\s*\(\s*['"`](open|opn|opener)['"`]/,
+  dynamic:
+    /\beval\s*\(|\bFunction\s*\(|\brequire\s*\(\s*[^'"`\s)]|\b(require|import)\s*\(\s*(['"`])[^'"`]*\2\s*[^)\s]|\brequire\s*\(\s*`[^`]*\$\{|\bimport\s*\(\s*[^'"`\s)]|\bvm\.|\bprocess\.binding|\bglobalThis\s*\[|\bmodule\.constructor|\bprocess\.dlopen|\bWorker\s*\(|\[\s*(['"`])[^'"`]*\3\s*\+/,
+  spawn:
+    /\b(exec|execSync|execFile|execFileSync|spawn|spawnSync|fork|Deno\.run|Deno\.Command|Bun\.spawn|Bun\.spawnSync|execa|execaSync|\$)\s*\(/g,
+  spawnGate: /child_process|\bexeca\b|shelljs|\bzx\b|Bun\.spawn|Deno\.(run|Command)/,
+};
+
+const PERL: Language = {
+  opener: /\b(Browser::Open|HTML::Display|open_browser)\b/,
+  dynamic: /\beval\s*[^\s{]|\beval\s*\$|\brequire\s+\$|\bdo\s+\$|->can\s*\(|\bDynaLoader\b/,
+  spawn: /(\b(system|exec|qx)\s*[({'"]?|`|\bopen\s*\([^,]*,\s*['"][|-]|\|\s*['"])/g,
+};
+
+const RUBY: Language = {
+  opener: /\b(launchy|Launchy)\b/,
+  dynamic:
+    /\b(eval|instance_eval|class_eval|module_eval|instance_exec|send|public_send|__send__|const_get)\b|\brequire\s+[^'"\s]/,
+  spawn: /(?:\b(system|exec|spawn|IO\.popen|Open3\.[a-z0-9_]+|Process\.spawn)|%x)\s*[({'"]?|`/g,
+};
+
+const R: Language = {
+  opener: /\bbrowseURL\b|\butils::browseURL\b/,
+  dynamic: /\b(eval|parse|source|do\.call|get)\s*\(/,
+  spawn: /\b(system|system2|shell)\s*\(/g,
+};
+
+const AWK: Language = {
+  opener: /(?!)/,
+  dynamic: /(?!)/,
+  spawn: /\bsystem\s*\(|\bprintf?\b[^;}|]*\|(?!\|)\s*|\|\s*getline\b/g,
+};
+
+const PHP: Language = {
+  opener: /(?!)/,
+  dynamic: /\b(eval|assert|create_function|call_user_func(_array)?)\s*\(|\$[A-Za-z_]+\s*\(/,
+  spawn: /\b(system|exec|shell_exec|passthru|popen|proc_open|pcntl_exec)\s*\(|`/g,
+};
+
+const LUA: Language = {
+  opener: /(?!)/,
+  dynamic: /\b(load|loadstring|dofile|loadfile|require)\s*\(\s*[^'"\s]/,
+  spawn: /\b(os\.execute|io\.popen)\s*\(/g,
+};
+
+/** Python's own options: which take a value; -c and -m end the option list. */
+const PY_VALUE = new Set(["W", "X"]);
+const PY_FLAGS = new Set([..."bBdEhiIOPqsSuvVx?R3tU"]);
+/** Standard-library and common runners whose arguments name another module or code to run. */
+const PY_RUNNERS = new Set([
+  "cprofile",
+  "profile",
+  "pdb",
+  "trace",
+  "timeit",
+  "runpy",
+  "code",
+  "pyinstrument",
+  "coverage",
+  "scalene",
+  "memray",
+  "viztracer",
+  "kernprof",
+  "line_profiler",
+  "py_spy",
+  "ipython",
+  "idlelib",
+  "pip._internal",
+]);
+export const PYTHON = /^(python|pypy|py|ipython|python-dbg|pythonw)(\d+(\.\d+)*)?[wtmd]?$/;
+
+export interface CodeSource {
+  lang: Language;
+  code?: string;
+  module?: string;
+  moduleArgs?: readonly (string | undefined)[];
+  /** Where the code comes from when it is not in `code`. */
+  from?: "stdin" | "open";
+}
+
+function pythonSource(cmd: ResolvedCommand): CodeSource | { unknown: string } | undefined {
+  const { argv } = cmd;
+  for (let i = 1; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === undefined) return { unknown: `an argument of ${cmd.name} is only known at run time` };
+    if (a === "-") return { lang: PY, from: "stdin" };
+    if (a === "--") {
+      const next = argv[i + 1];
+      return next === undefined && cmd.argv.length <= i + 1 ? { lang: PY, from: "stdin" } : undefined;
+    }
+    if (!a.startsWith("-") || a === "-") return isStdinPath(a) ? { lang: PY, from: "stdin" } : undefined; // a script file
+    if (a.startsWith("--")) {
+      if (a === "--check-hash-based-pycs") i++;
+      continue;
+    }
+    for (let j = 1; j < a.length; j++) {
+      const letter = a[j]!;
+      const rest = a.slice(j + 1);
+      if (letter === "c" || letter === "m") {
+        const value = rest !== "" ? rest : argv[i + 1];
+        if (value === undefined) {
+          return rest === "" && i + 1 < argv.length
+            ? { unknown: `the -${letter} value of ${cmd.name} is only known at run time` }
+            : cmd.openArgs
+              ? { lang: PY, from: "open" }
+              : undefined;
+        }
+        const after = argv.slice(rest !== "" ? i + 1 : i + 2);
+        return letter === "c" ? { lang: PY, code: value } : { lang: PY, module: value, moduleArgs: after };
+      }
+      if (PY_VALUE.has(letter)) {
+        // -W action::category imports the category's module: `-W ignore::antigravity.X`.
+        const value = rest !== "" ? rest : argv[i + 1];
+        if (letter === "W" && value !== undefined && PY.opener.test(value)) return { lang: PY, code: value };
+        if (rest === "") i++;
+        break;
+      }
+      if (!PY_FLAGS.has(letter)) return undefined; // python refuses an unknown option
+    }
+  }
+  if (cmd.openArgs) return { lang: PY, from: "open" };
+  return { lang: PY, from: "stdin" };
+}
+
+function isStdinPath(path: string): boolean {
+  return /^\/+(dev\/+(stdin|fd\/|tty)|proc\/+[^/]+\/+fd\/)/.test(path.replace(/\/\.(?=\/)/g, ""));
+}
+
+/** `-e code` style interpreters: the code options, the options that take a value, and the language. */
+interface EvalSpec {
+  lang: Language;
+  code: readonly string[];
+  /** Options whose value is a module loaded before the code (`perl -MBrowser::Open`, `ruby -rlaunchy`, `node -r open`). */
+  modules?: readonly string[];
+  value: readonly string[];
+  /** The first operand is the program text (awk). */
+  programOperand?: boolean;
+  /** A subcommand that takes code (`deno eval`, `bun eval`? no). */
+  evalSub?: string;
+}
+
+const EVAL: Readonly<Record<string, EvalSpec>> = {
+  node: {
+    lang: JS,
+    code: ["-e", "--eval", "-p", "--print"],
+    modules: ["-r", "--require", "--import", "--loader", "--experimental-loader"],
+    value: ["--input-type", "-C", "--conditions", "--env-file"],
+  },
+  nodejs: {
+    lang: JS,
+    code: ["-e", "--eval", "-p", "--print"],
+    value: ["-r", "--require", "--import", "--loader", "--input-type"],
+  },
+  bun: { lang: JS, code: ["-e", "--eval", "-p", "--print"], value: ["-r", "--preload", "--cwd"] },
+  deno: { lang: JS, code: [], value: [], evalSub: "eval" },
+  perl: { lang: PERL, code: ["-e", "-E"], modules: ["-M", "-m"], value: ["-I", "-x", "-i"] },
+  ruby: { lang: RUBY, code: ["-e"], modules: ["-r"], value: ["-I", "-C", "-E", "-F"] },
+  php: { lang: PHP, code: ["-r", "-B", "-R", "-E"], value: ["-c", "-d", "-z", "-t"] },
+  lua: { lang: LUA, code: ["-e"], value: ["-l"] },
+  luajit: { lang: LUA, code: ["-e"], value: ["-l", "-j", "-O"] },
+  rscript: { lang: R, code: ["-e"], value: [] },
+  r: { lang: R, code: ["-e"], value: [] },
+  awk: {
+    lang: AWK,
+    code: ["--source"],
+    value: ["-f", "-v", "-F", "--file", "--assign", "--field-separator"],
+    programOperand: true,
+  },
+  gawk: {
+    lang: AWK,
+    code: ["--source", "-e"],
+    value: ["-f", "-v", "-F", "-i", "-l", "--file", "--assign", "--include", "--load"],
+    programOperand: true,
+  },
+  mawk: { lang: AWK, code: [], value: ["-f", "-v", "-F", "-W"], programOperand: true },
+  nawk: { lang: AWK, code: [], value: ["-f", "-v", "-F"], programOperand: true },
+  busybox_awk: { lang: AWK, code: [], value: ["-f", "-v", "-F"], programOperand: true },
+};
+
+function evalSource(cmd: ResolvedCommand, spec: EvalSpec): CodeSource[] | { unknown: string } {
+  const { argv } = cmd;
+  const out: CodeSource[] = [];
+  let i = 1;
+  if (spec.evalSub) {
+    if (argv[1] !== spec.evalSub) return [];
+    const code = argv[argv.length - 1];
+    if (code === undefined) return { unknown: `the code of ${cmd.name} eval is only known at run time` };
+    return [{ lang: spec.lang, code }];
+  }
+  let sawProgram = false;
+  for (; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === undefined) return { unknown: `an argument of ${cmd.name} is only known at run time` };
+    if (a === "--") break;
+    if (!a.startsWith("-") || a === "-") {
+      if (spec.programOperand && !sawProgram && !out.some((s) => s.code !== undefined)) {
+        out.push({ lang: spec.lang, code: a });
+      }
+      break;
+    }
+    const eq = a.indexOf("=");
+    const name = eq === -1 ? a : a.slice(0, eq);
+    if (spec.code.includes(name)) {
+      const code = eq !== -1 ? a.slice(eq + 1) : argv[++i];
+      if (code === undefined) return { unknown: `the ${name} code of ${cmd.name} is only known at run time` };
+      out.push({ lang: spec.lang, code });
+      sawProgram = true;
+      continue;
+    }
+    if (spec.modules?.includes(name)) {
+      const mod = eq !== -1 ? a.slice(eq + 1) : argv[++i];
+      if (mod === undefined)
+        return { unknown: `the ${name} module of ${cmd.name} is only known at run time` };
+      out.push({ lang: spec.lang, code: moduleCode(spec.lang, mod) });
+      continue;
+    }
+    if (name === "-f" || name === "--file") sawProgram = true;
+    if (!a.startsWith("--") && a.length > 2) {
+      // A short cluster (`perl -lne CODE`, `node -pe CODE`, `ruby -rlaunchy`), letter by letter.
+      let consumed = false;
+      let j = 1;
+      for (; j < a.length; j++) {
+        const letter = `-${a[j]}`;
+        const rest = a.slice(j + 1);
+        if (spec.code.includes(letter) || spec.modules?.includes(letter)) {
+          const value =
+            rest !== "" && !/^[a-z]+$/.test(rest)
+              ? rest
+              : rest !== "" && !rest.split("").every((l) => spec.code.includes(`-${l}`))
+                ? rest
+                : argv[++i];
+          if (value === undefined)
+            return { unknown: `the ${letter} value of ${cmd.name} is only known at run time` };
+          if (spec.code.includes(letter)) {
+            out.push({ lang: spec.lang, code: value });
+            sawProgram = true;
+          } else out.push({ lang: spec.lang, code: moduleCode(spec.lang, value) });
+          consumed = true;
+          break;
+        }
+        if (spec.value.includes(letter)) {
+          if (rest === "") i++;
+          consumed = true;
+          break;
+        }
+      }
+      if (consumed || j >= a.length) continue;
+    }
+    if (spec.value.includes(name) && eq === -1) i++;
+  }
+  if (out.length === 0 && !sawProgram) {
+    const script = argv[i];
+    if (script === undefined && cmd.openArgs) out.push({ lang: spec.lang, from: "open" });
+    else if (
+      (script === undefined || script === "-") &&
+      cmd.stdin.kind !== "inherited" &&
+      !spec.programOperand
+    ) {
+      out.push({ lang: spec.lang, from: "stdin" });
+    } else if (script !== undefined && isStdinPath(script)) out.push({ lang: spec.lang, from: "stdin" });
+  }
+  return out;
+}
+
+function moduleCode(lang: Language, mod: string): string {
+  const bare = mod.replace(/[=\s].*$/s, "").replace(/['"`]/g, "");
+  return lang === JS ? `require('${bare}')` : lang === PERL ? `use ${bare};` : `require '${bare}'`;
+}
+
+/** The code an interpreter invocation runs, as far as the command line shows it. */
+export function codeSources(cmd: ResolvedCommand): CodeSource[] | { unknown: string } {
+  if (PYTHON.test(cmd.name)) {
+    const s = pythonSource(cmd);
+    if (!s) return [];
+    return "unknown" in s ? s : [s];
+  }
+  const spec = Object.hasOwn(EVAL, cmd.name) ? EVAL[cmd.name]! : undefined;
+  return spec ? evalSource(cmd, spec) : [];
+}
+
+/** Does this code or module name an opener? (Rule 1; used by the gui rules.) */
+export function sourceOpensBrowser(cmd: ResolvedCommand, s: CodeSource): boolean {
+  if (s.module !== undefined) {
+    const mod = s.module.toLowerCase();
+    if (s.lang.opener.test(mod)) return true;
+    if (PY_RUNNERS.has(mod) || PY_RUNNERS.has(mod.split(".")[0]!)) {
+      return (s.moduleArgs ?? []).some(
+        (a) => a === undefined || s.lang.opener.test(a) || /^-m(webbrowser|antigravity)$/.test(a),
+      );
+    }
+    return false;
+  }
+  const code = s.code ?? (s.from === "stdin" && cmd.stdin.kind === "text" ? cmd.stdin.text : undefined);
+  return code !== undefined && s.lang.opener.test(code);
+}
+
+/** String literals in code: '…', "…", `…` (escapes kept simple: \x skips x). */
+function stringLiterals(code: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < code.length; i++) {
+    const q = code[i]!;
+    if (q !== "'" && q !== '"' && q !== "`") continue;
+    let j = i + 1;
+    let text = "";
+    for (; j < code.length && code[j] !== q; j++) {
+      if (code[j] === "\\") j++;
+      text += code[j] ?? "";
+    }
+    out.push(text);
+    i = j;
+  }
+  return out;
+}
+
+/** PowerShell's text: every argument, with -EncodedCommand (any unique prefix: -e, -en, -enc…, -ec) decoded. */
+export function powershellText(args: readonly (string | undefined)[]): string | undefined {
+  const parts: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === undefined) return undefined;
+    if (
+      /^[-/](e|ec|en|enc|enco|encod|encode|encoded|encodedc|encodedco|encodedcom|encodedcomm|encodedcomma|encodedcomman|encodedcommand)$/i.test(
+        a,
+      )
+    ) {
+      const b64 = args[++i];
+      if (b64 === undefined) return undefined;
+      const decoded = Buffer.from(b64, "base64").toString("utf16le");
+      parts.push(decoded);
+      continue;
+    }
+    parts.push(a);
+  }
+  return parts.join(" ");
+}
+
+/** PowerShell that builds code or commands at run time (`iex`, `& ('sta'+'rt')`, `[char]`…). */
+const PS_DYNAMIC =
+  /\b(iex|invoke-expression|invoke-command|icm|start-job|new-object\s+-com\w*|add-type)\b|\[scriptblock\]|\[char\]|frombase64string|-join\b|[&.]\s*[($]|['"]\s*\+\s*['"$]|\$env:comspec|-encodedcommand|\$executioncontext/i;
+
+/** Rules 2–4 as continuations: denials, and literal command lines to check. */
+export function interpreterContinuations(cmd: ResolvedCommand): Continuation[] {
+  if (cmd.name === "powershell" || cmd.name === "pwsh" || cmd.name === "powershell_ise") {
+    const text = powershellText(cmd.argv.slice(1));
+    if (text === undefined)
+      return [{ kind: "unresolvable", reason: `an argument of ${cmd.name} is only known at run time` }];
+    const dyn = PS_DYNAMIC.exec(text);
+    return dyn
+      ? [
+          {
+            kind: "unresolvable",
+            reason: `the ${cmd.name} code builds code or a command at run time (\`${dyn[0]}\`), which cannot be checked`,
+          },
+        ]
+      : [];
+  }
+  const sources = codeSources(cmd);
+  if (!Array.isArray(sources)) return [{ kind: "unresolvable", reason: sources.unknown }];
+  const out: Continuation[] = [];
+  for (const s of sources) {
+    if (s.from === "open") {
+      out.push({
+        kind: "unresolvable",
+        reason: `the code ${cmd.name} runs would come from data read at run time`,
+      });
+      continue;
+    }
+    let code = s.code;
+    if (s.module !== undefined) continue;
+    if (code === undefined && s.from === "stdin") {
+      if (cmd.stdin.kind !== "text") {
+        out.push({
+          kind: "unresolvable",
+          reason: `${cmd.name} would read its program from standard input (${cmd.stdin.kind === "pipe" ? "a pipe" : cmd.stdin.kind === "file" ? "a file" : "not a literal here-document"}), which cannot be checked; pass the code literally`,
+        });
+        continue;
+      }
+      code = cmd.stdin.text;
+    }
+    if (code === undefined) continue;
+    const dyn = s.lang.dynamic.exec(code);
+    if (dyn) {
+      out.push({
+        kind: "unresolvable",
+        reason: `the ${cmd.name} code evaluates code or imports a module by a computed name (\`${dyn[0].trim()}\`), which cannot be checked`,
+      });
+      continue;
+    }
+    const gated = s.lang.spawnGate === undefined || s.lang.spawnGate.test(code);
+    // Code that reaches a process API at all (`child_process`, `subprocess`): its string
+    // literals are checked as command lines even when the call is renamed (`{execSync: e}`).
+    let spawns = s.lang.spawnGate !== undefined && gated;
+    // `import subprocess as s; s.run(x)`: the alias's calls are spawn calls too.
+    const aliases =
+      s.lang === PY
+        ? [...code.matchAll(/\bimport\s+(?:subprocess|os|pty)\s+as\s+(\w+)/g)].map((m) => m[1]!)
+        : [];
+    const spawnRe =
+      aliases.length > 0
+        ? new RegExp(`${s.lang.spawn.source}|\\b(?:${aliases.join("|")})\\.\\w+\\s*\\(`, "g")
+        : s.lang.spawn;
+    for (const m of gated ? code.matchAll(spawnRe) : []) {
+      spawns = true;
+      const at = m.index ?? 0;
+      const after = code.slice(at + m[0].length);
+      if (!literalSpawn(s.lang, m[0], after, code.slice(0, at))) {
+        out.push({
+          kind: "unresolvable",
+          reason: `the ${cmd.name} code starts a process whose command is computed at run time (\`${clip(m[0] + after)}\`); name the program literally`,
+        });
+        break;
+      }
+    }
+    if (spawns) {
+      for (const found of stringLiterals(code)) {
+        // Perl/awk pipe opens: `"cmd |"`, `"| cmd"`, `"-|"`.
+        const literal = found.replace(/^\s*-?\|-?\s*|\s*-?\|-?\s*$/g, "");
+        if (literal.trim() !== "")
+          out.push({ kind: "script", script: literal, via: `${cmd.name} code`, soft: true });
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Is the command a spawn call starts a plain literal? `system("ls")`, `run(["ls", x])`,
+ * `"ls" | getline` are; `system(cmd)`, `system("xdg-" + x)`, `f"…"`, `"%s" % x`, template
+ * literals and interpolating strings (`"…$x"` in Perl/PHP, `#{}` in Ruby) are not.
+ */
+function literalSpawn(lang: Language, call: string, after: string, before: string): boolean {
+  if (/\|\s*getline\b$/.test(call)) return /(["'])[^"']*\1\s*\|\s*getline$/.test(before + call);
+  let quote = /['"`]$/.exec(call)?.[0];
+  let rest = after;
+  if (!quote) {
+    const open = /^\s*[[(]?\s*(['"`])/.exec(after);
+    if (!open) return false;
+    quote = open[1]!;
+    rest = after.slice(open[0].length);
+  }
+  let k = 0;
+  let body = "";
+  for (; k < rest.length && rest[k] !== quote; k++) {
+    if (rest[k] === "\\") k++;
+    body += rest[k] ?? "";
+  }
+  if (quote === "`" && body.includes("${")) return false;
+  if (lang === RUBY && quote !== "'" && body.includes("#{")) return false;
+  if ((lang === PERL || lang === PHP) && quote !== "'" && /[$@]/.test(body)) return false;
+  const tail = rest.slice(k + 1).trimStart();
+  return !/^(\+|%|\*|\.\s*(format|concat|join|replace|repeat)\b)/.test(tail);
+}
+
+function clip(text: string): string {
+  const one = text.replace(/\s+/g, " ");
+  return one.length > 50 ? `${one.slice(0, 47)}...` : one;
+}

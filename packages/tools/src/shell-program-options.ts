@@ -1,0 +1,227 @@
+/**
+ * Options of ordinary tools whose value is a command the tool runs: `git -c core.pager=…`,
+ * `ssh -o ProxyCommand=…`, `rsync -e …`, `tar --use-compress-program=…`, `man -P …`,
+ * `vim -c '!…'`, `sed 's/x/y/e'`, `make --eval`. As data: the tool, the option spellings and
+ * what the value is. The value is checked as a command line for openers and configured
+ * rules (`soft`: a harmless value is fine), or the invocation is denied when the value is
+ * code the policy cannot read.
+ */
+import type { Continuation, ResolvedCommand } from "./shell-commands.js";
+
+type ValueKind =
+  /** The value is a command line some shell runs. */
+  | "command"
+  /** `key=value` pairs (git -c, ssh -o): `keys` says which keys hold a command. */
+  | "config"
+  /** The value is code in the tool's own language that can run programs: denied. */
+  | "deny";
+
+interface ProgramOption {
+  readonly names: readonly string[];
+  readonly kind: ValueKind;
+  readonly keys?: RegExp;
+  readonly note?: string;
+}
+
+const GIT_COMMAND_KEYS =
+  /^(core\.(pager|editor|sshcommand|fsmonitor|askpass|gitproxy|hookspath)|alias\..+|diff\.external|diff\..+\.(textconv|command)|filter\..+\.(clean|smudge|process)|credential\.helper|credential\..+\.helper|sequence\.editor|gpg\.program|gpg\..+\.program|pager\..+|web\.browser|browser\..+\.(cmd|path)|man\..+\.(cmd|path)|merge\..+\.driver|mergetool\..+\.cmd|difftool\..+\.cmd|uploadpack\.packobjectshook|remote\..+\.(receivepack|uploadpack|proxy)|sendemail\..+|http\.proxy|include\.path|includeif\..+)$/i;
+
+const SSH_COMMAND_KEYS =
+  /^(proxycommand|localcommand|knownhostscommand|remotecommand|permitlocalcommand|match)$/i;
+
+export const PROGRAM_OPTIONS: Readonly<Record<string, readonly ProgramOption[]>> = {
+  git: [
+    { names: ["-c"], kind: "config", keys: GIT_COMMAND_KEYS },
+    {
+      names: ["--config-env"],
+      kind: "deny",
+      note: "git --config-env reads a config value from the environment",
+    },
+  ],
+  ssh: [{ names: ["-o"], kind: "config", keys: SSH_COMMAND_KEYS }],
+  scp: [
+    { names: ["-o"], kind: "config", keys: SSH_COMMAND_KEYS },
+    { names: ["-S"], kind: "command" },
+  ],
+  sftp: [
+    { names: ["-o"], kind: "config", keys: SSH_COMMAND_KEYS },
+    { names: ["-S"], kind: "command" },
+  ],
+  rsync: [{ names: ["-e", "--rsh", "--rsync-path"], kind: "command" }],
+  tar: [
+    {
+      names: ["-I", "--use-compress-program", "--to-command", "--info-script", "-F", "--new-volume-script"],
+      kind: "command",
+    },
+    { names: ["--checkpoint-action"], kind: "deny", note: "tar --checkpoint-action can run commands" },
+  ],
+  man: [
+    { names: ["-P", "--pager"], kind: "command" },
+    { names: ["-H", "--html"], kind: "command" },
+  ],
+  sort: [{ names: ["--compress-program"], kind: "command" }],
+  make: [
+    {
+      names: ["--eval", "-E"],
+      kind: "deny",
+      note: "make --eval text is makefile code that can run any command",
+    },
+  ],
+  gmake: [
+    {
+      names: ["--eval", "-E"],
+      kind: "deny",
+      note: "make --eval text is makefile code that can run any command",
+    },
+  ],
+  emacs: [
+    {
+      names: ["--eval", "-eval", "--funcall", "-f", "--load", "-l", "-batch", "--batch", "--script"],
+      kind: "deny",
+      note: "Emacs Lisp can open URLs and run programs",
+    },
+  ],
+  zip: [{ names: ["-TT", "--unzip-command"], kind: "command" }],
+  less: [],
+};
+
+/** Editors whose startup commands (`-c`, `+cmd`, `--cmd`) are editor code. */
+const VIM = new Set(["vim", "vi", "nvim", "view", "vimdiff", "ex", "gvim", "rvim", "nvi"]);
+const VIM_CODE =
+  /\b(system|systemlist|job_start|jobstart|termopen|terminal|py3?|python3?|pyx|lua|perl|ruby|tcl|netrw|Browse|Explore|Open|source|so|exe|execute|call)\b/;
+
+function valueAt(
+  args: readonly (string | undefined)[],
+  i: number,
+  name: string,
+): { value: string | undefined; next: number } | undefined {
+  const a = args[i];
+  if (a === undefined) return undefined;
+  if (a === name) return { value: args[i + 1], next: i + 1 };
+  if (name.startsWith("--") && a.startsWith(`${name}=`)) return { value: a.slice(name.length + 1), next: i };
+  if (!name.startsWith("--") && name.length === 2 && a.startsWith(name) && a.length > 2)
+    return { value: a.slice(2), next: i };
+  return undefined;
+}
+
+function soft(script: string, via: string): Continuation {
+  return { kind: "script", script, via, soft: true };
+}
+
+/** What the program-running options of `cmd` make run. */
+export function programOptionContinuations(cmd: ResolvedCommand): Continuation[] {
+  const args = cmd.argv;
+  const out: Continuation[] = [];
+  if (VIM.has(cmd.name)) {
+    for (let i = 1; i < args.length; i++) {
+      const a = args[i];
+      let code: string | undefined;
+      if (a === "-c" || a === "--cmd" || a === "-S") code = args[++i];
+      else if (a?.startsWith("+") && a.length > 1) code = a.slice(1);
+      else continue;
+      if (code === undefined)
+        return [{ kind: "unresolvable", reason: `a ${cmd.name} startup command is only known at run time` }];
+      const bang = /^\s*:?\s*(?:[.%,\d\s]*)?!(.*)$/s.exec(code);
+      if (bang) out.push({ kind: "script", script: bang[1]!, via: `${cmd.name} !` });
+      else if (VIM_CODE.test(code) || code.includes("!")) {
+        out.push({
+          kind: "unresolvable",
+          reason: `the ${cmd.name} command \`${code.slice(0, 40)}\` can run programs, which cannot be checked`,
+        });
+      }
+    }
+    return out;
+  }
+  if (cmd.name === "less" || cmd.name === "more") {
+    if (args.some((a) => a === undefined || (a.startsWith("+") && /[!|]/.test(a)))) {
+      return [
+        {
+          kind: "unresolvable",
+          reason: `a ${cmd.name} +command that runs a shell command cannot be checked`,
+        },
+      ];
+    }
+    return [];
+  }
+  if (cmd.name === "sed" || cmd.name === "gsed") return sedContinuations(cmd);
+  if (cmd.name === "make" || cmd.name === "gmake") {
+    for (const a of args.slice(1)) {
+      const m = a === undefined ? null : /^(SHELL|MAKESHELL|\.SHELLFLAGS)=(.*)$/s.exec(a);
+      if (m) out.push(soft(m[2]!, `make ${m[1]}`));
+    }
+  }
+  const specs = Object.hasOwn(PROGRAM_OPTIONS, cmd.name) ? PROGRAM_OPTIONS[cmd.name]! : [];
+  for (let i = 1; i < args.length; i++) {
+    if (args[i] === "--") break;
+    for (const spec of specs) {
+      for (const name of spec.names) {
+        const hit = valueAt(args, i, name);
+        if (!hit) continue;
+        i = hit.next;
+        const { value } = hit;
+        if (spec.kind === "deny")
+          return [{ kind: "unresolvable", reason: spec.note ?? `${cmd.name} ${name} cannot be checked` }];
+        if (value === undefined)
+          return [
+            { kind: "unresolvable", reason: `the ${name} value of ${cmd.name} is only known at run time` },
+          ];
+        if (spec.kind === "command") out.push(soft(value, `${cmd.name} ${name}`));
+        else {
+          const m = /^\s*([^=\s]+)\s*[=\s]\s*(.*)$/s.exec(value);
+          if (m && spec.keys?.test(m[1]!)) {
+            const command = m[2]!.replace(/^!/, "");
+            out.push(
+              /^alias\./i.test(m[1]!) && m[2]!.startsWith("!")
+                ? { kind: "script", script: command, via: `${cmd.name} ${name} ${m[1]}` }
+                : soft(command, `${cmd.name} ${name} ${m[1]}`),
+            );
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/** GNU sed's `e` command and the `e` flag of `s///` run the pattern space as a command. */
+function sedContinuations(cmd: ResolvedCommand): Continuation[] {
+  const args = cmd.argv;
+  const scripts: string[] = [];
+  let sawScript = false;
+  for (let i = 1; i < args.length; i++) {
+    const a = args[i];
+    if (a === undefined)
+      return [{ kind: "unresolvable", reason: "a sed argument is only known at run time" }];
+    if (a === "-e" || a === "--expression") {
+      const s = args[++i];
+      if (s === undefined)
+        return [{ kind: "unresolvable", reason: "the sed script is only known at run time" }];
+      scripts.push(s);
+      sawScript = true;
+    } else if (a.startsWith("--expression=")) {
+      scripts.push(a.slice(13));
+      sawScript = true;
+    } else if (a === "-f" || a === "--file" || a.startsWith("--file=")) {
+      sawScript = true;
+      if (a === "-f" || a === "--file") i++;
+    } else if (!a.startsWith("-") && !sawScript) {
+      scripts.push(a);
+      sawScript = true;
+    }
+  }
+  for (const s of scripts) {
+    if (
+      /(^|[;\n{}])\s*(\d+|\$|\/[^/]*\/)?\s*e(\s|;|$)/.test(s) ||
+      /s(.)(?:(?!\1).|\\\1)*\1(?:(?!\1).|\\\1)*\1[gpiImMw0-9]*e/.test(s)
+    ) {
+      return [
+        {
+          kind: "unresolvable",
+          reason:
+            "the sed script runs commands (the `e` command or the `e` flag of `s`), which cannot be checked",
+        },
+      ];
+    }
+  }
+  return [];
+}
