@@ -7,8 +7,8 @@ import { STOP_WORDS } from "./stop-words.js";
  *
  * Pipeline: split identifiers (`fs.read`, `read_file`, `readFile`, `server/tool`,
  * `HTTPServer`) and prose on anything that is not a letter or digit, lowercase, drop
- * English stop words, stem (Porter, cut to 6 characters: "files" → "file", "reading" → "read",
- * "financial" → "financ").
+ * English stop words, stem (Porter, cut to 7 characters: "files" → "file", "reading" → "read",
+ * "documentation" → "documen").
  */
 
 /** Split camelCase and PascalCase humps: `readFile` → `read File`, `HTTPServer` → `HTTP Server`. */
@@ -17,12 +17,26 @@ function splitHumps(text: string): string {
 }
 
 const NON_WORD = /[^\p{L}\p{N}]+/u;
+const HUMP = /(\p{Ll}|\p{N})\p{Lu}|\p{Lu}\p{Lu}\p{Ll}/u;
 
-/** Lowercased word tokens of any text, identifiers split on `.`, `_`, `-`, `/`, `:` and camelCase. */
+/**
+ * Lowercased word tokens of any text, identifiers split on `.`, `_`, `-`, `/`, `:` and
+ * camelCase. A word that camelCase splits is also kept whole, after its parts: `MySQL` →
+ * `my sql mysql`, `GitHub` → `git hub github`, `readFile` → `read file readfile`. So a
+ * brand written in camel case meets the same brand in an identifier (`azure_mysql_list`
+ * indexes `mysql`), whichever side it is on: documents and queries go through this same
+ * function.
+ */
 export function tokenize(text: string): string[] {
   const out: string[] = [];
-  for (const piece of splitHumps(text).split(NON_WORD)) {
-    if (piece !== "") out.push(piece.toLowerCase());
+  for (const word of text.split(NON_WORD)) {
+    if (word === "") continue;
+    if (!HUMP.test(word)) {
+      out.push(word.toLowerCase());
+      continue;
+    }
+    for (const piece of splitHumps(word).split(" ")) if (piece !== "") out.push(piece.toLowerCase());
+    out.push(word.toLowerCase());
   }
   return out;
 }
@@ -35,13 +49,15 @@ const stemCache = new Map<string, string>();
 const STEM_CACHE_MAX = 50_000;
 
 /**
- * Stems are cut to this many characters after Porter stemming ("truncation stemming"), so
- * derivations Porter leaves apart still meet: finance/financial, document/documentation,
- * configure/config. Measured on MetaTool: 6 beat 5, 7, 8 and no cut.
+ * Porter stems longer than this are cut to it ("truncation stemming"), so long derivations
+ * Porter leaves apart still meet: documentation/document, configuration/configur. Shorter
+ * stems are left whole, so short words are not merged with their neighbours (`located` →
+ * `locat` stays apart from `local`, `concert` from `concern`). See docs/search.md for the
+ * measurements behind the numbers.
  */
-export const STEM_PREFIX_LENGTH = 6;
+export const STEM_PREFIX_LENGTH = 7;
 
-/** Porter stem of one lowercased token, cut to 6 characters; numbers and very short tokens are kept as they are. */
+/** Porter stem of one lowercased token, cut to 7 characters; numbers and very short tokens are kept as they are. */
 export function stem(token: string): string {
   if (token.length <= 2 || /^\p{N}+$/u.test(token)) return token;
   let out = stemCache.get(token);

@@ -37,6 +37,8 @@ export interface TextIndex<T> {
   readonly size: number;
   /** Best first, at most `limit` (default 10) hits with a positive score; ties by id. */
   search(query: string, limit?: number): TextHit[];
+  /** Every document with a positive score for the query, by id (unordered): for ranking within a known set. */
+  scores(query: string): Map<string, number>;
   clear(): void;
 }
 
@@ -157,6 +159,25 @@ export function createTextIndex<T>(options: TextIndexOptions<T>): TextIndex<T> {
     return Math.log(1 + (docs.size - n + 0.5) / (n + 0.5));
   }
 
+  function scoreAll(query: string): Map<string, number> {
+    const out = new Map<string, number>();
+    // Repeated query words are kept: saying "price" twice is asking about price more.
+    const terms = analyze(query);
+    if (terms.length === 0 || docs.size === 0) return out;
+    const idfOf = new Map<string, number>();
+    for (const t of terms) if (!idfOf.has(t)) idfOf.set(t, idf(t));
+    const meanIdf = terms.reduce((sum, t) => sum + idfOf.get(t)!, 0) / terms.length || 1;
+    for (const r of mini.search(terms.join(" "))) {
+      let matched = 0;
+      for (const t of r.queryTerms) matched += idfOf.get(t) ?? idf(t);
+      // Undo MiniSearch's "× words matched" and apply the IDF-weighted coordination instead.
+      const bm25 = r.score / Math.max(1, r.queryTerms.length);
+      const score = bm25 * (matched / meanIdf) ** COORDINATION_POWER;
+      if (score > 0) out.set(String(r.id), score);
+    }
+    return out;
+  }
+
   return {
     add(doc) {
       const id = options.id(doc);
@@ -187,23 +208,14 @@ export function createTextIndex<T>(options: TextIndexOptions<T>): TextIndex<T> {
       return docs.size;
     },
     search(query, limit = 10) {
-      // Repeated query words are kept: saying "price" twice is asking about price more.
-      const terms = analyze(query);
       const max = Math.max(0, Math.floor(limit));
-      if (terms.length === 0 || docs.size === 0 || max === 0) return [];
-      const idfOf = new Map<string, number>();
-      for (const t of terms) if (!idfOf.has(t)) idfOf.set(t, idf(t));
-      const meanIdf = terms.reduce((sum, t) => sum + idfOf.get(t)!, 0) / terms.length || 1;
+      if (max === 0) return [];
       const top = new TopHits(max);
-      for (const r of mini.search(terms.join(" "))) {
-        let matched = 0;
-        for (const t of r.queryTerms) matched += idfOf.get(t) ?? idf(t);
-        // Undo MiniSearch's "× words matched" and apply the IDF-weighted coordination instead.
-        const bm25 = r.score / Math.max(1, r.queryTerms.length);
-        const score = bm25 * (matched / meanIdf) ** COORDINATION_POWER;
-        if (score > 0) top.offer(String(r.id), score);
-      }
+      for (const [id, score] of scoreAll(query)) top.offer(id, score);
       return top.sorted();
+    },
+    scores(query) {
+      return scoreAll(query);
     },
     clear() {
       mini.removeAll();
