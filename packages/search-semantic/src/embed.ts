@@ -6,7 +6,9 @@ import type { VectorTable } from "./vector-table.js";
  * tough-to-beat baseline for sentence embeddings"): the average of the words' vectors, each
  * weighted a / (a + p(word)), so frequent words count little and rare ones much. p(word) is
  * estimated from the word's frequency rank in the source vocabulary by Zipf's law
- * (p ∝ 1 / rank), since GloVe's vocabulary is ordered by corpus frequency.
+ * (p ∝ 1 / rank), since GloVe's vocabulary is ordered by corpus frequency. The directions
+ * every such average shares (the table's common directions) are then projected out, so
+ * what is left is what the text is about.
  */
 export const SIF_A = 1e-3;
 
@@ -28,6 +30,7 @@ export function createEmbedder(table: VectorTable): Embedder {
     return SIF_A / (SIF_A + p);
   };
   const segmentCache = new Map<string, number[]>();
+  const remove = table.commonDirections;
 
   /**
    * Rows for a word the table lacks: identifiers are already split by the tokenizer
@@ -84,6 +87,11 @@ export function createEmbedder(table: VectorTable): Embedder {
         }
       }
       if (!any) return undefined;
+      for (const u of remove) {
+        let p = 0;
+        for (let d = 0; d < out.length; d++) p += out[d]! * u[d]!;
+        for (let d = 0; d < out.length; d++) out[d]! -= p * u[d]!;
+      }
       let norm = 0;
       for (let d = 0; d < out.length; d++) norm += out[d]! * out[d]!;
       norm = Math.sqrt(norm);
@@ -93,3 +101,4 @@ export function createEmbedder(table: VectorTable): Embedder {
     },
   };
 }
+
