@@ -16,7 +16,7 @@ import type { McpPool } from "@capgate/mcp-client";
 import { createNodeMcpPool } from "@capgate/mcp-client/stdio";
 import { createModel, type ModelClient } from "@capgate/models";
 import type { ProfileSet } from "@capgate/profiles";
-import { Registry } from "@capgate/registry";
+import type { Registry } from "@capgate/registry";
 import { CapgateError } from "@capgate/schema";
 import {
   type Capability,
@@ -28,6 +28,7 @@ import {
   type ToolLimits,
 } from "@capgate/tools";
 import { builtinCapabilities } from "./builtins.js";
+import { createDefaultRegistry } from "./default-registry.js";
 import { type CallToolOptions, type CallToolOutcome, callTool } from "./call-tool.js";
 import { type CapgateConfig, parseConfig, type ResolvedConfig, resolveConfigPath } from "./config.js";
 import { defaultStateDir, toolEnvironment } from "./environment.js";
@@ -137,7 +138,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   mkdirSync(stateDir, { recursive: true, mode: 0o700 });
 
   const capabilities = new CapabilitySet([...builtinCapabilities(), ...(options.capabilities ?? [])]);
-  const registry = new Registry();
+  const registry = createDefaultRegistry();
   for (const c of capabilities.list()) registry.register(c.manifest);
 
   const hasServers = Object.keys(resolved.mcpServers).length > 0;

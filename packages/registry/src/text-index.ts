@@ -1,5 +1,5 @@
 import MiniSearch from "minisearch";
-import { analyze } from "./analyze.js";
+import { analyze, analyzeQuery } from "./analyze.js";
 
 /** Where a field's text comes from: one string, several, or nothing. */
 export type FieldExtractor<T> = (doc: T) => string | readonly string[] | undefined;
@@ -16,7 +16,7 @@ export interface TextIndexOptions<T> {
    * begins (`conf` → `config`), at half weight. Default true.
    */
   prefix?: boolean;
-  /** Let a query word of 5+ letters that no document contains match with one typo (`serach`), at 0.3 weight. Default true. */
+  /** Let a query word of 6+ letters that no document contains match with one typo (`serach`), at 0.3 weight. Default true. */
   fuzzy?: boolean;
   /** BM25+ parameters (k saturation, b length normalisation, d floor); MiniSearch's defaults (1.2, 0.7, 0.5) otherwise. */
   bm25?: { k: number; b: number; d: number };
@@ -117,7 +117,9 @@ export function createTextIndex<T>(options: TextIndexOptions<T>): TextIndex<T> {
   // page size and cheap, and, measured, widening known words does not improve ranking.
   const widen = {
     prefix: usePrefix ? (term: string) => term.length >= 3 && !df.has(term) : false,
-    fuzzy: useFuzzy ? (term: string) => (term.length >= 5 && !df.has(term) ? 1 : false) : false,
+    // 6+ (not 5+): a five-letter stem is usually a real word cut by Porter ("located" →
+    // "locat"), and one edit away lies another word ("local").
+    fuzzy: useFuzzy ? (term: string) => (term.length >= 6 && !df.has(term) ? 1 : false) : false,
   };
 
   // Documents arrive analysed (terms joined by spaces), so MiniSearch only splits them.
@@ -162,7 +164,7 @@ export function createTextIndex<T>(options: TextIndexOptions<T>): TextIndex<T> {
   function scoreAll(query: string): Map<string, number> {
     const out = new Map<string, number>();
     // Repeated query words are kept: saying "price" twice is asking about price more.
-    const terms = analyze(query);
+    const terms = analyzeQuery(query, (t) => df.has(t));
     if (terms.length === 0 || docs.size === 0) return out;
     const idfOf = new Map<string, number>();
     for (const t of terms) if (!idfOf.has(t)) idfOf.set(t, idf(t));
