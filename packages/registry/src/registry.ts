@@ -426,10 +426,14 @@ export class Registry {
    * keep their manifest order after the others.
    */
   #toolScorer(text: string): (entry: Entry) => SearchHitTool[] {
-    const lexical = this.#toolIndex.scores(text);
     const q = this.#toolRank?.query(text);
     const weight = q ? clamp01(this.#ranker?.weight ?? DEFAULT_RANKER_WEIGHT) : 0;
     return (entry) => {
+      // Only this capability's tools are scored: no search over every tool.
+      const lexical = this.#toolIndex.scoresOf(
+        text,
+        entry.tools.map((t) => t.manifest.name),
+      );
       let best = 0;
       for (const t of entry.tools) best = Math.max(best, lexical.get(t.manifest.name) ?? 0);
       const scored = entry.tools.map((t, i) => {

@@ -5,38 +5,43 @@
  * `includes`, so the answer is exact. Texts are added and removed one at a time.
  */
 export class SubstringIndex {
-  /** n-gram → ids of the texts containing it (insertion order). */
-  readonly #grams = new Map<string, Set<number>>();
+  /** n-gram → ids of the texts containing it, ascending (ids only ever grow); removed ids are dropped lazily. */
+  readonly #grams = new Map<string, number[]>();
   readonly #texts = new Map<number, string>();
+  #lastId = -1;
+  /** Removed since the last compaction: skipped at query time, purged once they are many. */
+  readonly #dead = new Set<number>();
 
   get size(): number {
     return this.#texts.size;
   }
 
+  /** Index a text under an id greater than every id added before. */
   add(id: number, text: string): void {
-    if (this.#texts.has(id)) throw new Error(`substring index: id ${id} is already indexed`);
+    if (this.#texts.has(id) || id <= this.#lastId) throw new Error(`substring index: id ${id} is already indexed`);
+    this.#lastId = id;
     this.#texts.set(id, text);
     for (const g of gramsOf(text)) {
-      let ids = this.#grams.get(g);
-      if (!ids) {
-        ids = new Set();
-        this.#grams.set(g, ids);
-      }
-      ids.add(id);
+      const ids = this.#grams.get(g);
+      if (ids) ids.push(id);
+      else this.#grams.set(g, [id]);
     }
   }
 
   remove(id: number): boolean {
-    const text = this.#texts.get(id);
-    if (text === undefined) return false;
-    this.#texts.delete(id);
-    for (const g of gramsOf(text)) {
-      const ids = this.#grams.get(g);
-      if (!ids) continue;
-      ids.delete(id);
-      if (ids.size === 0) this.#grams.delete(g);
-    }
+    if (!this.#texts.delete(id)) return false;
+    this.#dead.add(id);
+    if (this.#dead.size > 1024 && this.#dead.size * 4 > this.#texts.size) this.#compact();
     return true;
+  }
+
+  #compact(): void {
+    for (const [g, ids] of this.#grams) {
+      const kept = ids.filter((i) => !this.#dead.has(i));
+      if (kept.length === 0) this.#grams.delete(g);
+      else this.#grams.set(g, kept);
+    }
+    this.#dead.clear();
   }
 
   text(id: number): string | undefined {
@@ -47,17 +52,28 @@ export class SubstringIndex {
   containing(needle: string): number[] {
     if (needle.length < 2) return [];
     const keys = needle.length === 2 ? [needle] : [...new Set(trigrams(needle))];
-    const sets: Array<Set<number>> = [];
+    const lists: number[][] = [];
     for (const k of keys) {
       const ids = this.#grams.get(k);
       if (!ids) return [];
-      sets.push(ids);
+      lists.push(ids);
     }
-    sets.sort((a, b) => a.size - b.size);
+    lists.sort((a, b) => a.length - b.length);
+    // Intersect the rarest list with the others (all ascending), then verify each candidate.
+    let candidates = lists[0]!;
+    for (let l = 1; l < lists.length && candidates.length > 0; l++) {
+      const other = lists[l]!;
+      const next: number[] = [];
+      let j = 0;
+      for (const id of candidates) {
+        while (j < other.length && other[j]! < id) j++;
+        if (j < other.length && other[j] === id) next.push(id);
+      }
+      candidates = next;
+    }
     const out: number[] = [];
-    const [smallest, ...rest] = sets;
-    outer: for (const id of smallest!) {
-      for (const s of rest) if (!s.has(id)) continue outer;
+    for (const id of candidates) {
+      if (this.#dead.has(id)) continue;
       // Every trigram present does not mean the needle is: verify.
       if (this.#texts.get(id)!.includes(needle)) out.push(id);
     }

@@ -39,6 +39,12 @@ export interface TextIndex<T> {
   search(query: string, limit?: number): TextHit[];
   /** Every document with a positive score for the query, by id (unordered): for ranking within a known set. */
   scores(query: string): Map<string, number>;
+  /**
+   * Scores of just these documents (BM25 per field with the index's weights and statistics,
+   * and the same coordination), without searching the whole index: for ordering a few
+   * known documents. Exact words only (no prefix or typo matching).
+   */
+  scoresOf(query: string, ids: Iterable<string>): Map<string, number>;
   clear(): void;
 }
 
@@ -156,6 +162,36 @@ export function createTextIndex<T>(options: TextIndexOptions<T>): TextIndex<T> {
     return out;
   }
 
+  /** Sum of each field's length over all documents, for average field lengths. */
+  const fieldTotals = new Map<string, number>(fieldNames.map((f) => [f, 0]));
+  const bm = options.bm25 ?? { k: 1.2, b: 0.7, d: 0.5 };
+
+  function scoreOne(doc: Analysed, terms: readonly string[], idfOf: Map<string, number>, meanIdf: number): number {
+    let total = 0;
+    let matched = 0;
+    const seen = new Set<string>();
+    for (const t of terms) {
+      let termScore = 0;
+      for (const f of fieldNames) {
+        const fieldTerms = doc.fields.get(f)!;
+        let tf = 0;
+        for (const x of fieldTerms) if (x === t) tf++;
+        if (tf === 0) continue;
+        const avg = (fieldTotals.get(f) ?? 0) / Math.max(1, docs.size) || 1;
+        const norm = tf + bm.k * (1 - bm.b + (bm.b * fieldTerms.length) / avg);
+        termScore += boost[f]! * idfOf.get(t)! * (bm.d + (tf * (bm.k + 1)) / norm);
+      }
+      if (termScore > 0) {
+        total += termScore;
+        if (!seen.has(t)) {
+          seen.add(t);
+          matched += idfOf.get(t)!;
+        }
+      }
+    }
+    return total > 0 ? total * (matched / meanIdf) ** COORDINATION_POWER : 0;
+  }
+
   function idf(term: string): number {
     const n = df.get(term) ?? 0;
     return Math.log(1 + (docs.size - n + 0.5) / (n + 0.5));
@@ -188,6 +224,7 @@ export function createTextIndex<T>(options: TextIndexOptions<T>): TextIndex<T> {
       const analysed = analyseDoc(doc, id);
       mini.add(analysed);
       docs.set(id, analysed);
+      for (const [f, terms] of analysed.fields) fieldTotals.set(f, (fieldTotals.get(f) ?? 0) + terms.length);
       for (const t of uniqueTerms(analysed)) df.set(t, (df.get(t) ?? 0) + 1);
     },
     remove(id) {
@@ -196,6 +233,7 @@ export function createTextIndex<T>(options: TextIndexOptions<T>): TextIndex<T> {
       // discard() drops the document at once and cleans the index lazily: no rebuild.
       mini.discard(id);
       docs.delete(id);
+      for (const [f, terms] of doc.fields) fieldTotals.set(f, (fieldTotals.get(f) ?? 0) - terms.length);
       for (const t of uniqueTerms(doc)) {
         const n = (df.get(t) ?? 1) - 1;
         if (n > 0) df.set(t, n);
@@ -219,10 +257,26 @@ export function createTextIndex<T>(options: TextIndexOptions<T>): TextIndex<T> {
     scores(query) {
       return scoreAll(query);
     },
+    scoresOf(query, ids) {
+      const out = new Map<string, number>();
+      const terms = analyzeQuery(query, (t) => df.has(t));
+      if (terms.length === 0) return out;
+      const idfOf = new Map<string, number>();
+      for (const t of terms) if (!idfOf.has(t)) idfOf.set(t, idf(t));
+      const meanIdf = terms.reduce((sum, t) => sum + idfOf.get(t)!, 0) / terms.length || 1;
+      for (const id of ids) {
+        const doc = docs.get(id);
+        if (!doc) continue;
+        const score = scoreOne(doc, terms, idfOf, meanIdf);
+        if (score > 0) out.set(id, score);
+      }
+      return out;
+    },
     clear() {
       mini.removeAll();
       docs.clear();
       df.clear();
+      for (const f of fieldNames) fieldTotals.set(f, 0);
     },
   };
 }
