@@ -55,7 +55,9 @@ function quality(): Figure[] {
   }
   for (const set of sgdSets()) {
     const s = evaluateSet(set);
-    console.log(`search.${set.name}: ${set.manifests.length} services, ${set.queries.length} queries (${set.note})`);
+    console.log(
+      `search.${set.name}: ${set.manifests.length} services, ${set.queries.length} queries (${set.note})`,
+    );
     out.push(...figures(`search.${set.name}.capability`, s.capability));
     if (s.tool) out.push(...figures(`search.${set.name}.tool`, s.tool));
   }
@@ -160,7 +162,11 @@ function scale(): Figure[] {
     { key: "search.scale.query_p99_ms", value: round(percentile(ranked, 99), 3) },
     { key: "search.scale.naive_p50_ms", value: round(naiveP50, 3) },
     { key: "search.scale.naive_over_lexical", value: round(naiveP50 / lexicalP50, 2), target: "≥ 5" },
-    { key: "search.scale.default_query_p50_ms", value: round(percentile(withSemantic, 50), 3), target: "≤ 1.5" },
+    {
+      key: "search.scale.default_query_p50_ms",
+      value: round(percentile(withSemantic, 50), 3),
+      target: "≤ 1.5",
+    },
     { key: "search.scale.default_query_p99_ms", value: round(percentile(withSemantic, 99), 3) },
     { key: "search.scale.default_tool_query_p50_ms", value: round(percentile(toolLevel, 50), 3) },
   ];

@@ -45,9 +45,9 @@ export class Bm25 {
       const tf = new Map<string, number>();
       for (const t of tokens) tf.set(t, (tf.get(t) ?? 0) + 1);
       for (const [t, n] of tf) {
-        let list = this.#postings.get(t);
-        if (!list) this.#postings.set(t, (list = []));
-        list.push([i, n]);
+        const list = this.#postings.get(t);
+        if (list) list.push([i, n]);
+        else this.#postings.set(t, [[i, n]]);
       }
     }
     this.#avg = this.#lengths.reduce((a, b) => a + b, 0) / Math.max(1, this.#lengths.length);
@@ -86,5 +86,7 @@ export function capabilityDocs(manifests: readonly CapabilityManifest[]): Bm25Do
 
 /** One BM25 document per tool: its name and description, and its capability's name. */
 export function toolDocs(manifests: readonly CapabilityManifest[]): Bm25Doc[] {
-  return manifests.flatMap((m) => m.tools.map((t) => ({ id: t.name, text: `${t.name} ${t.description} ${m.name}` })));
+  return manifests.flatMap((m) =>
+    m.tools.map((t) => ({ id: t.name, text: `${t.name} ${t.description} ${m.name}` })),
+  );
 }

@@ -173,7 +173,28 @@ function pick<T>(items: readonly T[], random: () => number): T {
   return items[Math.floor(random() * items.length)]!;
 }
 
-const SYLLABLES = ["ka", "lo", "mi", "ter", "van", "shu", "ri", "pel", "dor", "ne", "quo", "zan", "bi", "tro", "fa", "gle", "mon", "sy", "wex", "ul"];
+const SYLLABLES = [
+  "ka",
+  "lo",
+  "mi",
+  "ter",
+  "van",
+  "shu",
+  "ri",
+  "pel",
+  "dor",
+  "ne",
+  "quo",
+  "zan",
+  "bi",
+  "tro",
+  "fa",
+  "gle",
+  "mon",
+  "sy",
+  "wex",
+  "ul",
+];
 
 /**
  * A Zipf-like vocabulary: the real words above first (the frequent head), then 8,000

@@ -8,7 +8,9 @@ for (const set of [...metatoolSets(), ...sgdSets()]) {
   for (const [level, scores] of Object.entries({ capability: s.capability, tool: s.tool })) {
     if (!scores) continue;
     for (const [system, r] of Object.entries(scores)) {
-      console.log(`${set.name.padEnd(20)} ${level.padEnd(10)} ${system.padEnd(8)} R@1 ${f(r.r1)} R@5 ${f(r.r5)} R@10 ${f(r.r10)} MRR ${f(r.mrr)} (${r.queries} q)`);
+      console.log(
+        `${set.name.padEnd(20)} ${level.padEnd(10)} ${system.padEnd(8)} R@1 ${f(r.r1)} R@5 ${f(r.r5)} R@10 ${f(r.r10)} MRR ${f(r.mrr)} (${r.queries} q)`,
+      );
     }
   }
 }

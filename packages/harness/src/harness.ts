@@ -28,9 +28,9 @@ import {
   type ToolLimits,
 } from "@capgate/tools";
 import { builtinCapabilities } from "./builtins.js";
-import { createDefaultRegistry } from "./default-registry.js";
 import { type CallToolOptions, type CallToolOutcome, callTool } from "./call-tool.js";
 import { type CapgateConfig, parseConfig, type ResolvedConfig, resolveConfigPath } from "./config.js";
+import { createDefaultRegistry } from "./default-registry.js";
 import { defaultStateDir, toolEnvironment } from "./environment.js";
 import { createGateSession, type GateSession } from "./gate.js";
 

@@ -152,7 +152,9 @@ describe("Registry: search", () => {
   it("keeps the substring recall guarantee, after ranked hits", () => {
     // "ttp" is no word of any manifest, but occurs inside "HTTP" in net's description.
     const r = registry(storage(), net(), vcs());
-    expect(r.search("ttp")).toEqual([expect.objectContaining({ capability: "net", score: 0, match: "substring" })]);
+    expect(r.search("ttp")).toEqual([
+      expect.objectContaining({ capability: "net", score: 0, match: "substring" }),
+    ]);
     // The whole query "to remote" occurs in net's haystack; "xyzzy" nowhere.
     expect(r.search("xyzzy").map((h) => h.capability)).toEqual([]);
     const mixed = r.search("commits ttp", { limit: 5 });
@@ -251,7 +253,8 @@ describe("Registry.tool", () => {
 });
 
 describe("Registry: search v2 (issue 11)", () => {
-  const sql = () => manifest("sql", "Run SQL against a database.", [["query", "Run a SQL statement.", ["sql"]]]);
+  const sql = () =>
+    manifest("sql", "Run SQL against a database.", [["query", "Run a SQL statement.", ["sql"]]]);
   const azure = () =>
     manifest("azure", "Azure resources.", [
       ["mysql_list", "List the servers of a flexible server deployment.", []],
@@ -290,7 +293,9 @@ describe("Registry: search v2 (issue 11)", () => {
     const r = registry(storage(), net(), vcs());
     const hits = r.search("download a web page", { level: "tool" });
     expect(hits[0]).toMatchObject({ capability: "net", tool: "net.fetch", match: "ranked" });
-    expect(hits[0]?.tools).toEqual([expect.objectContaining({ name: "net.fetch", signature: "net.fetch(url: string)" })]);
+    expect(hits[0]?.tools).toEqual([
+      expect.objectContaining({ name: "net.fetch", signature: "net.fetch(url: string)" }),
+    ]);
     const names = r.search("commit log", { level: "tool", limit: 10 }).map((h) => h.tool);
     expect(names.slice(0, 2).sort()).toEqual(["vcs.commit", "vcs.log"]);
     expect(r.search("storage.put", { level: "tool" })[0]?.tool).toBe("storage.put");
@@ -307,7 +312,14 @@ describe("Registry: search v2 (issue 11)", () => {
 
 describe("Registry: an optional ranker", () => {
   // A real (tiny) ranker: texts embedded as bags of concept ids, cosine similarity.
-  const concepts: Record<string, string> = { car: "vehicle", automobile: "vehicle", auto: "vehicle", weather: "sky", rain: "sky", forecast: "sky" };
+  const concepts: Record<string, string> = {
+    car: "vehicle",
+    automobile: "vehicle",
+    auto: "vehicle",
+    weather: "sky",
+    rain: "sky",
+    forecast: "sky",
+  };
   function embed(text: string): Map<string, number> {
     const v = new Map<string, number>();
     for (const w of text.toLowerCase().split(/[^a-z]+/)) {

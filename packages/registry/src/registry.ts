@@ -458,7 +458,13 @@ export class Registry {
     orderTools: (entry: Entry) => SearchHitTool[],
   ): SearchHit {
     const entry = this.#entries.get(name)!;
-    return { capability: name, score, description: entry.manifest.description, tools: orderTools(entry), match };
+    return {
+      capability: name,
+      score,
+      description: entry.manifest.description,
+      tools: orderTools(entry),
+      match,
+    };
   }
 
   #toolHit(capability: string, tool: ToolInfo, score: number, match: SearchHit["match"]): SearchHit {
@@ -490,7 +496,9 @@ export class Registry {
         segment: toolSegment,
       };
     });
-    const haystack = [own, ...frozen.tools.map((t) => `${t.name}\n${t.description}`.toLowerCase())].join("\n");
+    const haystack = [own, ...frozen.tools.map((t) => `${t.name}\n${t.description}`.toLowerCase())].join(
+      "\n",
+    );
     this.#index.add(frozen);
     for (const t of frozen.tools) this.#toolIndex.add({ tool: t, capability: frozen });
     if (this.#capRank) {
@@ -570,9 +578,7 @@ export class Registry {
     }
     return [...counts]
       .map(([name, words]) => ({ name, words, sim: q?.similarity(name) ?? 0 }))
-      .sort(
-        (a, b) => b.words - a.words || b.sim - a.sim || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
-      )
+      .sort((a, b) => b.words - a.words || b.sim - a.sim || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
       .map((f) => f.name);
   }
 }

@@ -5,7 +5,7 @@ describe("SubstringIndex", () => {
   it("answers exactly what a scan answers, through adds and removes", () => {
     const texts = ["read a text file", "http fetch", "commit staged changes", "ab", "fetch the http headers"];
     const idx = new SubstringIndex();
-    texts.forEach((t, i) => idx.add(i, t));
+    for (const [i, t] of texts.entries()) idx.add(i, t);
     const scan = (needle: string, live: Set<number>) =>
       [...live].filter((i) => needle.length >= 2 && texts[i]!.includes(needle)).sort();
     const live = new Set(texts.map((_, i) => i));

@@ -18,7 +18,8 @@ export class SubstringIndex {
 
   /** Index a text under an id greater than every id added before. */
   add(id: number, text: string): void {
-    if (this.#texts.has(id) || id <= this.#lastId) throw new Error(`substring index: id ${id} is already indexed`);
+    if (this.#texts.has(id) || id <= this.#lastId)
+      throw new Error(`substring index: id ${id} is already indexed`);
     this.#lastId = id;
     this.#texts.set(id, text);
     for (const g of gramsOf(text)) {

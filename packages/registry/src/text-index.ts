@@ -166,7 +166,12 @@ export function createTextIndex<T>(options: TextIndexOptions<T>): TextIndex<T> {
   const fieldTotals = new Map<string, number>(fieldNames.map((f) => [f, 0]));
   const bm = options.bm25 ?? { k: 1.2, b: 0.7, d: 0.5 };
 
-  function scoreOne(doc: Analysed, terms: readonly string[], idfOf: Map<string, number>, meanIdf: number): number {
+  function scoreOne(
+    doc: Analysed,
+    terms: readonly string[],
+    idfOf: Map<string, number>,
+    meanIdf: number,
+  ): number {
     let total = 0;
     let matched = 0;
     const seen = new Set<string>();

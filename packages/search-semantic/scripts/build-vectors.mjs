@@ -24,7 +24,8 @@ const table = buildVectorTable(source, { maxWords: MAX_WORDS, directions: DIRECT
 const provenance = {
   source: `${pkg.name}@${pkg.version}`,
   sourceLicense: `${pkg.license} (package); the vectors are GloVe-derived, GloVe is under the ODC Public Domain Dedication and License (PDDL) 1.0`,
-  sourceIntegrity: "sha512-SN/Ar/UzotWhkJiSQ+WUN/L+UCKvNU1sYgUlFzJv5QpC2qg14txpGafTxVJAEepZp4hbj2CBIhei2VT4FK4/OA==",
+  sourceIntegrity:
+    "sha512-SN/Ar/UzotWhkJiSQ+WUN/L+UCKvNU1sYgUlFzJv5QpC2qg14txpGafTxVJAEepZp4hbj2CBIhei2VT4FK4/OA==",
   selection: `the ${MAX_WORDS} most frequent entries that are lowercase words (letters, optionally digits)`,
   quantisation: "rows unit-normalised, int8 with one float32 scale per row",
   commonDirections: `${DIRECTIONS} top principal directions of the dequantised vectors of the 20000 most frequent kept words, weighted 1/rank`,
@@ -37,7 +38,9 @@ if (process.argv.includes("--check")) {
   const committed = JSON.parse(readFileSync(join(dataDir, "vectors.json"), "utf8"));
   const bytes = readFileSync(join(dataDir, "vectors.bin"));
   const same = Buffer.compare(bytes, table.bytes) === 0 && committed.sha256 === table.sha256;
-  console.log(same ? `vectors.bin reproduces (sha256 ${table.sha256})` : "vectors.bin differs from a rebuild");
+  console.log(
+    same ? `vectors.bin reproduces (sha256 ${table.sha256})` : "vectors.bin differs from a rebuild",
+  );
   process.exitCode = same ? 0 : 1;
 } else {
   writeFileSync(join(dataDir, "vectors.bin"), table.bytes);

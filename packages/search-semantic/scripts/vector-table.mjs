@@ -36,7 +36,14 @@ export function buildVectorTable(source, { maxWords, directions = 0, directionRo
   const headerSize = 4 + 4 + 4 + 4 + 4 + 4;
   const valuesSize = n * dims + pad4(n * dims);
   const size =
-    headerSize + wordBytes.length + pad4(wordBytes.length) + n * 4 + n * 4 + valuesSize + 4 + directions * dims * 4;
+    headerSize +
+    wordBytes.length +
+    pad4(wordBytes.length) +
+    n * 4 +
+    n * 4 +
+    valuesSize +
+    4 +
+    directions * dims * 4;
   const out = Buffer.alloc(size);
   let o = 0;
   out.write(MAGIC, o, "latin1");

@@ -2,6 +2,7 @@ import { Registry } from "@capgate/registry";
 import { describe, expect, it } from "vitest";
 
 type CapabilityManifest = Parameters<Registry["register"]>[0];
+
 import { createEmbedder } from "./embed.js";
 import { createSemanticRanker } from "./semantic-ranker.js";
 import { createVectorIndex } from "./vector-index.js";
@@ -25,8 +26,10 @@ const weather = () =>
   manifest("weather_tool", "Current conditions and forecasts for any city.", [
     ["current", "Conditions now: temperature, wind and humidity."],
   ]);
-const finance = () => manifest("stock_tool", "Share prices and market data.", [["quote", "Latest quote of a ticker."]]);
-const recipes = () => manifest("recipe_tool", "Cooking recipes by ingredient.", [["find", "Recipes that use an ingredient."]]);
+const finance = () =>
+  manifest("stock_tool", "Share prices and market data.", [["quote", "Latest quote of a ticker."]]);
+const recipes = () =>
+  manifest("recipe_tool", "Cooking recipes by ingredient.", [["find", "Recipes that use an ingredient."]]);
 
 const cosine = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i]!, 0);
 
@@ -86,11 +89,35 @@ describe("the vector index above the exact limit", () => {
   it("finds a document by its own text among 3,000 (approximate cells), and stays correct after removals", () => {
     const embed = createEmbedder(shippedVectorTable());
     const idx = createVectorIndex(embed);
-    const words = ["river", "music", "engine", "garden", "bank", "planet", "doctor", "school", "market", "storm"];
-    const more = ["guitar", "harvest", "orbit", "vaccine", "loan", "lesson", "tractor", "flood", "violin", "clinic"];
+    const words = [
+      "river",
+      "music",
+      "engine",
+      "garden",
+      "bank",
+      "planet",
+      "doctor",
+      "school",
+      "market",
+      "storm",
+    ];
+    const more = [
+      "guitar",
+      "harvest",
+      "orbit",
+      "vaccine",
+      "loan",
+      "lesson",
+      "tractor",
+      "flood",
+      "violin",
+      "clinic",
+    ];
     const texts: string[] = [];
     for (let i = 0; i < 3000; i++) {
-      texts.push(`${words[i % 10]} ${more[Math.floor(i / 10) % 10]} ${words[Math.floor(i / 100) % 10]} ${more[Math.floor(i / 1000) % 10]}`);
+      texts.push(
+        `${words[i % 10]} ${more[Math.floor(i / 10) % 10]} ${words[Math.floor(i / 100) % 10]} ${more[Math.floor(i / 1000) % 10]}`,
+      );
       idx.add({ id: `d${i}`, texts: [texts[i]!] });
     }
     expect(idx.size).toBe(3000);

@@ -41,7 +41,8 @@ export function parseVectorTable(bytes: Uint8Array): VectorTable {
   if (bytes.byteLength < valuesEnd + 4) throw new Error("vector table: truncated");
   const k = view.getUint32(valuesEnd, true);
   const expected = valuesEnd + 4 + k * dims * 4;
-  if (bytes.byteLength !== expected) throw new Error(`vector table: ${bytes.byteLength} bytes, expected ${expected}`);
+  if (bytes.byteLength !== expected)
+    throw new Error(`vector table: ${bytes.byteLength} bytes, expected ${expected}`);
   const commonDirections: Float32Array[] = [];
   for (let c = 0; c < k; c++) {
     const u = new Float32Array(dims);
