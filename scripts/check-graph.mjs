@@ -47,6 +47,9 @@ const allowed = (from, to) => {
       return false;
     case "@capgate/registry":
       return to === "@capgate/schema";
+    case "@capgate/search-semantic":
+      // The optional semantic ranker: it implements @capgate/registry's ranker interface.
+      return to === "@capgate/registry";
     case "@capgate/router":
       return ["@capgate/schema", "@capgate/registry"].includes(to);
     case "@capgate/profiles":
@@ -60,7 +63,7 @@ const allowed = (from, to) => {
     case "@capgate/loop":
       return CORE.includes(to) && to !== "@capgate/loop";
     case "@capgate/harness":
-      return CORE.includes(to) || isCapability(to);
+      return CORE.includes(to) || isCapability(to) || to === "@capgate/search-semantic";
     case "@capgate/server":
       return to === "@capgate/harness" || CORE.includes(to);
     case "capgate":

@@ -173,6 +173,70 @@ function pick<T>(items: readonly T[], random: () => number): T {
   return items[Math.floor(random() * items.length)]!;
 }
 
+const SYLLABLES = [
+  "ka",
+  "lo",
+  "mi",
+  "ter",
+  "van",
+  "shu",
+  "ri",
+  "pel",
+  "dor",
+  "ne",
+  "quo",
+  "zan",
+  "bi",
+  "tro",
+  "fa",
+  "gle",
+  "mon",
+  "sy",
+  "wex",
+  "ul",
+];
+
+/**
+ * A Zipf-like vocabulary: the real words above first (the frequent head), then 8,000
+ * pronounceable made-up words (the long tail of product names, jargon and identifiers real
+ * registries have). Word r is drawn with probability ∝ 1 / r^1.05.
+ */
+const VOCABULARY: readonly string[] = (() => {
+  const words = [...new Set([...VERBS, ...NOUNS, ...ADJECTIVES])];
+  const seen = new Set(words);
+  const random = seededRandom(99);
+  while (words.length < 8000 + VERBS.length + NOUNS.length) {
+    const n = 2 + Math.floor(random() * 3);
+    let w = "";
+    for (let i = 0; i < n; i++) w += pick(SYLLABLES, random);
+    if (!seen.has(w)) {
+      seen.add(w);
+      words.push(w);
+    }
+  }
+  return words;
+})();
+const CDF: Float64Array = (() => {
+  const out = new Float64Array(VOCABULARY.length);
+  let sum = 0;
+  for (let r = 0; r < VOCABULARY.length; r++) out[r] = sum += 1 / (r + 1) ** 1.05;
+  for (let r = 0; r < out.length; r++) out[r]! /= sum;
+  return out;
+})();
+
+/** A word drawn from the Zipf-like vocabulary. */
+function zipf(random: () => number): string {
+  const u = random();
+  let lo = 0;
+  let hi = CDF.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (CDF[mid]! < u) lo = mid + 1;
+    else hi = mid;
+  }
+  return VOCABULARY[lo]!;
+}
+
 function schemaFor(random: () => number): JsonSchema {
   // 1–3 arguments from a shared pool: 10,000 tools share about a thousand distinct shapes,
   // as real registries reuse `path`, `query`, `id`, `limit` ….
@@ -191,32 +255,31 @@ function schemaFor(random: () => number): JsonSchema {
   };
 }
 
-/** `count` deterministic capability manifests with `toolsEach` tools each. */
+/** `count` deterministic capability manifests with `toolsEach` tools each, words drawn from a Zipf-like vocabulary. */
 export function syntheticManifests(count: number, toolsEach: number, seed = 42): CapabilityManifest[] {
   const random = seededRandom(seed);
   const out: CapabilityManifest[] = [];
   for (let c = 0; c < count; c++) {
-    const topic = pick(NOUNS, random);
+    const topic = zipf(random);
     const name = `${topic}_${String(c).padStart(4, "0")}`;
     const tools = [];
     const verbs = new Set<string>();
-    while (verbs.size < toolsEach) verbs.add(`${pick(VERBS, random)}_${pick(NOUNS, random)}`);
+    while (verbs.size < toolsEach) verbs.add(`${pick(VERBS, random)}_${zipf(random)}`);
     for (const verb of verbs) {
       const [action, object] = verb.split("_") as [string, string];
-      const adjective = pick(ADJECTIVES, random);
       tools.push({
         name: `${name}.${verb}`,
         description:
-          `${action[0]!.toUpperCase()}${action.slice(1)} a ${adjective} ${object} in the ${topic} service. ` +
-          `Use it when you need the ${pick(NOUNS, random)} of a ${object}; for many ${object}s at once prefer ` +
-          `the ${pick(VERBS, random)} tool. Returns the ${pick(NOUNS, random)} as JSON.`,
+          `${action[0]!.toUpperCase()}${action.slice(1)} a ${zipf(random)} ${object} in the ${topic} service. ` +
+          `Use it when you need the ${zipf(random)} of a ${object}; for many ${object}s at once prefer ` +
+          `the ${pick(VERBS, random)} tool. Returns the ${zipf(random)} ${zipf(random)} as JSON.`,
         inputSchema: schemaFor(random),
       });
     }
     out.push({
       name,
       version: "1.0.0",
-      description: `Work with ${pick(ADJECTIVES, random)} ${topic}s and their ${pick(NOUNS, random)}s.`,
+      description: `Work with ${zipf(random)} ${topic}s and their ${zipf(random)} ${zipf(random)}s.`,
       profileFit: random() < 0.5 ? ["Coder"] : ["Researcher"],
       tools,
     });
@@ -224,7 +287,7 @@ export function syntheticManifests(count: number, toolsEach: number, seed = 42):
   return out;
 }
 
-/** Deterministic search queries over the synthetic vocabulary, including a few exact tool names. */
+/** Deterministic search queries over the same Zipf-like vocabulary, including a few exact tool names. */
 export function syntheticQueries(
   manifests: readonly CapabilityManifest[],
   count: number,
@@ -238,15 +301,11 @@ export function syntheticQueries(
       const m = pick(manifests, random);
       out.push(pick(m.tools, random).name);
     } else if (kind < 0.5) {
-      out.push(`${pick(VERBS, random)} ${pick(NOUNS, random)}s`);
+      out.push(`${pick(VERBS, random)} ${zipf(random)}s`);
     } else if (kind < 0.8) {
-      out.push(
-        `${pick(VERBS, random)} the ${pick(ADJECTIVES, random)} ${pick(NOUNS, random)} of a ${pick(NOUNS, random)}`,
-      );
+      out.push(`${pick(VERBS, random)} the ${zipf(random)} ${zipf(random)} of a ${zipf(random)}`);
     } else {
-      out.push(
-        `how do I ${pick(VERBS, random)} ${pick(NOUNS, random)} ${pick(NOUNS, random)} ${pick(ADJECTIVES, random)}`,
-      );
+      out.push(`how do I ${pick(VERBS, random)} ${zipf(random)} ${zipf(random)} ${zipf(random)}`);
     }
   }
   return out;

@@ -16,7 +16,7 @@ import type { ElicitationHandler, McpPool, SamplingHandler } from "@capgate/mcp-
 import { createNodeMcpPool } from "@capgate/mcp-client/stdio";
 import { createModel, type ModelClient } from "@capgate/models";
 import type { ProfileSet } from "@capgate/profiles";
-import { Registry } from "@capgate/registry";
+import type { Registry } from "@capgate/registry";
 import { CapgateError } from "@capgate/schema";
 import {
   type Capability,
@@ -31,6 +31,7 @@ import { builtinCapabilities } from "./builtins.js";
 import { type CallToolOptions, type CallToolOutcome, callTool } from "./call-tool.js";
 import { type CapgateConfig, parseConfig, type ResolvedConfig, resolveConfigPath } from "./config.js";
 import { checkConfigAgainstHarness } from "./config-check.js";
+import { createDefaultRegistry } from "./default-registry.js";
 import { defaultStateDir, toolEnvironment } from "./environment.js";
 import { createGateSession, type GateSession } from "./gate.js";
 import { modelSamplingHandler } from "./mcp-sampling.js";
@@ -155,7 +156,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   );
   mkdirSync(stateDir, { recursive: true, mode: 0o700 });
 
-  const registry = new Registry();
+  const registry = createDefaultRegistry();
   for (const c of capabilities.list()) registry.register(c.manifest);
 
   const hasServers = Object.keys(resolved.mcpServers).length > 0;

@@ -9,6 +9,7 @@ describe("@capgate/harness public surface", () => {
       "InvalidConfigError",
       "builtinCapabilities",
       "configSchema",
+      "createDefaultRegistry",
       "createHarness",
       "defaultStateDir",
       "loadConfig",

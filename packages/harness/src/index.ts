@@ -9,6 +9,7 @@ export {
   resolveConfigPath,
 } from "./config.js";
 export { configSchema } from "./config-schema.js";
+export { createDefaultRegistry } from "./default-registry.js";
 export { defaultStateDir, toolEnvironment } from "./environment.js";
 export type { GateSession } from "./gate.js";
 export type {

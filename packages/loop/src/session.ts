@@ -15,6 +15,9 @@ import type { EventEmitterForRun, GoalState, RunOutcome } from "./events.js";
 import { approvingMcpCaller } from "./mcp-approval.js";
 import { runVerify } from "./verify.js";
 
+/** Tools listed first in capability_search's reply, across capabilities. */
+const BEST_TOOLS = 3;
+
 export interface StepOutcome {
   /** What the model reads back. */
   result: string;
@@ -185,12 +188,20 @@ export class Session {
       };
     }
     const loaded = new Set(this.router.loaded());
+    // The best tools across capabilities first, so the model can load and call in one go.
+    const best = this.env.registry
+      .search(query, { limit: BEST_TOOLS + 10, level: "tool" })
+      .filter((h) => h.match !== "substring" && this.#visible(h.capability))
+      .slice(0, BEST_TOOLS)
+      .map((h) => `  ${h.tools[0]!.signature} — ${h.tools[0]!.description} [${h.capability}]`);
     const lines = hits.map((h) => {
       const state = loaded.has(h.capability) ? " (loaded)" : "";
-      return `${h.capability}${state} — ${h.description}\n${h.tools.map((t) => `  ${t.signature}`).join("\n")}`;
+      const how = h.match === "substring" ? " (matched by substring only)" : "";
+      return `${h.capability}${state}${how} — ${h.description}\n${h.tools.map((t) => `  ${t.signature}`).join("\n")}`;
     });
+    const lead = best.length > 0 ? `Best tools for "${query}":\n${best.join("\n")}\n` : "";
     return {
-      result: `Capabilities for "${query}" (load one with capability_load):\n${lines.join("\n")}`,
+      result: `${lead}Capabilities for "${query}" (load one with capability_load, then capability_call its tools):\n${lines.join("\n")}`,
       success: true,
     };
   }

@@ -10,7 +10,8 @@ export {
   mcpServerOf,
   sanitizeMcpDescription,
 } from "./mcp.js";
-export type { RegistryOptions, SearchHit, SearchOptions, SearchWeights } from "./registry.js";
+export type { RankerDocument, RankerIndex, RankerQuery, SearchRanker } from "./ranker.js";
+export type { RegistryOptions, SearchHit, SearchHitTool, SearchOptions, SearchWeights } from "./registry.js";
 export { DEFAULT_SEARCH_WEIGHTS, Registry } from "./registry.js";
 export type { FieldExtractor, TextHit, TextIndex, TextIndexOptions } from "./text-index.js";
 export { createTextIndex } from "./text-index.js";

@@ -31,7 +31,7 @@ describe("Registry: MCP servers", () => {
     expect(m.tools[1]!.inputSchema).toEqual({ type: "object" });
     const [hit] = r.search("open an issue");
     expect(hit?.capability).toBe("mcp:github");
-    expect(hit?.tools[0]).toEqual({
+    expect(hit?.tools[0]).toMatchObject({
       name: "github/create_issue",
       signature: "github/create_issue(title: string)",
     });

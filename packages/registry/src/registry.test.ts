@@ -1,6 +1,7 @@
 import { CapgateError } from "@capgate/schema";
 import { describe, expect, it } from "vitest";
 import { DuplicateCapabilityError, InvalidManifestError } from "./errors.js";
+import type { SearchRanker } from "./ranker.js";
 import { Registry } from "./registry.js";
 import { manifest } from "./test-fixtures.js";
 
@@ -93,18 +94,30 @@ describe("Registry: search", () => {
     expect(hits[0]?.capability).toBe("storage");
   });
 
-  it("returns the hit shape with signatures", () => {
+  it("returns the hit shape: signatures, one-line descriptions, tools best first", () => {
     const [hit] = registry(storage()).search("write file");
     expect(hit).toEqual({
       capability: "storage",
       score: expect.any(Number),
       description: "Persistent workspace state.",
+      match: "ranked",
       tools: [
-        { name: "storage.get", signature: "storage.get(path: string)" },
-        { name: "storage.put", signature: "storage.put(path: string, content: string)" },
+        {
+          name: "storage.put",
+          signature: "storage.put(path: string, content: string)",
+          description: "Write a file, replacing it.",
+          score: expect.any(Number),
+        },
+        {
+          name: "storage.get",
+          signature: "storage.get(path: string)",
+          description: "Read the contents of a text file in the workspace.",
+          score: expect.any(Number),
+        },
       ],
     });
     expect(hit!.score).toBeGreaterThan(0);
+    expect(hit!.tools[0]!.score).toBeGreaterThan(hit!.tools[1]!.score);
   });
 
   it("ranks an exact capability or tool name first", () => {
@@ -139,26 +152,25 @@ describe("Registry: search", () => {
   it("keeps the substring recall guarantee, after ranked hits", () => {
     // "ttp" is no word of any manifest, but occurs inside "HTTP" in net's description.
     const r = registry(storage(), net(), vcs());
-    expect(r.search("ttp")).toEqual([expect.objectContaining({ capability: "net", score: 0 })]);
+    expect(r.search("ttp")).toEqual([
+      expect.objectContaining({ capability: "net", score: 0, match: "substring" }),
+    ]);
     // The whole query "to remote" occurs in net's haystack; "xyzzy" nowhere.
     expect(r.search("xyzzy").map((h) => h.capability)).toEqual([]);
     const mixed = r.search("commits ttp", { limit: 5 });
     expect(mixed.map((h) => h.capability)).toEqual(["vcs", "net"]);
     expect(mixed[0]!.score).toBeGreaterThan(0);
     expect(mixed[1]!.score).toBe(0);
+    expect(mixed.map((h) => h.match)).toEqual(["ranked", "substring"]);
   });
 
-  it("orders the recall fallback by content words before filler words", () => {
-    // No indexed word matches "is the weather on", so both come from the substring rule.
-    // beta holds more of its raw words (is, the, on) but alpha holds its content word
-    // ("weather", inside "airweatherdata"), so alpha comes first.
+  it("returns no hit that only stop words found (zero information)", () => {
+    // No indexed word matches "is the weather on". alpha holds "weather" (inside
+    // "airweatherdata"); beta holds only the stop words "is", "the", "on": not a match.
     const alpha = manifest("alpha", "Reports from airweatherdata.", [["noop", "x", []]]);
     const beta = manifest("beta", "This is the one on top.", [["noop", "x", []]]);
     const hits = registry(beta, alpha).search("is the weather on");
-    expect(hits.map((h) => [h.capability, h.score])).toEqual([
-      ["alpha", 0],
-      ["beta", 0],
-    ]);
+    expect(hits.map((h) => [h.capability, h.score, h.match])).toEqual([["alpha", 0, "substring"]]);
   });
 
   it("breaks recall-fallback ties by the longer description, not the name", () => {
@@ -237,5 +249,143 @@ describe("Registry.tool", () => {
     expect(r.tool("notes.remove")).toBeUndefined();
     expect(r.tool("nope")).toBeUndefined();
     expect(r.tool("zz/x")).toBeUndefined();
+  });
+});
+
+describe("Registry: search v2 (issue 11)", () => {
+  const sql = () =>
+    manifest("sql", "Run SQL against a database.", [["query", "Run a SQL statement.", ["sql"]]]);
+  const azure = () =>
+    manifest("azure", "Azure resources.", [
+      ["mysql_list", "List the servers of a flexible server deployment.", []],
+      ["vm_list", "List virtual machines.", []],
+    ]);
+
+  it("ranks the capability whose identifier says mysql first for a MySQL query", () => {
+    const r = registry(sql(), azure());
+    expect(r.search("list MySQL servers")[0]?.capability).toBe("azure");
+    expect(r.search("MySQL")[0]?.capability).toBe("azure");
+  });
+
+  it("never returns a zero-score ranked hit: 'think step by step' finds nothing here", () => {
+    const r = registry(storage(), net(), vcs());
+    expect(r.search("think step by step")).toEqual([]);
+    expect(r.search("think step by step", { level: "tool" })).toEqual([]);
+  });
+
+  it("does not let 'located' match 'local' or 'allocate'", () => {
+    const a = manifest("builds", "Run local builds.", [["start", "Allocate a worker.", []]]);
+    expect(registry(a).search("where is it located")).toEqual([]);
+  });
+
+  it("orders each hit's tools by relevance, best first", () => {
+    const m = manifest("docs", "Documents.", [
+      ["open", "Open a document for reading.", []],
+      ["print", "Send a document to the printer.", []],
+      ["translate", "Translate a document into another language.", []],
+    ]);
+    const [hit] = registry(m).search("translate this document to French");
+    expect(hit?.tools.map((t) => t.name)).toEqual(["docs.translate", "docs.open", "docs.print"]);
+    expect(hit?.tools[0]?.description).toBe("Translate a document into another language.");
+  });
+
+  it("ranks tools directly across capabilities with level: tool", () => {
+    const r = registry(storage(), net(), vcs());
+    const hits = r.search("download a web page", { level: "tool" });
+    expect(hits[0]).toMatchObject({ capability: "net", tool: "net.fetch", match: "ranked" });
+    expect(hits[0]?.tools).toEqual([
+      expect.objectContaining({ name: "net.fetch", signature: "net.fetch(url: string)" }),
+    ]);
+    const names = r.search("commit log", { level: "tool", limit: 10 }).map((h) => h.tool);
+    expect(names.slice(0, 2).sort()).toEqual(["vcs.commit", "vcs.log"]);
+    expect(r.search("storage.put", { level: "tool" })[0]?.tool).toBe("storage.put");
+  });
+
+  it("puts substring-only tools after ranked ones, marked", () => {
+    const hits = registry(storage(), net(), vcs()).search("commits ttp", { level: "tool", limit: 10 });
+    const matches = hits.map((h) => h.match);
+    expect(matches[0]).toBe("ranked");
+    expect(hits.find((h) => h.match === "substring")?.tool).toBe("net.fetch");
+    expect(matches.lastIndexOf("ranked")).toBeLessThan(matches.indexOf("substring"));
+  });
+});
+
+describe("Registry: an optional ranker", () => {
+  // A real (tiny) ranker: texts embedded as bags of concept ids, cosine similarity.
+  const concepts: Record<string, string> = {
+    car: "vehicle",
+    automobile: "vehicle",
+    auto: "vehicle",
+    weather: "sky",
+    rain: "sky",
+    forecast: "sky",
+  };
+  function embed(text: string): Map<string, number> {
+    const v = new Map<string, number>();
+    for (const w of text.toLowerCase().split(/[^a-z]+/)) {
+      const c = concepts[w];
+      if (c) v.set(c, (v.get(c) ?? 0) + 1);
+    }
+    return v;
+  }
+  const cos = (a: Map<string, number>, b: Map<string, number>) => {
+    let d = 0;
+    for (const [k, x] of a) d += x * (b.get(k) ?? 0);
+    const n = (m: Map<string, number>) => Math.sqrt([...m.values()].reduce((s, x) => s + x * x, 0));
+    return d === 0 ? 0 : d / (n(a) * n(b));
+  };
+  let indexes = 0;
+  const ranker: SearchRanker = {
+    name: "concepts",
+    createIndex() {
+      indexes++;
+      const docs = new Map<string, Map<string, number>>();
+      return {
+        add: (doc) => void docs.set(doc.id, embed(doc.texts.join(" "))),
+        remove: (id) => docs.delete(id),
+        get size() {
+          return docs.size;
+        },
+        query(text) {
+          const q = embed(text);
+          if (q.size === 0) return undefined;
+          return {
+            similarity: (id) => (docs.has(id) ? cos(q, docs.get(id)!) : undefined),
+            nearest: (k) =>
+              [...docs]
+                .map(([id, v]) => ({ id, similarity: cos(q, v) }))
+                .sort((a, b) => b.similarity - a.similarity)
+                .slice(0, k),
+          };
+        },
+      };
+    },
+  };
+  const cars = () => manifest("garage", "Vehicle service records.", [["book", "Book a car service.", []]]);
+  const sky = () => manifest("meteo", "Forecast data.", [["today", "Today's forecast.", []]]);
+
+  it("finds by similarity what shares no word with the query, only when on", () => {
+    expect(registry(cars(), sky()).search("automobile")).toEqual([]);
+    const r = new Registry({ ranker });
+    r.register(cars());
+    r.register(sky());
+    expect(r.ranker?.name).toBe("concepts");
+    expect(r.search("automobile").map((h) => [h.capability, h.match])).toEqual([["garage", "ranked"]]);
+    expect(r.search("rain", { level: "tool" })[0]?.tool).toBe("meteo.today");
+    // Blended: the lexical match and the similar one both come, the lexical one first.
+    expect(r.search("forecast").map((h) => h.capability)).toEqual(["meteo"]);
+  });
+
+  it("keeps the ranker's indexes in step with register and unregister", () => {
+    const before = indexes;
+    const r = new Registry({ ranker });
+    expect(indexes - before).toBe(2);
+    r.register(cars());
+    expect(r.search("auto")[0]?.capability).toBe("garage");
+    r.unregister("garage");
+    expect(r.search("auto")).toEqual([]);
+    r.register(cars());
+    r.register(sky());
+    expect(r.search("auto")[0]?.capability).toBe("garage");
   });
 });

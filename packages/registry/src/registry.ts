@@ -1,5 +1,5 @@
 import { type CapabilityManifest, signatureFromSchema, type ToolManifest } from "@capgate/schema";
-import { analyze } from "./analyze.js";
+import { isStopWord } from "./analyze.js";
 import { DuplicateCapabilityError, InvalidManifestError } from "./errors.js";
 import {
   assertMcpServerName,
@@ -8,20 +8,47 @@ import {
   mcpCapabilityName,
   mcpManifest,
 } from "./mcp.js";
+import type { RankerIndex, RankerQuery, SearchRanker } from "./ranker.js";
+import { SubstringIndex } from "./substring-index.js";
 import { createTextIndex, type TextIndex } from "./text-index.js";
 import { validateManifest } from "./validate-manifest.js";
+
+/** One tool of a hit: how to call it, what it does, how well it fits the query. */
+export interface SearchHitTool {
+  name: string;
+  /** `fs.read(path: string, offset?: integer)`: the exact argument names. */
+  signature: string;
+  /** The first sentence of the tool's description (at most 160 characters). */
+  description: string;
+  /** Its relevance to the query, 0 when it shares nothing with it; the tools of a hit are ordered by it. */
+  score: number;
+}
 
 export interface SearchHit {
   capability: string;
   /** Relevance; higher is better. Hits found only by the substring guarantee score 0. */
   score: number;
   description: string;
-  tools: Array<{ name: string; signature: string }>;
+  /** Every tool of the capability (at tool level: the one tool), best match for the query first. */
+  tools: SearchHitTool[];
+  /**
+   * Why it is here: `exact` (the query is its name or one of its tools' names), `ranked`
+   * (it shares analysed words with the query, or the ranker finds it similar), or
+   * `substring` (only the substring recall rule found it; it comes after every ranked hit).
+   */
+  match: "exact" | "ranked" | "substring";
+  /** At tool level only: the tool this hit is about (also `tools[0].name`). */
+  tool?: string;
 }
 
 export interface SearchOptions {
   /** Most hits to return (default 5). */
   limit?: number;
+  /**
+   * `capability` (default): capabilities, each with its tools ordered by relevance.
+   * `tool`: tools ranked directly across capabilities, one hit per tool.
+   */
+  level?: "capability" | "tool";
 }
 
 /** Relative weight of each part of a manifest in ranking. */
@@ -54,22 +81,39 @@ export const DEFAULT_SEARCH_WEIGHTS: Readonly<SearchWeights> = Object.freeze({
  */
 const SEARCH_BM25 = { k: 1.2, b: 0.5, d: 0.5 };
 
-/**
- * In the recall fallback, a query word counts as present when the first this-many characters
- * of its stem occur in the haystack (`weather` → `weat`, also inside `weatherforecast`).
- * Measured on MetaTool's 50-tool subsets: 4 ≥ 5 > 6 (the whole stem).
- */
-const FALLBACK_STEM_CHARS = 4;
+/** A tool's own fields in the tool-level index, and its capability's, by weight. */
+const TOOL_FIELD_WEIGHTS = { name: 3, description: 1.5, capability: 1, capabilityDescription: 0.5 };
+
+/** Default share of the ranker in the blend, and the least similarity for a hit the lexical index did not find. */
+const DEFAULT_RANKER_WEIGHT = 0.5;
+const DEFAULT_MIN_SIMILARITY = 0.5;
 
 export interface RegistryOptions {
   weights?: Partial<SearchWeights>;
+  /** A second ranking signal (e.g. `@capgate/search-semantic`), blended with the lexical score. */
+  ranker?: SearchRanker;
+}
+
+interface ToolInfo {
+  manifest: ToolManifest;
+  signature: string;
+  summary: string;
+  /** Substring-index id of this tool's own text (name and description). */
+  segment: number;
 }
 
 interface Entry {
   manifest: CapabilityManifest;
   /** The seed's recall haystack: name, description, profileFit, tool names and descriptions, lowercased. */
   haystack: string;
-  signatures: Array<{ name: string; signature: string }>;
+  /** Substring-index id of the capability's own text (name, description, profileFit). */
+  segment: number;
+  tools: ToolInfo[];
+}
+
+interface ToolDoc {
+  tool: ToolManifest;
+  capability: CapabilityManifest;
 }
 
 function deepFreeze<T>(value: T): T {
@@ -88,15 +132,51 @@ function shortToolName(name: string): string {
   return dot === -1 ? name : name.slice(dot + 1);
 }
 
+const SUMMARY_MAX = 160;
+
+/** The first sentence (or line) of a description, at most 160 characters. */
+function summaryOf(description: string): string {
+  const line = description.split("\n", 1)[0]!.trim();
+  const sentence = /^(.+?[.!?])(\s|$)/.exec(line)?.[1] ?? line;
+  return sentence.length <= SUMMARY_MAX ? sentence : `${sentence.slice(0, SUMMARY_MAX - 1).trimEnd()}…`;
+}
+
+/** Whitespace words of a query as the recall rule uses them: lowercased, outer punctuation trimmed, stop words and single characters dropped. */
+function recallWords(query: string): string[] {
+  const out = new Set<string>();
+  for (const raw of query.toLowerCase().split(/\s+/)) {
+    const w = raw.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, "");
+    if (w.length >= 2 && !isStopWord(w)) out.add(w);
+  }
+  return [...out];
+}
+
+interface Scored {
+  id: string;
+  score: number;
+}
+
+const byScore = (a: Scored, b: Scored): number =>
+  b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
 /**
  * The capability registry: validated manifests by name, and ranked search over them.
- * Registering and unregistering update the search index in place; nothing is rebuilt.
+ * Registering and unregistering update every index in place (lexical, substring, ranker);
+ * nothing is rebuilt.
  */
 export class Registry {
   readonly #entries = new Map<string, Entry>();
   /** Lowercased capability and tool names → capability, for "an exact name ranks first". */
   readonly #exact = new Map<string, string>();
   readonly #index: TextIndex<CapabilityManifest>;
+  readonly #toolIndex: TextIndex<ToolDoc>;
+  readonly #substrings = new SubstringIndex();
+  /** Substring-index id → its capability, and its tool when the text is a tool's. */
+  readonly #segments = new Map<number, { capability: string; tool?: string }>();
+  #nextSegment = 0;
+  readonly #ranker: SearchRanker | undefined;
+  readonly #capRank: RankerIndex | undefined;
+  readonly #toolRank: RankerIndex | undefined;
 
   constructor(options: RegistryOptions = {}) {
     const weights = { ...DEFAULT_SEARCH_WEIGHTS, ...options.weights };
@@ -112,6 +192,25 @@ export class Registry {
       weights: { ...weights },
       bm25: SEARCH_BM25,
     });
+    this.#toolIndex = createTextIndex<ToolDoc>({
+      id: (d) => d.tool.name,
+      fields: {
+        name: (d) => shortToolName(d.tool.name),
+        description: (d) => d.tool.description,
+        capability: (d) => d.capability.name,
+        capabilityDescription: (d) => d.capability.description,
+      },
+      weights: TOOL_FIELD_WEIGHTS,
+      bm25: SEARCH_BM25,
+    });
+    this.#ranker = options.ranker;
+    this.#capRank = options.ranker?.createIndex();
+    this.#toolRank = options.ranker?.createIndex();
+  }
+
+  /** The ranker blended with the lexical score, if one was given. */
+  get ranker(): SearchRanker | undefined {
+    return this.#ranker;
   }
 
   /**
@@ -134,6 +233,15 @@ export class Registry {
     if (!entry) return false;
     this.#entries.delete(name);
     this.#index.remove(name);
+    this.#capRank?.remove(name);
+    for (const segment of [entry.segment, ...entry.tools.map((t) => t.segment)]) {
+      this.#substrings.remove(segment);
+      this.#segments.delete(segment);
+    }
+    for (const t of entry.tools) {
+      this.#toolIndex.remove(t.manifest.name);
+      this.#toolRank?.remove(t.manifest.name);
+    }
     for (const key of this.#exactKeys(entry.manifest)) {
       if (this.#exact.get(key) !== name) continue;
       this.#exact.delete(key);
@@ -196,63 +304,221 @@ export class Registry {
   }
 
   /**
-   * Capabilities for a need, best first. A capability whose name or one of whose tool names
-   * is the query comes first; then BM25-ranked matches; then (the recall guarantee) any
-   * capability whose haystack contains the whole query or one of its words.
+   * Capabilities (or, with `level: "tool"`, tools) for a need, best first. An exact
+   * capability or tool name comes first; then ranked matches (lexical BM25, blended with
+   * the ranker when there is one), each capability's tools ordered by relevance; then (the
+   * recall guarantee) what only the substring rule finds, marked `match: "substring"`.
+   * Nothing that scores zero on every signal is returned.
    */
   search(query: string, options: SearchOptions = {}): SearchHit[] {
     const limit = Math.max(0, Math.floor(options.limit ?? 5));
     const text = typeof query === "string" ? query.trim() : "";
     if (limit === 0 || text === "" || this.#entries.size === 0) return [];
+    return options.level === "tool" ? this.#searchTools(text, limit) : this.#searchCapabilities(text, limit);
+  }
 
-    const order: Array<{ name: string; score: number }> = [];
+  #searchCapabilities(text: string, limit: number): SearchHit[] {
+    const out: SearchHit[] = [];
     const taken = new Set<string>();
-    const ranked = this.#index.search(text, limit + 1);
+    const ranked = this.#blend(this.#index.scores(text), this.#capRank?.query(text), limit);
+    const tools = this.#toolScorer(text);
     const exact = this.#exact.get(text.toLowerCase());
     if (exact !== undefined) {
-      order.push({ name: exact, score: (ranked[0]?.score ?? 0) + 1 });
+      out.push(this.#hit(exact, (ranked[0]?.score ?? 0) + 1, "exact", tools));
       taken.add(exact);
     }
-    for (const hit of ranked) {
-      if (order.length >= limit) break;
-      if (taken.has(hit.id)) continue;
-      order.push({ name: hit.id, score: hit.score });
-      taken.add(hit.id);
+    for (const { id, score } of ranked) {
+      if (out.length >= limit) break;
+      if (taken.has(id)) continue;
+      out.push(this.#hit(id, score, "ranked", tools));
+      taken.add(id);
     }
     // Only when ranking did not fill the page can a substring-only match still make it.
-    if (order.length < limit) {
-      for (const name of this.#substringMatches(text, taken)) {
-        if (order.length >= limit) break;
-        order.push({ name, score: 0 });
+    if (out.length < limit) {
+      const q = this.#capRank?.query(text);
+      for (const name of this.#substringCapabilities(text, taken, q)) {
+        if (out.length >= limit) break;
+        out.push(this.#hit(name, 0, "substring", tools));
       }
     }
-    return order.slice(0, limit).map(({ name, score }) => {
-      const entry = this.#entries.get(name)!;
-      return {
-        capability: name,
+    return out;
+  }
+
+  #searchTools(text: string, limit: number): SearchHit[] {
+    const out: SearchHit[] = [];
+    const taken = new Set<string>();
+    const q = this.#toolRank?.query(text);
+    const ranked = this.#blend(this.#toolIndex.scores(text), q, limit);
+    const lower = text.toLowerCase();
+    const exact = this.#exact.get(lower);
+    const top = (ranked[0]?.score ?? 0) + 1;
+    if (exact !== undefined) {
+      const entry = this.#entries.get(exact)!;
+      const named = entry.tools.find((t) => t.manifest.name.toLowerCase() === lower);
+      // A tool's name: that tool. A capability's name: its tools, best ranked first.
+      const order = named
+        ? [named]
+        : [...entry.tools].sort(
+            (a, b) =>
+              (ranked.find((r) => r.id === b.manifest.name)?.score ?? 0) -
+              (ranked.find((r) => r.id === a.manifest.name)?.score ?? 0),
+          );
+      for (const t of order) {
+        if (out.length >= limit) break;
+        out.push(this.#toolHit(exact, t, top, "exact"));
+        taken.add(t.manifest.name);
+      }
+    }
+    for (const { id, score } of ranked) {
+      if (out.length >= limit) break;
+      if (taken.has(id)) continue;
+      const found = this.#toolById(id);
+      if (!found) continue;
+      out.push(this.#toolHit(found.capability, found.tool, score, "ranked"));
+      taken.add(id);
+    }
+    if (out.length < limit) {
+      for (const id of this.#substringTools(text, taken, q)) {
+        if (out.length >= limit) break;
+        const found = this.#toolById(id)!;
+        out.push(this.#toolHit(found.capability, found.tool, 0, "substring"));
+      }
+    }
+    return out;
+  }
+
+  #toolById(name: string): { capability: string; tool: ToolInfo } | undefined {
+    const slash = name.indexOf("/");
+    const owner = slash > 0 ? `mcp:${name.slice(0, slash)}` : name.slice(0, name.indexOf("."));
+    const tool = this.#entries.get(owner)?.tools.find((t) => t.manifest.name === name);
+    return tool ? { capability: owner, tool } : undefined;
+  }
+
+  /**
+   * Lexical scores blended with the ranker's similarity. Lexical scores are scaled to the
+   * best lexical hit of this query (so the blend does not depend on BM25's unbounded
+   * scale); a document only the ranker finds needs `minSimilarity`.
+   */
+  #blend(lexical: Map<string, number>, q: RankerQuery | undefined, limit: number): Scored[] {
+    const out: Scored[] = [];
+    if (!q) {
+      for (const [id, score] of lexical) out.push({ id, score });
+      return out.sort(byScore);
+    }
+    const weight = clamp01(this.#ranker?.weight ?? DEFAULT_RANKER_WEIGHT);
+    const minSimilarity = this.#ranker?.minSimilarity ?? DEFAULT_MIN_SIMILARITY;
+    let best = 0;
+    for (const s of lexical.values()) best = Math.max(best, s);
+    for (const [id, s] of lexical) {
+      const sim = Math.max(0, q.similarity(id) ?? 0);
+      out.push({ id, score: (1 - weight) * (s / best) + weight * sim });
+    }
+    for (const { id, similarity } of q.nearest(Math.max(20, 2 * limit))) {
+      if (lexical.has(id) || similarity < minSimilarity) continue;
+      out.push({ id, score: weight * similarity });
+    }
+    return out.filter((h) => h.score > 0).sort(byScore);
+  }
+
+  /**
+   * Orders a hit's tools by relevance: lexical over the tool index (scaled to the best tool
+   * of that capability), blended with the ranker; tools that share nothing with the query
+   * keep their manifest order after the others.
+   */
+  #toolScorer(text: string): (entry: Entry) => SearchHitTool[] {
+    const q = this.#toolRank?.query(text);
+    const weight = q ? clamp01(this.#ranker?.weight ?? DEFAULT_RANKER_WEIGHT) : 0;
+    return (entry) => {
+      // Only this capability's tools are scored: no search over every tool.
+      const lexical = this.#toolIndex.scoresOf(
+        text,
+        entry.tools.map((t) => t.manifest.name),
+      );
+      let best = 0;
+      for (const t of entry.tools) best = Math.max(best, lexical.get(t.manifest.name) ?? 0);
+      const scored = entry.tools.map((t, i) => {
+        const lex = best > 0 ? (lexical.get(t.manifest.name) ?? 0) / best : 0;
+        const sim = q ? Math.max(0, q.similarity(t.manifest.name) ?? 0) : 0;
+        return { t, i, score: (1 - weight) * lex + weight * sim };
+      });
+      scored.sort((x, y) => y.score - x.score || x.i - y.i);
+      return scored.map(({ t, score }) => ({
+        name: t.manifest.name,
+        signature: t.signature,
+        description: t.summary,
         score,
-        description: entry.manifest.description,
-        tools: entry.signatures.map((s) => ({ ...s })),
-      };
-    });
+      }));
+    };
+  }
+
+  #hit(
+    name: string,
+    score: number,
+    match: SearchHit["match"],
+    orderTools: (entry: Entry) => SearchHitTool[],
+  ): SearchHit {
+    const entry = this.#entries.get(name)!;
+    return {
+      capability: name,
+      score,
+      description: entry.manifest.description,
+      tools: orderTools(entry),
+      match,
+    };
+  }
+
+  #toolHit(capability: string, tool: ToolInfo, score: number, match: SearchHit["match"]): SearchHit {
+    const entry = this.#entries.get(capability)!;
+    return {
+      capability,
+      score,
+      description: entry.manifest.description,
+      tools: [{ name: tool.manifest.name, signature: tool.signature, description: tool.summary, score }],
+      match,
+      tool: tool.manifest.name,
+    };
   }
 
   #add(manifest: CapabilityManifest): void {
     const frozen = deepFreeze(manifest);
-    const haystack = [
-      frozen.name,
-      frozen.description,
-      ...frozen.profileFit,
-      ...frozen.tools.flatMap((t) => [t.name, t.description]),
-    ]
-      .join("\n")
-      .toLowerCase();
-    const signatures = frozen.tools.map((t) => ({
-      name: t.name,
-      signature: signatureFromSchema(t.name, t.inputSchema),
-    }));
+    const own = [frozen.name, frozen.description, ...frozen.profileFit].join("\n").toLowerCase();
+    const segment = this.#nextSegment++;
+    this.#substrings.add(segment, own);
+    this.#segments.set(segment, { capability: frozen.name });
+    const tools: ToolInfo[] = frozen.tools.map((t) => {
+      const toolSegment = this.#nextSegment++;
+      this.#substrings.add(toolSegment, `${t.name}\n${t.description}`.toLowerCase());
+      this.#segments.set(toolSegment, { capability: frozen.name, tool: t.name });
+      return {
+        manifest: t,
+        signature: signatureFromSchema(t.name, t.inputSchema),
+        summary: summaryOf(t.description),
+        segment: toolSegment,
+      };
+    });
+    const haystack = [own, ...frozen.tools.map((t) => `${t.name}\n${t.description}`.toLowerCase())].join(
+      "\n",
+    );
     this.#index.add(frozen);
-    this.#entries.set(frozen.name, { manifest: frozen, haystack, signatures });
+    for (const t of frozen.tools) this.#toolIndex.add({ tool: t, capability: frozen });
+    if (this.#capRank) {
+      this.#capRank.add({
+        id: frozen.name,
+        texts: [
+          frozen.name,
+          ...frozen.tools.map((t) => shortToolName(t.name)),
+          frozen.description,
+          ...frozen.tools.map((t) => t.description),
+          ...frozen.profileFit,
+        ],
+      });
+    }
+    if (this.#toolRank) {
+      for (const t of frozen.tools) {
+        this.#toolRank.add({ id: t.name, texts: [shortToolName(t.name), t.description, frozen.name] });
+      }
+    }
+    this.#entries.set(frozen.name, { manifest: frozen, haystack, segment, tools });
     for (const key of this.#exactKeys(frozen)) {
       if (!this.#exact.has(key)) this.#exact.set(key, frozen.name);
     }
@@ -263,38 +529,60 @@ export class Registry {
   }
 
   /**
-   * The seed's recall guarantee: the whole lowercased query, or any whitespace-separated
-   * word of it, occurs in the haystack. Which capabilities match is the seed's rule; their
-   * order is ours. Best first: the whole query occurs; more of the query's content words
-   * occur (analysed, stop words dropped, stem cut to 4 characters, anywhere in the haystack);
-   * more of its raw words occur; the longer haystack (a capability that says more about
-   * itself); then by name.
+   * The recall rule, answered from the substring index: for each informative word of the
+   * query (not a stop word, 2+ characters), the capabilities whose haystack contains it.
+   * Best first: the whole query occurs; more of the words occur; more similar (when a ranker
+   * is set); the longer haystack (a capability that says more about itself); then by name.
    */
-  #substringMatches(query: string, exclude: ReadonlySet<string>): string[] {
-    const whole = query.toLowerCase();
-    const words = [...new Set(whole.split(/\s+/).filter((w) => w !== ""))];
-    const content = [...new Set(analyze(query).map((t) => t.slice(0, FALLBACK_STEM_CHARS)))];
-    const found: Array<{ name: string; whole: boolean; content: number; words: number; length: number }> = [];
-    for (const [name, entry] of this.#entries) {
-      if (exclude.has(name)) continue;
-      const hay = entry.haystack;
-      const hasWhole = hay.includes(whole);
-      let count = 0;
-      for (const w of words) if (hay.includes(w)) count++;
-      if (!hasWhole && count === 0) continue;
-      let contentCount = 0;
-      for (const c of content) if (hay.includes(c)) contentCount++;
-      found.push({ name, whole: hasWhole, content: contentCount, words: count, length: hay.length });
+  #substringCapabilities(text: string, exclude: ReadonlySet<string>, q: RankerQuery | undefined): string[] {
+    const counts = new Map<string, number>();
+    for (const word of recallWords(text)) {
+      const caps = new Set<string>();
+      for (const seg of this.#substrings.containing(word)) caps.add(this.#segments.get(seg)!.capability);
+      for (const c of caps) if (!exclude.has(c)) counts.set(c, (counts.get(c) ?? 0) + 1);
     }
+    const whole = text.toLowerCase();
+    const found = [...counts].map(([name, words]) => {
+      const hay = this.#entries.get(name)!.haystack;
+      return {
+        name,
+        whole: /\s/.test(whole) && hay.includes(whole),
+        words,
+        sim: q?.similarity(name) ?? 0,
+        length: hay.length,
+      };
+    });
     return found
       .sort(
         (a, b) =>
           Number(b.whole) - Number(a.whole) ||
-          b.content - a.content ||
           b.words - a.words ||
+          b.sim - a.sim ||
           b.length - a.length ||
           (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
       )
       .map((f) => f.name);
   }
+
+  /** The recall rule at tool level: a tool matches when its own text or its capability's contains a word. */
+  #substringTools(text: string, exclude: ReadonlySet<string>, q: RankerQuery | undefined): string[] {
+    const counts = new Map<string, number>();
+    for (const word of recallWords(text)) {
+      const tools = new Set<string>();
+      for (const seg of this.#substrings.containing(word)) {
+        const owner = this.#segments.get(seg)!;
+        if (owner.tool !== undefined) tools.add(owner.tool);
+        else for (const t of this.#entries.get(owner.capability)!.tools) tools.add(t.manifest.name);
+      }
+      for (const t of tools) if (!exclude.has(t)) counts.set(t, (counts.get(t) ?? 0) + 1);
+    }
+    return [...counts]
+      .map(([name, words]) => ({ name, words, sim: q?.similarity(name) ?? 0 }))
+      .sort((a, b) => b.words - a.words || b.sim - a.sim || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+      .map((f) => f.name);
+  }
+}
+
+function clamp01(x: number): number {
+  return Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : DEFAULT_RANKER_WEIGHT;
 }

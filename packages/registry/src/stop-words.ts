@@ -1,7 +1,9 @@
 /**
  * English function words that carry no meaning for finding a tool: articles, pronouns,
  * auxiliaries, prepositions and conjunctions. Content verbs a tool may be about ("find",
- * "get", "open", "run", "list", "make") are deliberately absent.
+ * "get", "open", "run", "list", "make") are deliberately absent, and so is "id" (an argument
+ * name far more often than "I'd"): a test in @capgate/harness checks that no verb of a
+ * built-in tool name is here.
  */
 export const STOP_WORDS: ReadonlySet<string> = new Set([
   "a",
@@ -50,11 +52,9 @@ export const STOP_WORDS: ReadonlySet<string> = new Set([
   "etc",
   "ever",
   "few",
-  "find",
   "for",
   "from",
   "further",
-  "get",
   "had",
   "hadn",
   "has",
@@ -72,7 +72,6 @@ export const STOP_WORDS: ReadonlySet<string> = new Set([
   "his",
   "how",
   "i",
-  "id",
   "if",
   "im",
   "in",
@@ -85,10 +84,8 @@ export const STOP_WORDS: ReadonlySet<string> = new Set([
   "ive",
   "just",
   "let",
-  "list",
   "ll",
   "m",
-  "make",
   "me",
   "might",
   "more",
@@ -106,7 +103,6 @@ export const STOP_WORDS: ReadonlySet<string> = new Set([
   "on",
   "once",
   "only",
-  "open",
   "or",
   "other",
   "our",
@@ -117,7 +113,6 @@ export const STOP_WORDS: ReadonlySet<string> = new Set([
   "own",
   "please",
   "re",
-  "run",
   "s",
   "same",
   "shall",

@@ -1,5 +1,5 @@
 import MiniSearch from "minisearch";
-import { analyze } from "./analyze.js";
+import { analyze, analyzeQuery } from "./analyze.js";
 
 /** Where a field's text comes from: one string, several, or nothing. */
 export type FieldExtractor<T> = (doc: T) => string | readonly string[] | undefined;
@@ -16,7 +16,7 @@ export interface TextIndexOptions<T> {
    * begins (`conf` → `config`), at half weight. Default true.
    */
   prefix?: boolean;
-  /** Let a query word of 5+ letters that no document contains match with one typo (`serach`), at 0.3 weight. Default true. */
+  /** Let a query word of 6+ letters that no document contains match with one typo (`serach`), at 0.3 weight. Default true. */
   fuzzy?: boolean;
   /** BM25+ parameters (k saturation, b length normalisation, d floor); MiniSearch's defaults (1.2, 0.7, 0.5) otherwise. */
   bm25?: { k: number; b: number; d: number };
@@ -37,6 +37,14 @@ export interface TextIndex<T> {
   readonly size: number;
   /** Best first, at most `limit` (default 10) hits with a positive score; ties by id. */
   search(query: string, limit?: number): TextHit[];
+  /** Every document with a positive score for the query, by id (unordered): for ranking within a known set. */
+  scores(query: string): Map<string, number>;
+  /**
+   * Scores of just these documents (BM25 per field with the index's weights and statistics,
+   * and the same coordination), without searching the whole index: for ordering a few
+   * known documents. Exact words only (no prefix or typo matching).
+   */
+  scoresOf(query: string, ids: Iterable<string>): Map<string, number>;
   clear(): void;
 }
 
@@ -115,7 +123,9 @@ export function createTextIndex<T>(options: TextIndexOptions<T>): TextIndex<T> {
   // page size and cheap, and, measured, widening known words does not improve ranking.
   const widen = {
     prefix: usePrefix ? (term: string) => term.length >= 3 && !df.has(term) : false,
-    fuzzy: useFuzzy ? (term: string) => (term.length >= 5 && !df.has(term) ? 1 : false) : false,
+    // 6+ (not 5+): a five-letter stem is usually a real word cut by Porter ("located" →
+    // "locat"), and one edit away lies another word ("local").
+    fuzzy: useFuzzy ? (term: string) => (term.length >= 6 && !df.has(term) ? 1 : false) : false,
   };
 
   // Documents arrive analysed (terms joined by spaces), so MiniSearch only splits them.
@@ -152,9 +162,63 @@ export function createTextIndex<T>(options: TextIndexOptions<T>): TextIndex<T> {
     return out;
   }
 
+  /** Sum of each field's length over all documents, for average field lengths. */
+  const fieldTotals = new Map<string, number>(fieldNames.map((f) => [f, 0]));
+  const bm = options.bm25 ?? { k: 1.2, b: 0.7, d: 0.5 };
+
+  function scoreOne(
+    doc: Analysed,
+    terms: readonly string[],
+    idfOf: Map<string, number>,
+    meanIdf: number,
+  ): number {
+    let total = 0;
+    let matched = 0;
+    const seen = new Set<string>();
+    for (const t of terms) {
+      let termScore = 0;
+      for (const f of fieldNames) {
+        const fieldTerms = doc.fields.get(f)!;
+        let tf = 0;
+        for (const x of fieldTerms) if (x === t) tf++;
+        if (tf === 0) continue;
+        const avg = (fieldTotals.get(f) ?? 0) / Math.max(1, docs.size) || 1;
+        const norm = tf + bm.k * (1 - bm.b + (bm.b * fieldTerms.length) / avg);
+        termScore += boost[f]! * idfOf.get(t)! * (bm.d + (tf * (bm.k + 1)) / norm);
+      }
+      if (termScore > 0) {
+        total += termScore;
+        if (!seen.has(t)) {
+          seen.add(t);
+          matched += idfOf.get(t)!;
+        }
+      }
+    }
+    return total > 0 ? total * (matched / meanIdf) ** COORDINATION_POWER : 0;
+  }
+
   function idf(term: string): number {
     const n = df.get(term) ?? 0;
     return Math.log(1 + (docs.size - n + 0.5) / (n + 0.5));
+  }
+
+  function scoreAll(query: string): Map<string, number> {
+    const out = new Map<string, number>();
+    // Repeated query words are kept: saying "price" twice is asking about price more.
+    const terms = analyzeQuery(query, (t) => df.has(t));
+    if (terms.length === 0 || docs.size === 0) return out;
+    const idfOf = new Map<string, number>();
+    for (const t of terms) if (!idfOf.has(t)) idfOf.set(t, idf(t));
+    const meanIdf = terms.reduce((sum, t) => sum + idfOf.get(t)!, 0) / terms.length || 1;
+    for (const r of mini.search(terms.join(" "))) {
+      let matched = 0;
+      for (const t of r.queryTerms) matched += idfOf.get(t) ?? idf(t);
+      // Undo MiniSearch's "× words matched" and apply the IDF-weighted coordination instead.
+      const bm25 = r.score / Math.max(1, r.queryTerms.length);
+      const score = bm25 * (matched / meanIdf) ** COORDINATION_POWER;
+      if (score > 0) out.set(String(r.id), score);
+    }
+    return out;
   }
 
   return {
@@ -165,6 +229,7 @@ export function createTextIndex<T>(options: TextIndexOptions<T>): TextIndex<T> {
       const analysed = analyseDoc(doc, id);
       mini.add(analysed);
       docs.set(id, analysed);
+      for (const [f, terms] of analysed.fields) fieldTotals.set(f, (fieldTotals.get(f) ?? 0) + terms.length);
       for (const t of uniqueTerms(analysed)) df.set(t, (df.get(t) ?? 0) + 1);
     },
     remove(id) {
@@ -173,6 +238,7 @@ export function createTextIndex<T>(options: TextIndexOptions<T>): TextIndex<T> {
       // discard() drops the document at once and cleans the index lazily: no rebuild.
       mini.discard(id);
       docs.delete(id);
+      for (const [f, terms] of doc.fields) fieldTotals.set(f, (fieldTotals.get(f) ?? 0) - terms.length);
       for (const t of uniqueTerms(doc)) {
         const n = (df.get(t) ?? 1) - 1;
         if (n > 0) df.set(t, n);
@@ -187,28 +253,35 @@ export function createTextIndex<T>(options: TextIndexOptions<T>): TextIndex<T> {
       return docs.size;
     },
     search(query, limit = 10) {
-      // Repeated query words are kept: saying "price" twice is asking about price more.
-      const terms = analyze(query);
       const max = Math.max(0, Math.floor(limit));
-      if (terms.length === 0 || docs.size === 0 || max === 0) return [];
+      if (max === 0) return [];
+      const top = new TopHits(max);
+      for (const [id, score] of scoreAll(query)) top.offer(id, score);
+      return top.sorted();
+    },
+    scores(query) {
+      return scoreAll(query);
+    },
+    scoresOf(query, ids) {
+      const out = new Map<string, number>();
+      const terms = analyzeQuery(query, (t) => df.has(t));
+      if (terms.length === 0) return out;
       const idfOf = new Map<string, number>();
       for (const t of terms) if (!idfOf.has(t)) idfOf.set(t, idf(t));
       const meanIdf = terms.reduce((sum, t) => sum + idfOf.get(t)!, 0) / terms.length || 1;
-      const top = new TopHits(max);
-      for (const r of mini.search(terms.join(" "))) {
-        let matched = 0;
-        for (const t of r.queryTerms) matched += idfOf.get(t) ?? idf(t);
-        // Undo MiniSearch's "× words matched" and apply the IDF-weighted coordination instead.
-        const bm25 = r.score / Math.max(1, r.queryTerms.length);
-        const score = bm25 * (matched / meanIdf) ** COORDINATION_POWER;
-        if (score > 0) top.offer(String(r.id), score);
+      for (const id of ids) {
+        const doc = docs.get(id);
+        if (!doc) continue;
+        const score = scoreOne(doc, terms, idfOf, meanIdf);
+        if (score > 0) out.set(id, score);
       }
-      return top.sorted();
+      return out;
     },
     clear() {
       mini.removeAll();
       docs.clear();
       df.clear();
+      for (const f of fieldNames) fieldTotals.set(f, 0);
     },
   };
 }

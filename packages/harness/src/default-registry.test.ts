@@ -1,0 +1,45 @@
+import { isStopWord, Registry, tokenize } from "@capgate/registry";
+import { describe, expect, it } from "vitest";
+import { builtinCapabilities } from "./builtins.js";
+import { createDefaultRegistry } from "./default-registry.js";
+import { createHarness } from "./harness.js";
+
+describe("createDefaultRegistry", () => {
+  it("is an empty registry with the semantic ranker, as the harness uses", async () => {
+    const r = createDefaultRegistry();
+    expect(r).toBeInstanceOf(Registry);
+    expect(r.size).toBe(0);
+    expect(r.ranker?.name).toBe("semantic-sif-glove100");
+    const { mkdtempSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const dir = mkdtempSync(join(tmpdir(), "capgate-default-registry-"));
+    const harness = await createHarness({ workspace: dir, stateDir: join(dir, ".state") });
+    try {
+      expect(harness.registry.ranker?.name).toBe(r.ranker?.name);
+      expect(harness.registry.size).toBe(builtinCapabilities().length);
+    } finally {
+      await harness.close();
+    }
+  });
+
+  it("finds the built-ins for everyday phrasings", () => {
+    const r = createDefaultRegistry();
+    for (const c of builtinCapabilities()) r.register(c.manifest);
+    expect(r.search("create a new folder")[0]?.capability).toBe("fs");
+    expect(r.search("run the tests", { level: "tool" })[0]?.tool).toBe("shell.run");
+    const think = r.search("think step by step");
+    expect(think.every((h) => h.score > 0 || h.match === "substring")).toBe(true);
+  });
+});
+
+describe("stop words and the built-in tools", () => {
+  it("never drops a word used in any built-in tool name", () => {
+    const words = new Set<string>();
+    for (const c of builtinCapabilities()) {
+      for (const t of c.manifest.tools) for (const w of tokenize(t.name)) words.add(w);
+    }
+    expect(words.size).toBeGreaterThan(30);
+    expect([...words].filter((w) => isStopWord(w))).toEqual([]);
+  });
+});

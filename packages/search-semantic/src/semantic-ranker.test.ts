@@ -1,0 +1,136 @@
+import { Registry } from "@capgate/registry";
+import { describe, expect, it } from "vitest";
+
+type CapabilityManifest = Parameters<Registry["register"]>[0];
+
+import { createEmbedder } from "./embed.js";
+import { createSemanticRanker } from "./semantic-ranker.js";
+import { createVectorIndex } from "./vector-index.js";
+import { shippedVectorTable } from "./vector-table.js";
+
+function manifest(name: string, description: string, tools: Array<[string, string]>): CapabilityManifest {
+  return {
+    name,
+    version: "1.0.0",
+    description,
+    profileFit: [],
+    tools: tools.map(([verb, d]) => ({
+      name: `${name}.${verb}`,
+      description: d,
+      inputSchema: { type: "object", additionalProperties: false, properties: { q: { type: "string" } } },
+    })),
+  };
+}
+
+const weather = () =>
+  manifest("weather_tool", "Current conditions and forecasts for any city.", [
+    ["current", "Conditions now: temperature, wind and humidity."],
+  ]);
+const finance = () =>
+  manifest("stock_tool", "Share prices and market data.", [["quote", "Latest quote of a ticker."]]);
+const recipes = () =>
+  manifest("recipe_tool", "Cooking recipes by ingredient.", [["find", "Recipes that use an ingredient."]]);
+
+const cosine = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i]!, 0);
+
+describe("the embedder", () => {
+  const embed = createEmbedder(shippedVectorTable());
+
+  it("puts related words closer than unrelated ones", () => {
+    const car = embed.embed("car")!;
+    expect(cosine(car, embed.embed("automobile")!)).toBeGreaterThan(cosine(car, embed.embed("banana")!));
+  });
+
+  it("splits identifiers and run-together words it does not know", () => {
+    expect(embed.embed("create_issue")).toBeDefined();
+    expect(embed.embed("airweatherdata")).toBeDefined();
+    const webhook = embed.embed("webhook")!; // not in the vocabulary: web + hook
+    expect(cosine(webhook, embed.embed("web hook")!)).toBeGreaterThan(0.99);
+    expect(embed.embed("zzqxv")).toBeUndefined();
+    expect(embed.embed("the of and")).toBeUndefined(); // stop words only
+  });
+});
+
+describe("createSemanticRanker in a Registry", () => {
+  it("finds what shares no word with the query, only with the ranker on", () => {
+    const query = "What's the temperature in Miami?";
+    const off = new Registry();
+    const on = new Registry({ ranker: createSemanticRanker() });
+    for (const m of [weather(), finance(), recipes()]) {
+      off.register(m);
+      on.register(m);
+    }
+    expect(off.search("is it going to rain tomorrow")[0]?.capability).not.toBe("weather_tool");
+    expect(on.search("is it going to rain tomorrow")[0]?.capability).toBe("weather_tool");
+    expect(on.search(query)[0]?.capability).toBe("weather_tool");
+    expect(on.search("how much is apple stock worth", { level: "tool" })[0]?.tool).toBe("stock_tool.quote");
+    expect(on.ranker?.name).toBe("semantic-sif-glove100");
+  });
+
+  it("follows register and unregister (incremental semantic index)", () => {
+    const r = new Registry({ ranker: createSemanticRanker() });
+    r.register(finance());
+    r.register(recipes());
+    expect(r.search("is it going to rain tomorrow").map((h) => h.capability)).not.toContain("weather_tool");
+    r.register(weather());
+    expect(r.search("is it going to rain tomorrow")[0]?.capability).toBe("weather_tool");
+    r.unregister("weather_tool");
+    expect(r.search("is it going to rain tomorrow").map((h) => h.capability)).not.toContain("weather_tool");
+  });
+
+  it("returns nothing for a query with no information", () => {
+    const r = new Registry({ ranker: createSemanticRanker() });
+    for (const m of [weather(), finance(), recipes()]) r.register(m);
+    expect(r.search("the of and to")).toEqual([]);
+  });
+});
+
+describe("the vector index above the exact limit", () => {
+  it("finds a document by its own text among 3,000 (approximate cells), and stays correct after removals", () => {
+    const embed = createEmbedder(shippedVectorTable());
+    const idx = createVectorIndex(embed);
+    const words = [
+      "river",
+      "music",
+      "engine",
+      "garden",
+      "bank",
+      "planet",
+      "doctor",
+      "school",
+      "market",
+      "storm",
+    ];
+    const more = [
+      "guitar",
+      "harvest",
+      "orbit",
+      "vaccine",
+      "loan",
+      "lesson",
+      "tractor",
+      "flood",
+      "violin",
+      "clinic",
+    ];
+    const texts: string[] = [];
+    for (let i = 0; i < 3000; i++) {
+      texts.push(
+        `${words[i % 10]} ${more[Math.floor(i / 10) % 10]} ${words[Math.floor(i / 100) % 10]} ${more[Math.floor(i / 1000) % 10]}`,
+      );
+      idx.add({ id: `d${i}`, texts: [texts[i]!] });
+    }
+    expect(idx.size).toBe(3000);
+    let found = 0;
+    for (let i = 0; i < 3000; i += 97) {
+      const hits = idx.query(texts[i]!)!.nearest(10);
+      if (hits.some((h) => h.similarity > 0.999)) found++;
+    }
+    expect(found).toBeGreaterThanOrEqual(30); // of 31 probes
+    for (let i = 0; i < 3000; i += 2) idx.remove(`d${i}`);
+    expect(idx.size).toBe(1500);
+    const hits = idx.query(texts[1]!)!.nearest(5);
+    expect(hits.every((h) => Number(h.id.slice(1)) % 2 === 1)).toBe(true);
+    expect(() => idx.add({ id: "d1", texts: ["x"] })).toThrow(/already/);
+  });
+});
