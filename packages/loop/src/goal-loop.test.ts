@@ -54,6 +54,9 @@ describe("runGoal", () => {
     }
     const searched = seen.find((e) => e.type === "capability_searched");
     expect(searched?.type === "capability_searched" && searched.hits[0]?.capability).toBe("notes");
+    // The search reply the model read leads with the best tool's signature.
+    const reply = JSON.stringify(model.calls[1]?.messages ?? []);
+    expect(reply).toMatch(/Best tools for \\"write text files\\":\\n {2}notes\.write\(/);
     const verified = seen.find((e) => e.type === "verified");
     expect(verified?.type === "verified" && verified.passed && verified.outputTail).toContain("hello");
     // The trace on disk is the same stream, in order.

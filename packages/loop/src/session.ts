@@ -15,7 +15,7 @@ import type { EventEmitterForRun, GoalState, RunOutcome } from "./events.js";
 import { approvingMcpCaller } from "./mcp-approval.js";
 import { runVerify } from "./verify.js";
 
-/** Tools listed first in capability_search's reply, across capabilities. */
+/** Tools listed first in capability_search's reply: the best tool of each of the best capabilities. */
 const BEST_TOOLS = 3;
 
 export interface StepOutcome {
@@ -188,10 +188,10 @@ export class Session {
       };
     }
     const loaded = new Set(this.router.loaded());
-    // The best tools across capabilities first, so the model can load and call in one go.
-    const best = this.env.registry
-      .search(query, { limit: BEST_TOOLS + 10, level: "tool" })
-      .filter((h) => h.match !== "substring" && this.#visible(h.capability))
+    // The best tool of each of the best capabilities first (a hit's tools come best first),
+    // so the model can load and call in one go.
+    const best = hits
+      .filter((h) => h.match !== "substring" && (h.tools[0]?.score ?? 0) > 0)
       .slice(0, BEST_TOOLS)
       .map((h) => `  ${h.tools[0]!.signature} — ${h.tools[0]!.description} [${h.capability}]`);
     const lines = hits.map((h) => {

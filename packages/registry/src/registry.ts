@@ -320,7 +320,8 @@ export class Registry {
   #searchCapabilities(text: string, limit: number): SearchHit[] {
     const out: SearchHit[] = [];
     const taken = new Set<string>();
-    const ranked = this.#blend(this.#index.scores(text), this.#capRank?.query(text), limit);
+    const q = this.#capRank?.query(text);
+    const ranked = this.#blend(this.#index.scores(text), q, limit);
     const tools = this.#toolScorer(text);
     const exact = this.#exact.get(text.toLowerCase());
     if (exact !== undefined) {
@@ -335,7 +336,6 @@ export class Registry {
     }
     // Only when ranking did not fill the page can a substring-only match still make it.
     if (out.length < limit) {
-      const q = this.#capRank?.query(text);
       for (const name of this.#substringCapabilities(text, taken, q)) {
         if (out.length >= limit) break;
         out.push(this.#hit(name, 0, "substring", tools));

@@ -1,12 +1,14 @@
 /**
- * Which texts contain a given substring, answered from an index of character n-grams
- * instead of a scan: the candidates are the texts holding every trigram of the needle
- * (bigram for a two-character needle), and each candidate is then verified with
- * `includes`, so the answer is exact. Texts are added and removed one at a time.
+ * Which texts contain a given substring, answered from an index of character trigrams
+ * instead of a scan: the candidates are the texts holding every trigram of the needle, and
+ * each candidate is then verified with `includes`, so the answer is exact. A two-character
+ * needle (rare: most are stop words) is answered by scanning. Texts are added and removed
+ * one at a time. Trigrams are kept as numbers (three UTF-16 code units packed into 48
+ * bits), so indexing allocates no strings.
  */
 export class SubstringIndex {
   /** n-gram → ids of the texts containing it, ascending (ids only ever grow); removed ids are dropped lazily. */
-  readonly #grams = new Map<string, number[]>();
+  readonly #grams = new Map<number, number[]>();
   readonly #texts = new Map<number, string>();
   #lastId = -1;
   /** Removed since the last compaction: skipped at query time, purged once they are many. */
@@ -22,7 +24,7 @@ export class SubstringIndex {
       throw new Error(`substring index: id ${id} is already indexed`);
     this.#lastId = id;
     this.#texts.set(id, text);
-    for (const g of gramsOf(text)) {
+    for (const g of trigramsOf(text)) {
       const ids = this.#grams.get(g);
       if (ids) ids.push(id);
       else this.#grams.set(g, [id]);
@@ -52,7 +54,12 @@ export class SubstringIndex {
   /** Ids of the texts containing `needle` (already lowercased like the texts), unordered. Needles shorter than 2 characters match nothing. */
   containing(needle: string): number[] {
     if (needle.length < 2) return [];
-    const keys = needle.length === 2 ? [needle] : [...new Set(trigrams(needle))];
+    if (needle.length === 2) {
+      const out: number[] = [];
+      for (const [id, text] of this.#texts) if (text.includes(needle)) out.push(id);
+      return out;
+    }
+    const keys = trigramsOf(needle);
     const lists: number[][] = [];
     for (const k of keys) {
       const ids = this.#grams.get(k);
@@ -82,18 +89,11 @@ export class SubstringIndex {
   }
 }
 
-function trigrams(text: string): string[] {
-  const out: string[] = [];
-  for (let i = 0; i + 3 <= text.length; i++) out.push(text.slice(i, i + 3));
-  return out;
-}
-
-/** Every distinct bigram and trigram of a text. */
-function gramsOf(text: string): Set<string> {
-  const out = new Set<string>();
-  for (let i = 0; i + 2 <= text.length; i++) {
-    out.add(text.slice(i, i + 2));
-    if (i + 3 <= text.length) out.add(text.slice(i, i + 3));
+/** Every distinct trigram of a text, packed as a number. */
+function trigramsOf(text: string): Set<number> {
+  const out = new Set<number>();
+  for (let i = 0; i + 3 <= text.length; i++) {
+    out.add(text.charCodeAt(i) * 4294967296 + text.charCodeAt(i + 1) * 65536 + text.charCodeAt(i + 2));
   }
   return out;
 }
