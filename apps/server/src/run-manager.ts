@@ -9,27 +9,9 @@ import {
 } from "@capgate/loop";
 import type { ApprovalMode } from "@capgate/tools";
 import { HttpError } from "./http-errors.js";
+import type { ActiveRun, RunLauncher, RunStatus, StartRunRequest } from "./run-launcher.js";
 
-export interface StartRunRequest {
-  goal: string;
-  profile?: string;
-  model?: string;
-  maxSteps?: number;
-  /** Approval mode for this run (default: the server's). */
-  approval?: ApprovalMode;
-  /** Let capability_call fall through to the configured MCP servers (default false). */
-  mcp?: boolean;
-}
-
-export type RunStatus = "queued" | "running";
-
-export interface ActiveRun {
-  id: string;
-  goal: string;
-  profile: string | undefined;
-  status: RunStatus;
-  queuedAt: string;
-}
+export type { ActiveRun, RunStatus, StartRunRequest };
 
 interface Entry extends ActiveRun {
   controller: AbortController;
@@ -57,7 +39,7 @@ export interface RunManagerOptions {
  * (pending approvals wait in the registry). shutdown() aborts them all and waits until
  * every run has written `run_ended`.
  */
-export class RunManager {
+export class RunManager implements RunLauncher {
   readonly #runs = new Map<string, Entry>();
   readonly #queue: Entry[] = [];
   #running = 0;
@@ -74,7 +56,7 @@ export class RunManager {
   }
 
   /** Check the request, create the model (so a bad spec is a 400 now, not a failed run later), queue it. */
-  start(request: StartRunRequest): { id: string; status: RunStatus } {
+  async start(request: StartRunRequest): Promise<{ id: string; status: RunStatus }> {
     if (this.#closed) throw new HttpError(503, "shutting_down", "The server is shutting down; no new runs.");
     if (request.profile !== undefined && !this.harness.profiles[request.profile]) {
       throw new HttpError(
@@ -177,16 +159,16 @@ export class RunManager {
     emitter.emit({ type: "run_ended", outcome, steps: 0, rejections: 0, error });
   }
 
-  get(id: string): ActiveRun | undefined {
+  async get(id: string): Promise<ActiveRun | undefined> {
     const e = this.#runs.get(id);
     return e ? describe(e) : undefined;
   }
 
-  list(): ActiveRun[] {
+  async list(): Promise<ActiveRun[]> {
     return [...this.#runs.values()].map(describe);
   }
 
-  counts(): { running: number; queued: number } {
+  async counts(): Promise<{ running: number; queued: number }> {
     return { running: this.#running, queued: this.#queue.length };
   }
 

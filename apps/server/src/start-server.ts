@@ -7,10 +7,10 @@ import {
   loadConfig,
   type ResolvedConfig,
 } from "@capgate/harness";
+import { MemoryApprovalRegistry } from "@capgate/loop";
 import { CapgateError } from "@capgate/schema";
 import type { ApprovalMode, Capability } from "@capgate/tools";
 import Fastify from "fastify";
-import { ApprovalRegistry } from "./approvals.js";
 import { registerGatewayRoutes } from "./gateway-routes.js";
 import { errorBody, toErrorResponse } from "./http-errors.js";
 import { loggerOptions, type ServerLogOptions } from "./logging.js";
@@ -147,7 +147,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
         : generateToken();
   const tokenMatches = tokenMatcher(token);
 
-  const approvals = new ApprovalRegistry(
+  const approvals = new MemoryApprovalRegistry(
     options.approvalTimeoutMs !== undefined ? { timeoutMs: options.approvalTimeoutMs } : {},
   );
   const harness =
@@ -244,13 +244,13 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
 
   app.get("/healthz", { config: { public: true } }, async () => ({ ok: true }));
   app.get("/status", async () => ({
-    runs: runs.counts(),
+    runs: await runs.counts(),
     streams: feed.count(),
     mcpSessions: mcp.count(),
-    pendingApprovals: approvals.count(),
+    pendingApprovals: await approvals.count(),
   }));
   registerGatewayRoutes(app, { harness, shutdown: shutdown.signal });
-  registerRunRoutes(app, { harness, runs, approvals, feed });
+  registerRunRoutes(app, { store: harness.store, runs, approvals, feed });
   mcp.register(app);
   registerViewerRoutes(app);
 
