@@ -68,7 +68,10 @@ const allowed = (from, to) => {
       return to === "@capgate/harness" || to === "@capgate/postgres" || CORE.includes(to);
     case "capgate":
       return (
-        to === "@capgate/harness" || to === "@capgate/server" || to === "@capgate/postgres" || CORE.includes(to)
+        to === "@capgate/harness" ||
+        to === "@capgate/server" ||
+        to === "@capgate/postgres" ||
+        CORE.includes(to)
       );
   }
   if (isCapability(from)) {

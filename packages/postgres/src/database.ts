@@ -61,6 +61,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   const pool = new pg.Pool(config);
   // A dropped idle connection (a restarted server) is replaced on the next query; it must not crash the process.
   pool.on("error", () => undefined);
+  pool.on("connect", (client) => client.on("error", () => undefined));
   let version: number;
   try {
     const client = await pool.connect().catch((error: unknown) => {
@@ -114,13 +115,20 @@ async function migrate(client: pg.PoolClient, apply: boolean, url: string, setti
       await client.query("BEGIN");
       try {
         await client.query(m.sql);
-        await client.query("INSERT INTO capgate.migrations (version, name) VALUES ($1, $2)", [m.version, m.name]);
+        await client.query("INSERT INTO capgate.migrations (version, name) VALUES ($1, $2)", [
+          m.version,
+          m.name,
+        ]);
         await client.query("COMMIT");
       } catch (error) {
         await client.query("ROLLBACK").catch(() => undefined);
-        throw new PostgresError("migration_failed", `capgate migration ${m.version} (${m.name}) failed: ${(error as Error).message}`, {
-          cause: error,
-        });
+        throw new PostgresError(
+          "migration_failed",
+          `capgate migration ${m.version} (${m.name}) failed: ${(error as Error).message}`,
+          {
+            cause: error,
+          },
+        );
       }
       current = m.version;
     }

@@ -83,7 +83,9 @@ export class PgApprovalRegistry implements ApprovalRegistry {
       };
       const check = () => {
         void this.db.pool
-          .query<{ status: string }>("SELECT status FROM capgate.approvals WHERE approval_id = $1", [approvalId])
+          .query<{ status: string }>("SELECT status FROM capgate.approvals WHERE approval_id = $1", [
+            approvalId,
+          ])
           .then(
             ({ rows }) => {
               const status = rows[0]?.status;

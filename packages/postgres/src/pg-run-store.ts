@@ -70,6 +70,8 @@ export class PgRunStore implements RunStore {
   }
 
   async #drain(): Promise<void> {
+    // Yield first: #writing must be set before this can finish (and more events join the batch).
+    await null;
     try {
       while (this.#queue.length > 0) {
         const batch = this.#queue.filter((e) => !this.#failedRuns.has(e.runId));

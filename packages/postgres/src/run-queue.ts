@@ -80,7 +80,8 @@ export class RunQueue {
   }
 }
 
-const SELECT = "SELECT id, goal, profile, status, coalesce(queued_at, started_at) AS queued_at FROM capgate.runs";
+const SELECT =
+  "SELECT id, goal, profile, status, coalesce(queued_at, started_at) AS queued_at FROM capgate.runs";
 
 interface Row {
   id: string;

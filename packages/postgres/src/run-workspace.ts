@@ -56,16 +56,27 @@ async function repositoryRoot(dir: string): Promise<string | undefined> {
  * changes there are not part of it), else a copy of the workspace with a baseline commit,
  * so the run's changes can be published as a patch.
  */
-export async function prepareRunWorkspace(source: string, workRoot: string, runId: string): Promise<RunWorkspace> {
+export async function prepareRunWorkspace(
+  source: string,
+  workRoot: string,
+  runId: string,
+): Promise<RunWorkspace> {
   mkdirSync(workRoot, { recursive: true, mode: 0o700 });
   const dir = join(workRoot, runId);
   const repo = await repositoryRoot(source);
-  const hasHead = repo ? await git(repo, ["rev-parse", "--verify", "-q", "HEAD"]).then(() => true, () => false) : false;
+  const hasHead = repo
+    ? await git(repo, ["rev-parse", "--verify", "-q", "HEAD"]).then(
+        () => true,
+        () => false,
+      )
+    : false;
   if (repo && hasHead) {
     const branch = `capgate/run-${runId}`;
     await git(repo, ["worktree", "add", "-q", "-b", branch, dir, "HEAD"]);
     const remove = async () => {
-      await git(repo, ["worktree", "remove", "--force", dir]).catch(() => rmSync(dir, { recursive: true, force: true }));
+      await git(repo, ["worktree", "remove", "--force", dir]).catch(() =>
+        rmSync(dir, { recursive: true, force: true }),
+      );
       await git(repo, ["worktree", "prune"]).catch(() => undefined);
     };
     return {

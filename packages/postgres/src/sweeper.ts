@@ -36,7 +36,8 @@ async function workerGone(db: Database, worker: string): Promise<boolean> {
       "SELECT pg_try_advisory_lock($1, hashtext($2)) AS got",
       [WORKER_LOCK_NS, worker],
     );
-    if (rows[0]?.got) await client.query("SELECT pg_advisory_unlock($1, hashtext($2))", [WORKER_LOCK_NS, worker]);
+    if (rows[0]?.got)
+      await client.query("SELECT pg_advisory_unlock($1, hashtext($2))", [WORKER_LOCK_NS, worker]);
     return rows[0]?.got === true;
   } finally {
     client.release();
@@ -88,7 +89,8 @@ export async function endRun(db: Database, runId: string, error: string, worker?
       "UPDATE capgate.approvals SET status = 'cancelled', reason = $2, answered_at = now() WHERE run_id = $1 AND status = 'pending' RETURNING approval_id",
       [runId, error],
     );
-    for (const a of withdrawn) await client.query("SELECT pg_notify($1, $2)", [APPROVALS_CHANNEL, a.approval_id]);
+    for (const a of withdrawn)
+      await client.query("SELECT pg_notify($1, $2)", [APPROVALS_CHANNEL, a.approval_id]);
     await client.query("SELECT pg_notify($1, $2)", [RUN_EVENTS_CHANNEL, `${runId}:${seq}`]);
     await client.query("COMMIT");
   } catch (e) {

@@ -36,7 +36,9 @@ async function freePort(): Promise<number> {
     server.once("error", reject);
     server.listen(0, "127.0.0.1", () => {
       const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+      server.close(() =>
+        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
+      );
     });
   });
 }
@@ -66,7 +68,18 @@ export async function startTestCluster(options: { bin?: string } = {}): Promise<
     const { uid, gid } = await postgresUser();
     chownSync(root, uid, gid);
   }
-  await run("initdb", ["-D", dataDir, "-U", "capgate", "-A", "trust", "--no-sync", "-E", "UTF8", "--locale=C"]);
+  await run("initdb", [
+    "-D",
+    dataDir,
+    "-U",
+    "capgate",
+    "-A",
+    "trust",
+    "--no-sync",
+    "-E",
+    "UTF8",
+    "--locale=C",
+  ]);
   const port = await freePort();
   let running = false;
   const start = async () => {

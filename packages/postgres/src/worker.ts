@@ -30,7 +30,13 @@ export interface WorkerOptions {
   /** Deny an approval nobody answered within this time (default 15 minutes). */
   approvalTimeoutMs?: number;
   /** Told about each run as it starts and ends (for logs). */
-  onRun?: (event: { type: "started" | "ended"; runId: string; outcome?: string; result?: RunResult; error?: string }) => void;
+  onRun?: (event: {
+    type: "started" | "ended";
+    runId: string;
+    outcome?: string;
+    result?: RunResult;
+    error?: string;
+  }) => void;
 }
 
 export interface RunningWorker {
@@ -113,11 +119,14 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         signal: controller.signal,
         runId,
       });
-      const published = await checkout.publish(`capgate run ${runId}: ${request.goal.slice(0, 200)}`).catch(
-        (error: unknown) => ({ kind: "none" as const, error: (error as Error).message }),
-      );
+      const published = await checkout
+        .publish(`capgate run ${runId}: ${request.goal.slice(0, 200)}`)
+        .catch((error: unknown) => ({ kind: "none" as const, error: (error as Error).message }));
       checkout = undefined;
-      await db.pool.query("UPDATE capgate.runs SET result = $2 WHERE id = $1", [runId, JSON.stringify(published)]);
+      await db.pool.query("UPDATE capgate.runs SET result = $2 WHERE id = $1", [
+        runId,
+        JSON.stringify(published),
+      ]);
       await store.flush().catch(() => undefined);
       const failure = store.failure(runId);
       if (failure) {
