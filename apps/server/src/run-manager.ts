@@ -58,30 +58,13 @@ export class RunManager implements RunLauncher {
   /** Check the request, create the model (so a bad spec is a 400 now, not a failed run later), queue it. */
   async start(request: StartRunRequest): Promise<{ id: string; status: RunStatus }> {
     if (this.#closed) throw new HttpError(503, "shutting_down", "The server is shutting down; no new runs.");
-    if (request.profile !== undefined && !this.harness.profiles[request.profile]) {
-      throw new HttpError(
-        400,
-        "unknown_profile",
-        `Unknown profile '${request.profile}'. Profiles: ${Object.keys(this.harness.profiles).join(", ")}.`,
-        { property: "profile" },
-      );
-    }
+    const model = checkRunRequest(this.harness, request);
     if (this.#queue.length >= this.#maxQueued) {
       throw new HttpError(
         429,
         "too_many_requests",
         `${this.#queue.length} runs are already waiting; try again when some have finished.`,
       );
-    }
-    let model: ReturnType<Harness["model"]>;
-    try {
-      model = this.harness.model(request.model);
-    } catch (error) {
-      const e = error as { code?: string; message?: string; property?: string };
-      throw new HttpError(400, e.code ?? "invalid_model_spec", e.message ?? String(error), {
-        property: "model",
-        cause: error,
-      });
     }
     const id = newRunId();
     const controller = new AbortController();
@@ -192,4 +175,25 @@ export class RunManager implements RunLauncher {
 
 function describe(e: Entry): ActiveRun {
   return { id: e.id, goal: e.goal, profile: e.profile, status: e.status, queuedAt: e.queuedAt };
+}
+
+/** A request's profile and model, checked now so a bad one is a 400 rather than a failed run later. */
+export function checkRunRequest(harness: Harness, request: StartRunRequest): ReturnType<Harness["model"]> {
+  if (request.profile !== undefined && !harness.profiles[request.profile]) {
+    throw new HttpError(
+      400,
+      "unknown_profile",
+      `Unknown profile '${request.profile}'. Profiles: ${Object.keys(harness.profiles).join(", ")}.`,
+      { property: "profile" },
+    );
+  }
+  try {
+    return harness.model(request.model);
+  } catch (error) {
+    const e = error as { code?: string; message?: string; property?: string };
+    throw new HttpError(400, e.code ?? "invalid_model_spec", e.message ?? String(error), {
+      property: "model",
+      cause: error,
+    });
+  }
 }
