@@ -31,13 +31,30 @@ const GIT_ENV = {
   GIT_TERMINAL_PROMPT: "0",
 };
 
+/**
+ * Runs on other workers of the same machine touch the same repository at once (worktree
+ * metadata, refs); git refuses with "Unable to create '…lock': File exists" rather than
+ * waiting, so such a refusal is retried for a few seconds.
+ */
 async function git(cwd: string, args: string[]): Promise<string> {
-  const { stdout } = await execFile("git", args, {
-    cwd,
-    env: { ...process.env, ...GIT_ENV },
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  return stdout;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const { stdout } = await execFile("git", args, {
+        cwd,
+        env: { ...process.env, ...GIT_ENV },
+        maxBuffer: 64 * 1024 * 1024,
+      });
+      return stdout;
+    } catch (error) {
+      const stderr = String((error as { stderr?: string }).stderr ?? "");
+      if (
+        attempt >= 40 ||
+        !/\.lock'?:? File exists|Another git process|cannot lock ref|could not lock/i.test(stderr)
+      )
+        throw error;
+      await new Promise((r) => setTimeout(r, 50 + Math.random() * 100));
+    }
+  }
 }
 
 async function repositoryRoot(dir: string): Promise<string | undefined> {

@@ -2,6 +2,7 @@ import type pg from "pg";
 import type { Database } from "./database.js";
 import { APPROVALS_CHANNEL } from "./pg-approvals.js";
 import { RUN_EVENTS_CHANNEL } from "./pg-run-store.js";
+import { RUN_TASK } from "./run-queue.js";
 
 /** Namespace of the advisory locks each worker holds for its whole life ('capw'). */
 export const WORKER_LOCK_NS = 0x63617077;
@@ -13,7 +14,11 @@ export const WORKER_LOCK_NS = 0x63617077;
  * `running` under a worker whose lock can be taken gets `run_ended { outcome: "error",
  * error: "worker lost" }` as its next event — it is never restarted.
  */
-export async function sweepLostRuns(db: Database): Promise<string[]> {
+export async function sweepLostRuns(
+  db: Database,
+  options: { requeueAfterMs?: number } = {},
+): Promise<string[]> {
+  await requeueOrphanedJobs(db, options.requeueAfterMs ?? 10_000).catch(() => undefined);
   const { rows } = await db.pool.query<{ worker: string }>(
     "SELECT DISTINCT worker FROM capgate.runs WHERE status = 'running' AND worker IS NOT NULL",
   );
@@ -102,4 +107,40 @@ export async function endRun(db: Database, runId: string, error: string, worker?
   // The job (locked by the dead worker) must never be picked up again.
   await db.pool.query("SELECT graphile_worker.remove_job($1)", [runId]).catch(() => undefined);
   return true;
+}
+
+/**
+ * A worker that died after graphile-worker locked a run's job but before it claimed the
+ * run leaves the run `queued` behind a job locked for hours. Nothing of such a run has
+ * executed, so its job is replaced by a fresh one; the claim (`UPDATE … WHERE status =
+ * 'queued'`) still lets only one worker ever execute it.
+ */
+async function requeueOrphanedJobs(db: Database, afterMs: number): Promise<void> {
+  const { rows } = await db.pool.query<{ id: string; queue_name: string | null }>(
+    `SELECT r.id, j.queue_name FROM capgate.runs r JOIN graphile_worker.jobs j ON j.key = r.id
+     WHERE r.status = 'queued' AND j.locked_at IS NOT NULL AND j.locked_at < now() - make_interval(secs => $1)`,
+    [afterMs / 1000],
+  );
+  for (const { id, queue_name } of rows) {
+    const client = await db.pool.connect();
+    try {
+      await client.query("BEGIN");
+      const still = await client.query(
+        "SELECT 1 FROM capgate.runs WHERE id = $1 AND status = 'queued' FOR UPDATE",
+        [id],
+      );
+      if (still.rowCount) {
+        await client.query("SELECT graphile_worker.remove_job($1)", [id]);
+        await client.query(
+          "SELECT graphile_worker.add_job($1, json_build_object('runId', $2::text), queue_name => $3, max_attempts => 1, job_key => $2::text)",
+          [RUN_TASK, id, queue_name],
+        );
+      }
+      await client.query("COMMIT");
+    } catch {
+      await client.query("ROLLBACK").catch(() => undefined);
+    } finally {
+      client.release();
+    }
+  }
 }

@@ -9,7 +9,9 @@ if (!available && postgresRequired()) {
 }
 
 /** `describe` when PostgreSQL can run here; skipped (with the reason in its name) otherwise, and failing under CAPGATE_REQUIRE_SYSTEM_TESTS. */
-export const describePg = available ? describe : describe.skip;
+export function describePg(name: string, body: () => void): void {
+  (available ? describe : describe.skip)(name, body);
+}
 
 /** One throwaway cluster per test file. */
 export function useCluster(): { cluster: () => TestCluster } {

@@ -118,7 +118,7 @@ describeQueue("runs on PostgreSQL + graphile-worker across processes", () => {
     expect(rows.every((r) => r.status === "ended" && r.outcome === "finished")).toBe(true);
     // Work was spread over the workers; each run published its change as a branch of the workspace repo.
     expect(new Set(rows.map((r) => r.worker)).size).toBeGreaterThan(1);
-    expect(rows.every((r) => r.result?.kind === "branch")).toBe(true);
+    expect(rows.filter((r) => r.result?.kind !== "branch").map((r) => r.result)).toEqual([]);
     const branches = execFileSync("git", ["branch", "--list", "capgate/run-*"], {
       cwd: dirs.workspace,
       encoding: "utf8",
@@ -208,6 +208,15 @@ describeQueue("runs on PostgreSQL + graphile-worker across processes", () => {
   }, 60_000);
 
   it("kill -9 of a worker mid-run: its run ends as 'worker lost' within a bounded time, never rerun; the others finish", async () => {
+    const dump = setTimeout(async () => {
+      const runs = await db.pool.query(
+        "SELECT id, status, worker, events FROM capgate.runs WHERE status <> 'ended'",
+      );
+      const jobs = await db.pool.query(
+        "SELECT key, locked_at, locked_by, attempts FROM graphile_worker.jobs",
+      );
+      console.error("still open after 60 s:", JSON.stringify({ runs: runs.rows, jobs: jobs.rows }, null, 1));
+    }, 60_000);
     const blocking = [
       action("verify", { claim: "long", command: "sleep 30" }),
       action("finish", { summary: "should not get here", evidence: "" }),
@@ -278,6 +287,7 @@ describeQueue("runs on PostgreSQL + graphile-worker across processes", () => {
     expect(Number(rows[0]!.n)).toBe(lost.events.length);
     const jobs = await db.pool.query("SELECT 1 FROM graphile_worker.jobs WHERE key = $1", [victimRun]);
     expect(jobs.rowCount).toBe(0);
+    clearTimeout(dump);
   }, 90_000);
 
   it("a node given an unreachable database fails fast naming the setting", async () => {
