@@ -170,7 +170,11 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     stopping ??= (async () => {
       clearInterval(sweep);
       for (const c of controllers.values()) c.abort(new Error(reason));
+      // A graceful stop: no new jobs, and it waits for the running ones (aborted above) to
+      // write run_ended and publish before the store is closed.
       await runner.stop().catch(() => undefined);
+      for (let waited = 0; controllers.size > 0 && waited < 30_000; waited += 50)
+        await new Promise((r) => setTimeout(r, 50));
       await store.flush().catch(() => undefined);
       await store.close();
       approvals.denyAll(reason);
