@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
-import { type LoopEnvironment, type RunGoalOptions, runGoal } from "@capgate/loop";
+import { EventEmitterForRun, type LoopEnvironment, type RunGoalOptions, runGoal } from "@capgate/loop";
 import type pg from "pg";
 import { type Database, queueLogger } from "./database.js";
 import { Notifier } from "./notifier.js";
@@ -138,6 +138,22 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       await checkout?.discard().catch(() => undefined);
       await store.flush().catch(() => undefined);
       const message = error instanceof Error ? error.message : String(error);
+      // The loop never started (a bad model spec, a checkout that failed): give the trace
+      // its run_started, so a reader sees what was asked before the error.
+      const stored = await store.events(runId).catch(() => undefined);
+      if (stored !== undefined && stored.length === 0) {
+        new EventEmitterForRun(runId, (e) => store.append(e)).emit({
+          type: "run_started",
+          goal: request.goal,
+          profile: request.profile ?? "Orchestrator",
+          model: request.model ?? "(not started)",
+          workspace: options.workspace,
+          maxSteps: 0,
+          mcp: request.mcp === true,
+          kind: "goal",
+        });
+        await store.flush().catch(() => undefined);
+      }
       // A failure before or around the loop (a bad model spec, a checkout that failed): the run still ends.
       await endRun(db, runId, message, id).catch(() => undefined);
       options.onRun?.({ type: "ended", runId, outcome: "error", error: message });
