@@ -64,10 +64,18 @@ const allowed = (from, to) => {
       return CORE.includes(to) && to !== "@capgate/loop";
     case "@capgate/harness":
       return CORE.includes(to) || isCapability(to) || to === "@capgate/search-semantic";
+    case "@capgate/postgres":
+      // The database side stays out of the core: it implements loop's interfaces and nothing more.
+      return ["@capgate/loop", "@capgate/schema", "@capgate/tools"].includes(to);
     case "@capgate/server":
-      return to === "@capgate/harness" || CORE.includes(to);
+      return to === "@capgate/harness" || to === "@capgate/postgres" || CORE.includes(to);
     case "capgate":
-      return to === "@capgate/harness" || to === "@capgate/server" || CORE.includes(to);
+      return (
+        to === "@capgate/harness" ||
+        to === "@capgate/server" ||
+        to === "@capgate/postgres" ||
+        CORE.includes(to)
+      );
   }
   if (isCapability(from)) {
     if (to === "@capgate/tools" || to === "@capgate/schema") return true;

@@ -23,6 +23,7 @@ describe("capgate basics", () => {
       "profiles",
       "mcp",
       "serve",
+      "worker",
       "trace",
     ]) {
       expect(h.stdout).toContain(c);

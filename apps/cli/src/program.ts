@@ -184,7 +184,20 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
     .option("--port <port>", "port", "7777")
     .option("--workspace <dir>", "workspace root")
     .option("--token <token>", "bearer token (default: $CAPGATE_TOKEN or generated)")
+    .option(
+      "--database <url>",
+      "PostgreSQL URL: hand runs to `capgate worker` nodes (default: $CAPGATE_DATABASE_URL, else the config's database)",
+    )
     .action(strip(run(async () => (await import("./commands/serve.js")).serveCommand)));
+
+  program
+    .command("worker")
+    .description("execute queued runs from PostgreSQL, each in a fresh checkout of the workspace")
+    .option("--database <url>", "PostgreSQL URL (default: $CAPGATE_DATABASE_URL, else the config's database)")
+    .option("--concurrency <n>", "runs at once on this worker", "1")
+    .option("--workspace <dir>", "workspace each run gets a fresh checkout of")
+    .option("--work-dir <dir>", "where the per-run checkouts go (default: a temp dir)")
+    .action(strip(run(async () => (await import("./commands/worker.js")).workerCommand)));
 
   program
     .command("trace")

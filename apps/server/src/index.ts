@@ -1,7 +1,7 @@
-export type { PendingApproval } from "./approvals.js";
+export type { PendingApproval } from "@capgate/loop";
 export type { ErrorBody } from "./http-errors.js";
 export type { LogLevel, ServerLogOptions } from "./logging.js";
-export type { StartRunRequest } from "./run-manager.js";
+export type { ActiveRun, RunLauncher, RunStatus, StartRunRequest } from "./run-launcher.js";
 export type { RunState, RunView } from "./runs-routes.js";
 export type { ShutdownOptions } from "./shutdown.js";
 export { closeOnSignals } from "./shutdown.js";

@@ -1,12 +1,11 @@
-import { readFile } from "node:fs/promises";
 import type { ServerResponse } from "node:http";
 import type { RunEvent, RunStore } from "@capgate/loop";
 
 export interface StreamOptions {
   /** Events with `seq` at or below this were seen already (the `Last-Event-ID` header). */
   after: number;
-  /** Whether the run may still emit events in this process (queued, running, a live gate session). */
-  isActive: () => boolean;
+  /** Whether the run may still emit events (queued, running here or on a worker, a live gate session). */
+  isActive: () => boolean | Promise<boolean>;
 }
 
 /** A slow reader that lets this much pile up is dropped; it can resume with Last-Event-ID. */
@@ -96,41 +95,39 @@ export class RunFeed {
     this.#streams.add(finish);
     res.on("close", finish);
 
-    unsubscribe = this.store.subscribe(runId, (event) => {
-      if (replaying) buffered.push(event);
-      else send(event);
-    });
+    unsubscribe = this.store.subscribe(
+      runId,
+      (event) => {
+        if (replaying) buffered.push(event);
+        else send(event);
+      },
+      options.after,
+    );
     heartbeat = setInterval(() => {
       if (!res.writableEnded) res.write(": keep-alive\n\n");
     }, this.heartbeatMs);
     heartbeat.unref();
 
-    const stored = await readTrace(this.store, runId);
+    let stored: RunEvent[];
+    try {
+      stored = (await this.store.events(runId, options.after)) ?? [];
+    } catch {
+      // The store is unreachable: end the stream; the client retries with Last-Event-ID.
+      res.destroy();
+      finish();
+      return done;
+    }
     for (const event of stored) send(event);
     replaying = false;
-    for (const event of buffered.splice(0)) send(event);
-    // Already ended (perhaps before Last-Event-ID), or nobody here will write more.
-    if (!ended && (stored.some((e) => e.type === "run_ended") || !options.isActive())) finish();
+    for (const event of buffered.splice(0).sort((a, b) => a.seq - b.seq)) send(event);
+    if (ended) return done;
+    // Already ended (perhaps before Last-Event-ID), or nobody will write more.
+    const active = stored.some((e) => e.type === "run_ended") ? false : await options.isActive();
+    if (!active && !ended) {
+      // It may have ended between the read and the check: send what was stored meanwhile.
+      for (const event of (await this.store.events(runId, last).catch(() => undefined)) ?? []) send(event);
+      finish();
+    }
     return done;
   }
-}
-
-/** The stored events of a run in seq order; a torn last line (after a crash) is skipped. */
-async function readTrace(store: RunStore, runId: string): Promise<RunEvent[]> {
-  let text: string;
-  try {
-    text = await readFile(store.pathOf(runId), "utf8");
-  } catch {
-    return [];
-  }
-  const events: RunEvent[] = [];
-  for (const line of text.split("\n")) {
-    if (line.trim() === "") continue;
-    try {
-      events.push(JSON.parse(line) as RunEvent);
-    } catch {
-      // An incomplete line is what a killed writer leaves behind; the rest stays valid.
-    }
-  }
-  return events.sort((a, b) => a.seq - b.seq);
 }

@@ -13,27 +13,9 @@ import { parseModelSpec } from "@capgate/models";
 import { closestMatch } from "@capgate/schema";
 import type { ApprovalMode } from "@capgate/tools";
 import { HttpError } from "./http-errors.js";
+import type { ActiveRun, RunLauncher, RunStatus, StartRunRequest } from "./run-launcher.js";
 
-export interface StartRunRequest {
-  goal: string;
-  profile?: string;
-  model?: string;
-  maxSteps?: number;
-  /** Approval mode for this run (default: the server's). */
-  approval?: ApprovalMode;
-  /** Let capability_call fall through to the configured MCP servers (default false). */
-  mcp?: boolean;
-}
-
-export type RunStatus = "queued" | "running";
-
-export interface ActiveRun {
-  id: string;
-  goal: string;
-  profile: string | undefined;
-  status: RunStatus;
-  queuedAt: string;
-}
+export type { ActiveRun, RunStatus, StartRunRequest };
 
 interface Entry extends ActiveRun {
   controller: AbortController;
@@ -63,7 +45,7 @@ export interface RunManagerOptions {
  * (pending approvals wait in the registry). shutdown() aborts them all and waits until
  * every run has written `run_ended`.
  */
-export class RunManager {
+export class RunManager implements RunLauncher {
   readonly #runs = new Map<string, Entry>();
   readonly #queue: Entry[] = [];
   #running = 0;
@@ -80,40 +62,15 @@ export class RunManager {
   }
 
   /** Check the request, create the model (so a bad spec is a 400 now, not a failed run later), queue it. */
-  start(request: StartRunRequest): { id: string; status: RunStatus } {
+  async start(request: StartRunRequest): Promise<{ id: string; status: RunStatus }> {
     if (this.#closed) throw new HttpError(503, "shutting_down", "The server is shutting down; no new runs.");
-    // Own entries only: "__proto__" or "constructor" must be unknown, not Object.prototype.
-    if (request.profile !== undefined && !Object.hasOwn(this.harness.profiles, request.profile)) {
-      const names = Object.keys(this.harness.profiles);
-      const guess = closestMatch(request.profile, names);
-      throw new HttpError(
-        400,
-        "unknown_profile",
-        `Unknown profile '${request.profile.slice(0, 100)}'.${guess ? ` Did you mean '${guess}'?` : ""} Profiles: ${names.join(", ")}.`,
-        { property: "profile" },
-      );
-    }
+    const model = checkRunRequest(this.harness, request, this.options.scriptedModelsDir);
     if (this.#queue.length >= this.#maxQueued) {
       throw new HttpError(
         429,
         "too_many_requests",
         `${this.#queue.length} runs are already waiting; try again when some have finished.`,
       );
-    }
-    let model: ReturnType<Harness["model"]>;
-    try {
-      const spec =
-        request.model === undefined
-          ? undefined
-          : checkScriptedModel(request.model, this.options.scriptedModelsDir);
-      model = this.harness.model(spec);
-    } catch (error) {
-      if (error instanceof HttpError) throw error;
-      const e = error as { code?: string; message?: string; property?: string };
-      throw new HttpError(400, e.code ?? "invalid_model_spec", e.message ?? String(error), {
-        property: "model",
-        cause: error,
-      });
     }
     const id = newRunId();
     const controller = new AbortController();
@@ -191,16 +148,16 @@ export class RunManager {
     emitter.emit({ type: "run_ended", outcome, steps: 0, rejections: 0, error });
   }
 
-  get(id: string): ActiveRun | undefined {
+  async get(id: string): Promise<ActiveRun | undefined> {
     const e = this.#runs.get(id);
     return e ? describe(e) : undefined;
   }
 
-  list(): ActiveRun[] {
+  async list(): Promise<ActiveRun[]> {
     return [...this.#runs.values()].map(describe);
   }
 
-  counts(): { running: number; queued: number } {
+  async counts(): Promise<{ running: number; queued: number }> {
     return { running: this.#running, queued: this.#queue.length };
   }
 
@@ -277,4 +234,34 @@ export function checkScriptedModel(spec: string, dir: string | undefined): strin
 
 function describe(e: Entry): ActiveRun {
   return { id: e.id, goal: e.goal, profile: e.profile, status: e.status, queuedAt: e.queuedAt };
+}
+
+/** A request's profile and model, checked now so a bad one is a 400 rather than a failed run later. */
+export function checkRunRequest(
+  harness: Harness,
+  request: StartRunRequest,
+  scriptedModelsDir?: string,
+): ReturnType<Harness["model"]> {
+  // Own entries only: "__proto__" or "constructor" must be unknown, not Object.prototype.
+  if (request.profile !== undefined && !Object.hasOwn(harness.profiles, request.profile)) {
+    const names = Object.keys(harness.profiles);
+    const guess = closestMatch(request.profile, names);
+    throw new HttpError(
+      400,
+      "unknown_profile",
+      `Unknown profile '${request.profile.slice(0, 100)}'.${guess ? ` Did you mean '${guess}'?` : ""} Profiles: ${names.join(", ")}.`,
+      { property: "profile" },
+    );
+  }
+  try {
+    const spec = request.model === undefined ? undefined : checkScriptedModel(request.model, scriptedModelsDir);
+    return harness.model(spec);
+  } catch (error) {
+    if (error instanceof HttpError) throw error;
+    const e = error as { code?: string; message?: string; property?: string };
+    throw new HttpError(400, e.code ?? "invalid_model_spec", e.message ?? String(error), {
+      property: "model",
+      cause: error,
+    });
+  }
 }

@@ -1,17 +1,16 @@
-import type { Harness } from "@capgate/harness";
-import { isValidRunId, type RunSummary, summarise } from "@capgate/loop";
+import type { ApprovalRegistry } from "@capgate/loop";
+import { isValidRunId, type PendingApproval, type RunStore, type RunSummary } from "@capgate/loop";
 import type { JsonSchema } from "@capgate/schema";
 import type { FastifyInstance } from "fastify";
-import type { ApprovalRegistry, PendingApproval } from "./approvals.js";
 import { HttpError } from "./http-errors.js";
 import { checkInput, integerParam } from "./request-check.js";
 import type { RunFeed } from "./run-feed.js";
-import type { ActiveRun, RunManager, StartRunRequest } from "./run-manager.js";
+import type { ActiveRun, RunLauncher, StartRunRequest } from "./run-launcher.js";
 
 /** `queued`/`running` here; `ended` with a run_ended; `interrupted` when the trace stops short and nothing here is writing it. */
 export type RunState = "queued" | "running" | "ended" | "interrupted";
 
-export interface RunView extends Partial<RunSummary> {
+export interface RunView extends Partial<Omit<RunSummary, "phase">> {
   id: string;
   runId: string;
   goal: string;
@@ -41,35 +40,41 @@ const approvalSchema: JsonSchema = {
 };
 
 export interface RunsDeps {
-  harness: Harness;
-  runs: RunManager;
+  /** Where runs' events and summaries are read from (the harness's trace files, or PostgreSQL). */
+  store: RunStore;
+  runs: RunLauncher;
   approvals: ApprovalRegistry;
   feed: RunFeed;
 }
 
 /** POST /runs, GET /runs, GET /runs/:id, GET /runs/:id/events, POST /runs/:id/approvals/:approvalId. */
 export function registerRunRoutes(app: FastifyInstance, deps: RunsDeps): void {
-  const { harness, runs, approvals, feed } = deps;
+  const { store, runs, approvals, feed } = deps;
 
-  const isActive = (id: string) => runs.get(id) !== undefined || feed.isLive(id);
+  const isActive = async (id: string) => feed.isLive(id) || (await runs.get(id)) !== undefined;
 
-  const view = (summary: RunSummary | undefined, active: ActiveRun | undefined, id: string): RunView => {
+  const view = async (
+    summary: RunSummary | undefined,
+    active: ActiveRun | undefined,
+    id: string,
+  ): Promise<RunView> => {
+    const { phase, ...rest } = summary ?? {};
     const status: RunState = active
       ? active.status
-      : summary?.outcome !== undefined
+      : summary?.outcome !== undefined || phase === "ended"
         ? "ended"
-        : feed.isLive(id)
-          ? "running"
+        : phase === "queued" || phase === "running" || feed.isLive(id)
+          ? (phase ?? "running")
           : "interrupted";
     return {
-      ...(summary ?? {}),
+      ...rest,
       id,
       runId: id,
       goal: summary?.goal ?? active?.goal ?? "",
       ...(summary === undefined && active?.profile ? { profile: active.profile } : {}),
       ...(summary === undefined && active ? { queuedAt: active.queuedAt } : {}),
       status,
-      pendingApprovals: approvals.pendingFor(id),
+      pendingApprovals: await approvals.pendingFor(id),
     };
   };
 
@@ -83,27 +88,27 @@ export function registerRunRoutes(app: FastifyInstance, deps: RunsDeps): void {
 
   app.post("/runs", async (request, reply) => {
     const body = checkInput<StartRunRequest>(startRunSchema, request.body, "the /runs body");
-    const started = runs.start(body);
+    const started = await runs.start(body);
     return reply.code(202).send({ id: started.id, status: started.status });
   });
 
   app.get("/runs", async (request) => {
     const query = request.query as Record<string, unknown>;
     const limit = integerParam(query.limit, "limit", { min: 1, max: 1000 }) ?? 100;
-    const stored = harness.store.list(limit);
+    const [stored, active] = await Promise.all([store.runs(limit), runs.list()]);
     const seen = new Set(stored.map((s) => s.runId));
-    const queued = runs
-      .list()
-      .filter((r) => !seen.has(r.id))
-      .map((r) => view(undefined, r, r.id));
-    return [...queued, ...stored.map((s) => view(s, runs.get(s.runId), s.runId))].slice(0, limit);
+    const byId = new Map(active.map((r) => [r.id, r]));
+    const queued = await Promise.all(
+      active.filter((r) => !seen.has(r.id)).map((r) => view(undefined, r, r.id)),
+    );
+    const listed = await Promise.all(stored.map((s) => view(s, byId.get(s.runId), s.runId)));
+    return [...queued, ...listed].slice(0, limit);
   });
 
   app.get("/runs/:id", async (request) => {
     const { id } = request.params as { id: string };
     checkId(id);
-    const active = runs.get(id);
-    const summary = readSummary(harness, id);
+    const [active, summary] = await Promise.all([runs.get(id), store.summary(id)]);
     if (!summary && !active)
       throw new HttpError(404, "run_not_found", `No run '${id}' on this server.`, { property: "id" });
     return view(summary, active, id);
@@ -114,7 +119,7 @@ export function registerRunRoutes(app: FastifyInstance, deps: RunsDeps): void {
     checkId(id);
     const header = request.headers["last-event-id"];
     const after = integerParam(header, "Last-Event-ID", { min: 0, max: 999_999_999 }) ?? 0;
-    if (!isActive(id) && !harness.store.has(id)) {
+    if (!(await isActive(id)) && (await store.summary(id)) === undefined) {
       throw new HttpError(404, "run_not_found", `No run '${id}' on this server.`, { property: "id" });
     }
     reply.hijack();
@@ -125,7 +130,7 @@ export function registerRunRoutes(app: FastifyInstance, deps: RunsDeps): void {
     const { id, approvalId } = request.params as { id: string; approvalId: string };
     checkId(id);
     const body = checkInput<{ approve: boolean }>(approvalSchema, request.body, "the approval body");
-    const answered = approvals.resolve(id, approvalId, body.approve);
+    const answered = await approvals.resolve(id, approvalId, body.approve);
     if (!answered) {
       throw new HttpError(
         404,
@@ -136,11 +141,4 @@ export function registerRunRoutes(app: FastifyInstance, deps: RunsDeps): void {
     }
     return { approvalId, runId: id, approved: body.approve, tool: answered.tool };
   });
-}
-
-/** The summary of one stored run (reads only its own trace). */
-function readSummary(harness: Harness, id: string): RunSummary | undefined {
-  if (!harness.store.has(id)) return undefined;
-  const { events } = harness.store.read(id);
-  return summarise(events);
 }

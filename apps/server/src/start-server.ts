@@ -7,10 +7,10 @@ import {
   loadConfig,
   type ResolvedConfig,
 } from "@capgate/harness";
+import { type ApprovalRegistry, MemoryApprovalRegistry, type RunStore } from "@capgate/loop";
 import { CapgateError } from "@capgate/schema";
 import type { ApprovalMode, Capability } from "@capgate/tools";
 import Fastify from "fastify";
-import { ApprovalRegistry } from "./approvals.js";
 import { registerGatewayRoutes } from "./gateway-routes.js";
 import { errorBody, toErrorResponse } from "./http-errors.js";
 import { loggerOptions, type ServerLogOptions } from "./logging.js";
@@ -18,6 +18,7 @@ import { McpEndpoint } from "./mcp-endpoint.js";
 import { registerMcpInteractionRoutes } from "./mcp-interaction-routes.js";
 import { ElicitationRegistry, McpLoginRegistry } from "./mcp-interactions.js";
 import { RunFeed } from "./run-feed.js";
+import type { RunLauncher } from "./run-launcher.js";
 import { RunManager } from "./run-manager.js";
 import { registerRunRoutes } from "./runs-routes.js";
 import {
@@ -125,8 +126,63 @@ export interface StartServerOptions {
   scriptedModelsDir?: string;
   /** Log requests and errors as JSON lines (default: nothing is printed). The token is never logged. */
   log?: ServerLogOptions | false;
-  /** Environment to read CAPGATE_TOKEN, CAPGATE_HOME and CAPGATE_SCRIPTED_MODELS_DIR from (default process.env). */
+  /** Environment to read CAPGATE_TOKEN, CAPGATE_HOME, CAPGATE_SCRIPTED_MODELS_DIR and CAPGATE_DATABASE_URL from (default process.env). */
   env?: Record<string, string | undefined>;
+  /**
+   * Where goal runs execute: `local` (in this process, traces as JSONL: the default) or
+   * `queue` (handed to `capgate worker` nodes through PostgreSQL; events, approvals and the
+   * run list come from the database, so any API node serves any run). Default: `queue`
+   * when a database is configured, else `local`.
+   */
+  runs?: "local" | "queue";
+  /** PostgreSQL URL for runs: "queue" (default: $CAPGATE_DATABASE_URL, else the config's `database`). */
+  database?: string;
+  /** How often an API node in queue mode looks for runs whose worker died (default 2 s). */
+  sweepIntervalMs?: number;
+}
+
+interface QueueParts {
+  store: RunStore;
+  approvals: ApprovalRegistry;
+  launcher: (harness: Harness) => RunLauncher;
+  close: () => Promise<void>;
+}
+
+/** The database side of queue mode, loaded only when it is used (the embedded default never loads a driver). */
+async function openQueue(
+  url: string,
+  setting: string,
+  options: StartServerOptions,
+  scriptedModelsDir: string | undefined,
+): Promise<QueueParts> {
+  const pgmod = await import("@capgate/postgres");
+  const { QueueRunLauncher } = await import("./queue-launcher.js");
+  const db = await pgmod.openDatabase({ url, setting });
+  const notifier = new pgmod.Notifier(db);
+  const store = new pgmod.PgRunStore(db, notifier);
+  const approvals = new pgmod.PgApprovalRegistry(
+    db,
+    notifier,
+    options.approvalTimeoutMs !== undefined ? { timeoutMs: options.approvalTimeoutMs } : {},
+  );
+  const queue = new pgmod.RunQueue(db);
+  // API nodes sweep too: runs of a dead worker end even when no worker is left.
+  const sweep = setInterval(
+    () => void pgmod.sweepLostRuns(db).catch(() => undefined),
+    options.sweepIntervalMs ?? 2_000,
+  );
+  sweep.unref();
+  return {
+    store,
+    approvals,
+    launcher: (harness) => new QueueRunLauncher(harness, queue, scriptedModelsDir),
+    close: async () => {
+      clearInterval(sweep);
+      await store.close();
+      await notifier.close();
+      await db.close();
+    },
+  };
 }
 
 export interface RunningServer {
@@ -138,6 +194,8 @@ export interface RunningServer {
   /** The viewer link with the token in its fragment: `http://127.0.0.1:7777/#token=…`. */
   readonly viewerUrl: string;
   readonly harness: Harness;
+  /** Where runs execute: in this process, or on queue workers. */
+  readonly runs: "local" | "queue";
   /**
    * Stop accepting requests, abort running runs (each trace ends with `run_ended {
    * outcome: "aborted" }`), deny pending approvals, end event streams, close MCP
@@ -169,6 +227,7 @@ function formatHost(host: string): string {
  */
 export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
   const env = options.env ?? process.env;
+  const scriptedModelsDir = options.scriptedModelsDir ?? (env.CAPGATE_SCRIPTED_MODELS_DIR || undefined);
   const host = options.host ?? "127.0.0.1";
   const port = options.port ?? 7777;
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
@@ -184,9 +243,42 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
         : generateToken();
   const tokenMatches = tokenMatcher(token);
 
-  const approvals = new ApprovalRegistry(
-    options.approvalTimeoutMs !== undefined ? { timeoutMs: options.approvalTimeoutMs } : {},
-  );
+  const loaded =
+    options.config === undefined && options.harness === undefined
+      ? loadConfig({
+          ...(options.cwd ? { cwd: options.cwd } : {}),
+          ...(options.configPath ? { path: options.configPath } : {}),
+        })
+      : undefined;
+  const given = options.config;
+  const configDatabase =
+    options.harness?.config.database ??
+    (given && "baseDir" in given && "config" in given
+      ? (given as ResolvedConfig).config.database
+      : (given as CapgateConfig | undefined)?.database) ??
+    loaded?.config.database;
+  const database = options.database
+    ? { url: options.database, setting: "the database option (--database)" }
+    : env.CAPGATE_DATABASE_URL
+      ? { url: env.CAPGATE_DATABASE_URL, setting: "CAPGATE_DATABASE_URL" }
+      : configDatabase
+        ? { url: configDatabase, setting: "database (config file)" }
+        : undefined;
+  const mode = options.runs ?? (database ? "queue" : "local");
+  if (mode === "queue" && !database) {
+    throw new CapgateError(
+      "no_database",
+      'runs: "queue" needs a PostgreSQL URL: pass --database, set CAPGATE_DATABASE_URL, or set "database" in capgate.config.json.',
+      { property: "database" },
+    );
+  }
+  const queued =
+    mode === "queue" && database ? await openQueue(database.url, database.setting, options, scriptedModelsDir) : undefined;
+  const approvals: ApprovalRegistry =
+    queued?.approvals ??
+    new MemoryApprovalRegistry(
+      options.approvalTimeoutMs !== undefined ? { timeoutMs: options.approvalTimeoutMs } : {},
+    );
   // MCP servers' form requests wait for the operator like approvals (only for a harness made here).
   const elicitations = new ElicitationRegistry(
     options.approvalTimeoutMs !== undefined ? { timeoutMs: options.approvalTimeoutMs } : {},
@@ -194,12 +286,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const harness =
     options.harness ??
     (await createHarness({
-      config:
-        options.config ??
-        loadConfig({
-          ...(options.cwd ? { cwd: options.cwd } : {}),
-          ...(options.configPath ? { path: options.configPath } : {}),
-        }),
+      config: options.config ?? (loaded as ResolvedConfig),
       ...(options.workspace ? { workspace: options.workspace } : {}),
       ...(options.stateDir ? { stateDir: options.stateDir } : {}),
       ...(options.approval ? { approval: options.approval } : {}),
@@ -211,17 +298,19 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const logins = new McpLoginRegistry(harness);
   const ownsHarness = options.harness === undefined;
 
-  const scriptedModelsDir = options.scriptedModelsDir ?? (env.CAPGATE_SCRIPTED_MODELS_DIR || undefined);
   const shutdown = new AbortController();
-  const feed = new RunFeed(harness.store, options.heartbeatMs ?? 15_000);
-  const runs = new RunManager(harness, {
-    approve: approvals.hook,
-    onError: (runId, error) => app.log.error({ err: error, runId }, "run failed"),
-    ...(options.approval ? { approval: options.approval } : {}),
-    ...(options.maxConcurrentRuns ? { maxConcurrent: options.maxConcurrentRuns } : {}),
-    ...(options.maxQueuedRuns ? { maxQueued: options.maxQueuedRuns } : {}),
-    ...(scriptedModelsDir ? { scriptedModelsDir } : {}),
-  });
+  const store: RunStore = queued?.store ?? harness.store;
+  const feed = new RunFeed(store, options.heartbeatMs ?? 15_000);
+  const runs: RunLauncher = queued
+    ? queued.launcher(harness)
+    : new RunManager(harness, {
+        approve: approvals.hook,
+        onError: (runId, error) => app.log.error({ err: error, runId }, "run failed"),
+        ...(options.approval ? { approval: options.approval } : {}),
+        ...(options.maxConcurrentRuns ? { maxConcurrent: options.maxConcurrentRuns } : {}),
+        ...(options.maxQueuedRuns ? { maxQueued: options.maxQueuedRuns } : {}),
+        ...(scriptedModelsDir ? { scriptedModelsDir } : {}),
+      });
   let policy: OriginPolicy | undefined;
   const mcp = new McpEndpoint({
     harness,
@@ -307,15 +396,15 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
 
   app.get("/healthz", { config: { public: true } }, async () => ({ ok: true }));
   app.get("/status", async () => ({
-    runs: runs.counts(),
+    runs: await runs.counts(),
     streams: feed.count(),
     mcpSessions: mcp.count(),
-    pendingApprovals: approvals.count(),
+    pendingApprovals: await approvals.count(),
     pendingElicitations: elicitations.count(),
     pendingLogins: logins.count(),
   }));
   registerGatewayRoutes(app, { harness, shutdown: shutdown.signal });
-  registerRunRoutes(app, { harness, runs, approvals, feed });
+  registerRunRoutes(app, { store, runs, approvals, feed });
   registerMcpInteractionRoutes(app, { logins, elicitations });
   mcp.register(app);
   registerViewerRoutes(app);
@@ -326,6 +415,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     await mcp.close();
     feed.close();
     if (ownsHarness) await harness.close().catch(() => undefined);
+    await queued?.close().catch(() => undefined);
     const code = (error as { code?: string }).code;
     if (code === "EADDRINUSE") {
       throw new CapgateError(
@@ -362,6 +452,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       feed.close();
       await app.close();
       if (ownsHarness) await harness.close();
+      await queued?.close();
     })();
     return closed;
   };
@@ -373,6 +464,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     token,
     viewerUrl: `${url}/#token=${encodeURIComponent(token)}`,
     harness,
+    runs: mode,
     close,
   };
 }

@@ -148,6 +148,13 @@ export const configSchema: JsonSchema = {
       minLength: 1,
       description: "Where traces and memory live (default $CAPGATE_HOME or ~/.capgate).",
     },
+    database: {
+      type: "string",
+      pattern: "^postgres(ql)?://",
+      maxLength: 2000,
+      description:
+        "PostgreSQL URL (postgresql://user:password@host:5432/db) for runs on queue workers: `capgate serve` queues runs there and `capgate worker` executes them. $CAPGATE_DATABASE_URL and --database take precedence.",
+    },
     profiles: profilesConfigSchema,
     mcpServers: {
       type: "object",

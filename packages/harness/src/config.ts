@@ -13,6 +13,8 @@ export interface CapgateConfig {
   model?: string;
   workspace?: string;
   stateDir?: string;
+  /** PostgreSQL URL: `capgate serve` hands runs to `capgate worker` nodes through it, and `capgate worker` takes them. */
+  database?: string;
   profiles?: Record<string, Record<string, unknown>>;
   mcpServers?: McpServersMap;
   approval?: ApprovalMode;

@@ -4,12 +4,12 @@ import {
   type Chat,
   type CreateChatOptions,
   createChat,
+  FileRunStore,
   type LoopApprovalHook,
   type LoopEnvironment,
   MemoryStore,
   type RunGoalOptions,
   type RunGoalResult,
-  RunStore,
   runGoal,
 } from "@capgate/loop";
 import type { ElicitationHandler, McpPool, SamplingHandler } from "@capgate/mcp-client";
@@ -79,7 +79,8 @@ export interface Harness {
   readonly registry: Registry;
   readonly capabilities: CapabilitySet;
   readonly profiles: ProfileSet;
-  readonly store: RunStore;
+  /** This process's traces under the state dir (a queue worker's runs go to its own store instead). */
+  readonly store: FileRunStore;
   readonly memory: MemoryStore;
   readonly resources: HostResources;
   /** The configured MCP servers' pool (undefined when none is configured). */
@@ -192,7 +193,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     ...(config.web ? { web: config.web } : {}),
     approval: options.approval ?? config.approval ?? "never",
   };
-  const store = new RunStore(stateDir);
+  const store = new FileRunStore(stateDir);
   const memory = new MemoryStore(stateDir);
   const resources = createHostResources();
   const browserExecutable = config.browser?.executablePath ?? processEnv.CAPGATE_CHROMIUM;

@@ -1,5 +1,5 @@
 // The goal loop over a hand-built environment (what @capgate/harness does for you).
-import { MemoryStore, RunStore, runGoal } from "@capgate/loop";
+import { FileRunStore, MemoryStore, runGoal } from "@capgate/loop";
 import { createScriptedModel } from "@capgate/models";
 import { profiles } from "@capgate/profiles";
 import { Registry } from "@capgate/registry";
@@ -14,7 +14,7 @@ export async function main(workspace: string, stateDir: string): Promise<string>
       capabilities,
       profiles: { Orchestrator: profiles.Orchestrator },
       stateDir,
-      store: new RunStore(stateDir),
+      store: new FileRunStore(stateDir),
       memory: new MemoryStore(stateDir),
       policy: {},
       limits: DEFAULT_LIMITS,

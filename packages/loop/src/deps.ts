@@ -10,7 +10,7 @@ import type {
   PolicyConfig,
   ToolLimits,
 } from "@capgate/tools";
-import type { RunStore } from "./run-store.js";
+import type { RunStore } from "./run-store-api.js";
 
 /** An approval request as the loop sends it to the host: with ids the host can answer by. */
 export interface LoopApprovalRequest extends ApprovalRequest {

@@ -210,7 +210,7 @@ export async function runGoal(env: LoopEnvironment, options: RunGoalOptions): Pr
     steps: step,
     rejections,
     profile: session.profile?.name ?? target.name,
-    tracePath: env.store.pathOf(runId),
+    tracePath: env.store.locate(runId),
   };
 }
 

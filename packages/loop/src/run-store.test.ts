@@ -4,12 +4,12 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { EventEmitterForRun } from "./events.js";
 import { newRunId } from "./run-id.js";
-import { RunStore, readTraceFile } from "./run-store.js";
+import { FileRunStore, readTraceFile } from "./run-store.js";
 
-describe("RunStore", () => {
+describe("FileRunStore", () => {
   it("appends one line per event, lists and reads runs", () => {
     const dir = mkdtempSync(join(tmpdir(), "capgate-store-"));
-    const store = new RunStore(dir);
+    const store = new FileRunStore(dir);
     const runId = newRunId();
     const emitter = new EventEmitterForRun(runId, (e) => store.append(e));
     emitter.emit({
@@ -34,7 +34,7 @@ describe("RunStore", () => {
 
   it("tolerates a torn last line and reports it", () => {
     const dir = mkdtempSync(join(tmpdir(), "capgate-store-"));
-    const store = new RunStore(dir);
+    const store = new FileRunStore(dir);
     const runId = newRunId();
     const emitter = new EventEmitterForRun(runId, (e) => store.append(e));
     emitter.emit({
@@ -54,7 +54,7 @@ describe("RunStore", () => {
   });
 
   it("rejects run ids that could escape the runs directory", () => {
-    const store = new RunStore(mkdtempSync(join(tmpdir(), "capgate-store-")));
+    const store = new FileRunStore(mkdtempSync(join(tmpdir(), "capgate-store-")));
     for (const bad of ["../x", "a/b", "", ".hidden", "x".repeat(200)]) {
       expect(() => store.pathOf(bad)).toThrow(/not a valid run id/);
     }
@@ -62,7 +62,7 @@ describe("RunStore", () => {
   });
 
   it("feeds live subscribers of one run and of all runs", () => {
-    const store = new RunStore(mkdtempSync(join(tmpdir(), "capgate-store-")));
+    const store = new FileRunStore(mkdtempSync(join(tmpdir(), "capgate-store-")));
     const one: string[] = [];
     const all: string[] = [];
     const a = newRunId();

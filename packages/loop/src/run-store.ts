@@ -8,10 +8,12 @@ import {
   statSync,
   writeSync,
 } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { CapgateError } from "@capgate/schema";
 import type { RunEvent, RunEventListener, RunOutcome } from "./events.js";
 import { isValidRunId } from "./run-id.js";
+import type { RunStore } from "./run-store-api.js";
 
 export interface RunSummary {
   runId: string;
@@ -24,6 +26,10 @@ export interface RunSummary {
   steps?: number;
   parentRunId?: string;
   events: number;
+  /** Where a store with a queue knows it: `queued` (not started yet), `running` or `ended`. */
+  phase?: "queued" | "running" | "ended";
+  /** Where a queued run's work was published (a branch or a patch), when the store records it. */
+  result?: unknown;
 }
 
 export interface ReadTraceResult {
@@ -37,7 +43,7 @@ export interface ReadTraceResult {
  * with a single write as it happens, so a killed process leaves every emitted event
  * behind as valid JSONL. Also an in-process feed so a server can follow live runs.
  */
-export class RunStore {
+export class FileRunStore implements RunStore {
   readonly dir: string;
   readonly #fds = new Map<string, number>();
   readonly #listeners = new Map<string, Set<RunEventListener>>();
@@ -66,6 +72,34 @@ export class RunStore {
     }
     for (const l of this.#listeners.get(event.runId) ?? []) safeCall(l, event);
     for (const l of this.#anyListeners) safeCall(l, event);
+  }
+
+  /** Written synchronously: there is never anything to wait for. */
+  async flush(): Promise<void> {}
+
+  locate(runId: string): string {
+    return this.pathOf(runId);
+  }
+
+  async events(runId: string, after = 0): Promise<RunEvent[] | undefined> {
+    let text: string;
+    try {
+      text = await readFile(this.pathOf(runId), "utf8");
+    } catch {
+      return undefined;
+    }
+    return parseTrace(text)
+      .events.filter((e) => e.seq > after)
+      .sort((a, b) => a.seq - b.seq);
+  }
+
+  async summary(runId: string): Promise<RunSummary | undefined> {
+    const events = await this.events(runId);
+    return events ? summarise(events) : undefined;
+  }
+
+  async runs(limit = 100): Promise<RunSummary[]> {
+    return this.list(limit);
   }
 
   /** Live events of one run (or of every run with "*"), from now on. */
@@ -129,7 +163,10 @@ function safeCall(listener: RunEventListener, event: RunEvent): void {
 }
 
 export function readTraceFile(path: string): ReadTraceResult {
-  const text = readFileSync(path, "utf8");
+  return parseTrace(readFileSync(path, "utf8"));
+}
+
+function parseTrace(text: string): ReadTraceResult {
   const events: RunEvent[] = [];
   const badLines: number[] = [];
   const lines = text.split("\n");

@@ -7,6 +7,7 @@ export interface ServeOptions {
   port?: string;
   workspace?: string;
   token?: string;
+  database?: string;
 }
 
 /** `capgate serve`: the HTTP server (the one place the CLI imports an app). Runs until SIGTERM/SIGINT. */
@@ -20,6 +21,7 @@ export async function serveCommand(options: ServeOptions, global: GlobalOptions,
     port,
     ...(options.workspace ? { workspace: options.workspace } : {}),
     ...(options.token ? { token: options.token } : {}),
+    ...(options.database ? { database: options.database } : {}),
     ...(global.config ? { configPath: global.config } : {}),
   });
   const p = paint(io);
@@ -27,6 +29,7 @@ export async function serveCommand(options: ServeOptions, global: GlobalOptions,
     `${p.bold("capgate serve")} listening on ${server.url} ${p.dim(`(workspace ${server.harness.workspace})`)}`,
   );
   io.out(`viewer: ${p.cyan(server.viewerUrl)}`);
+  if (server.runs === "queue") io.out(p.dim("runs are queued in PostgreSQL for `capgate worker` nodes"));
   io.out(p.dim("the token is in the link's fragment: it never reaches the server's logs"));
   // Shuts down gracefully (runs aborted, MCP sessions and the browser closed) and exits.
   closeOnSignals(server);

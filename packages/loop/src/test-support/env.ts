@@ -13,7 +13,7 @@ import {
 } from "@capgate/tools";
 import type { LoopEnvironment } from "../deps.js";
 import { MemoryStore } from "../memory-store.js";
-import { RunStore } from "../run-store.js";
+import { FileRunStore } from "../run-store.js";
 
 // Small capabilities of the tests' own: the loop may not depend on the built-in ones.
 const notesManifest = {
@@ -174,7 +174,7 @@ export function makeEnv(overrides: Partial<LoopEnvironment> = {}): TestEnv {
     capabilities,
     profiles: testProfiles,
     stateDir,
-    store: new RunStore(stateDir),
+    store: new FileRunStore(stateDir),
     memory: new MemoryStore(stateDir),
     policy: {},
     limits: { ...DEFAULT_LIMITS, timeoutMs: 20_000 },

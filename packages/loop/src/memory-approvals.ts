@@ -1,17 +1,6 @@
 import { randomUUID } from "node:crypto";
-import type { LoopApprovalHook, LoopApprovalRequest } from "@capgate/loop";
-
-/** An approval a run is waiting for, as GET /runs/:id shows it. */
-export interface PendingApproval {
-  approvalId: string;
-  runId: string;
-  tool: string;
-  capability: string;
-  risk: string;
-  arguments: unknown;
-  description: string;
-  requestedAt: string;
-}
+import type { ApprovalRegistry, PendingApproval } from "./approval-registry.js";
+import type { LoopApprovalHook, LoopApprovalRequest } from "./deps.js";
 
 interface Waiter {
   info: PendingApproval;
@@ -26,11 +15,11 @@ export interface ApprovalRegistryOptions {
 }
 
 /**
- * Where a run's approval requests wait for the operator: the hook parks each request
+ * The approval registry of one process: the hook parks each request
  * here under its run id and approval id; POST /runs/:id/approvals/:approvalId answers it.
  * An aborted run, a timeout or shutdown denies it (the run sees a refused tool call).
  */
-export class ApprovalRegistry {
+export class MemoryApprovalRegistry implements ApprovalRegistry {
   readonly #pending = new Map<string, Waiter>();
   readonly #timeoutMs: number;
   readonly #onChange: ((runId: string) => void) | undefined;
@@ -86,16 +75,16 @@ export class ApprovalRegistry {
   }
 
   /** Pending approvals of one run, oldest first. */
-  pendingFor(runId: string): PendingApproval[] {
+  async pendingFor(runId: string): Promise<PendingApproval[]> {
     return [...this.#pending.values()].filter((w) => w.info.runId === runId).map((w) => w.info);
   }
 
-  count(): number {
+  async count(): Promise<number> {
     return this.#pending.size;
   }
 
   /** Answer one pending approval; false when there is no such pending request for that run. */
-  resolve(runId: string, approvalId: string, approve: boolean): PendingApproval | undefined {
+  async resolve(runId: string, approvalId: string, approve: boolean): Promise<PendingApproval | undefined> {
     const waiter = this.#pending.get(approvalId);
     if (!waiter || waiter.info.runId !== runId) return undefined;
     waiter.settle(approve);

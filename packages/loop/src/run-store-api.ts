@@ -1,0 +1,32 @@
+import type { RunEvent, RunEventListener } from "./events.js";
+import type { RunSummary } from "./run-store.js";
+
+/**
+ * Where a run's events go and where readers find them. The loop only appends; servers
+ * read, list and follow. Two implementations: `FileRunStore` (JSONL under the state
+ * dir, one process) and the PostgreSQL store of `@capgate/postgres` (any node).
+ *
+ * `append` is synchronous so the loop never waits on storage between steps; a store
+ * that writes asynchronously keeps the run's order and reports failures through `flush`.
+ */
+export interface RunStore {
+  /** Record one event. The events of a run arrive in `seq` order. */
+  append(event: RunEvent): void;
+  /** Resolves once every event appended so far is stored; rejects with the storage error when one could not be. */
+  flush(): Promise<void>;
+  /**
+   * Live events of one run (or "*": of every run appended through this store), from now
+   * on. `after` is the highest seq the listener has already seen, a hint stores that
+   * fetch by seq may use; listeners de-duplicate by seq either way.
+   */
+  subscribe(runId: string | "*", listener: RunEventListener, after?: number): () => void;
+  /** The stored events of a run with `seq > after`, in seq order; `undefined` when the store has no such run. */
+  events(runId: string, after?: number): Promise<RunEvent[] | undefined>;
+  /** One run's summary, or `undefined` when the store has no such run. */
+  summary(runId: string): Promise<RunSummary | undefined>;
+  /** The most recent runs, newest first. */
+  runs(limit?: number): Promise<RunSummary[]>;
+  /** Where a run's trace lives, for people: a file path or a database location. */
+  locate(runId: string): string;
+  close(): void | Promise<void>;
+}

@@ -1,0 +1,17 @@
+export type { Database, OpenDatabaseOptions } from "./database.js";
+export { openDatabase } from "./database.js";
+export { PostgresError, redactUrl } from "./errors.js";
+export { MIGRATIONS, SCHEMA_VERSION } from "./migrations.js";
+export { Notifier } from "./notifier.js";
+export type { PgApprovalsOptions } from "./pg-approvals.js";
+export { PgApprovalRegistry } from "./pg-approvals.js";
+export { PgMemoryStore } from "./pg-memory.js";
+export type { PgRunStoreOptions } from "./pg-run-store.js";
+export { PgRunStore } from "./pg-run-store.js";
+export type { QueuedRun, QueuedRunRequest } from "./run-queue.js";
+export { RUN_TASK, RunQueue } from "./run-queue.js";
+export type { RunResult, RunWorkspace } from "./run-workspace.js";
+export { prepareRunWorkspace } from "./run-workspace.js";
+export { endRun, sweepLostRuns } from "./sweeper.js";
+export type { RunningWorker, WorkerOptions } from "./worker.js";
+export { startWorker } from "./worker.js";

@@ -1,0 +1,356 @@
+import type { RunEvent, RunEventListener, RunStore, RunSummary } from "@capgate/loop";
+import type { Database } from "./database.js";
+import { PostgresError, redactUrl } from "./errors.js";
+import type { Notifier } from "./notifier.js";
+import { isTransient, sleep } from "./transient.js";
+
+export const RUN_EVENTS_CHANNEL = "capgate_run_events";
+
+export interface PgRunStoreOptions {
+  /** Keep retrying a batch that failed on a lost connection for this long (default 60 s), then fail the store. */
+  retryForMs?: number;
+  /** Called when a batch is given up on (the events are not stored; flush() rejects with the same error). */
+  onError?: (error: Error) => void;
+}
+
+interface Subscription {
+  runId: string;
+  listener: RunEventListener;
+  last: number;
+  fetching: boolean;
+  again: boolean;
+}
+
+/**
+ * The run store on PostgreSQL: events in `capgate.run_events` keyed by (run_id, seq),
+ * a row per run in `capgate.runs` kept up to date on run_started/profile_changed/run_ended.
+ * `append` queues; one batch at a time is written in a transaction (whatever piled up
+ * while the previous one was being written goes in the next: group commit), and the
+ * transaction NOTIFYs `run_id:seq` so every node's subscribers fetch the new rows.
+ * A batch that fails on a lost connection is retried as a whole; the primary key makes
+ * that idempotent, and a (run_id, seq) that already holds a *different* event is an
+ * `event_conflict` error, never silently dropped.
+ */
+export class PgRunStore implements RunStore {
+  #queue: RunEvent[] = [];
+  #writing: Promise<void> | undefined;
+  #failure: Error | undefined;
+  /** Runs with events that could not be stored: later events of theirs are not written either (no gaps). */
+  readonly #failedRuns = new Map<string, Error>();
+  readonly #subs = new Set<Subscription>();
+  readonly #local = new Set<RunEventListener>();
+  #unlisten: (() => void) | undefined;
+  #listening: Promise<void> | undefined;
+  readonly #retryForMs: number;
+
+  constructor(
+    private readonly db: Database,
+    private readonly notifier: Notifier,
+    private readonly options: PgRunStoreOptions = {},
+  ) {
+    this.#retryForMs = options.retryForMs ?? 60_000;
+    notifier.onReconnect(() => {
+      for (const sub of this.#subs) this.#fetch(sub);
+    });
+  }
+
+  append(event: RunEvent): void {
+    this.#queue.push(event);
+    this.#writing ??= this.#drain();
+  }
+
+  async flush(): Promise<void> {
+    while (this.#writing) await this.#writing;
+    if (this.#failure) throw this.#failure;
+  }
+
+  /** The storage error that made the store give up on some events (of one run, or of any), if any. */
+  failure(runId?: string): Error | undefined {
+    return runId === undefined ? this.#failure : this.#failedRuns.get(runId);
+  }
+
+  async #drain(): Promise<void> {
+    // Yield first: #writing must be set before this can finish (and more events join the batch).
+    await null;
+    try {
+      while (this.#queue.length > 0) {
+        const batch = this.#queue.filter((e) => !this.#failedRuns.has(e.runId));
+        this.#queue = [];
+        if (batch.length === 0) continue;
+        const groups = groupByRun(batch);
+        try {
+          await this.#writeWithRetry(batch);
+          for (const l of this.#local) for (const e of batch) safeCall(l, e);
+        } catch (error) {
+          // Write run by run so one run's conflict does not cost the others their events.
+          const parts = groups.size > 1 ? [...groups.values()] : [batch];
+          for (const part of parts) {
+            try {
+              if (parts.length > 1) await this.#writeWithRetry(part);
+              else throw error;
+              for (const l of this.#local) for (const e of part) safeCall(l, e);
+            } catch (partError) {
+              const failure =
+                partError instanceof Error
+                  ? partError
+                  : new PostgresError("store_failed", String(partError), { cause: partError });
+              this.#failedRuns.set(part[0]!.runId, failure);
+              this.#failure ??= failure;
+              this.options.onError?.(failure);
+            }
+          }
+        }
+      }
+    } finally {
+      this.#writing = undefined;
+    }
+  }
+
+  async #writeWithRetry(batch: RunEvent[]): Promise<void> {
+    const deadline = Date.now() + this.#retryForMs;
+    let delay = 50;
+    while (true) {
+      try {
+        await this.#write(batch);
+        return;
+      } catch (error) {
+        if (!isTransient(error) || Date.now() > deadline) {
+          throw new PostgresError(
+            codeOf(error) ?? "store_failed",
+            `Could not store ${batch.length} event(s) of run ${batch[0]?.runId} in ${redactUrl(this.db.url)}: ${(error as Error).message}`,
+            { cause: error },
+          );
+        }
+        await sleep(delay);
+        delay = Math.min(delay * 2, 1_000);
+      }
+    }
+  }
+
+  async #write(batch: RunEvent[]): Promise<void> {
+    const rows = batch.map((e) => ({ run_id: e.runId, seq: e.seq, type: e.type, body: e, time: e.time }));
+    const client = await this.db.pool.connect();
+    let broken = false;
+    try {
+      await client.query("BEGIN");
+      const inserted = await client.query<{ run_id: string; seq: number }>(
+        `INSERT INTO capgate.run_events (run_id, seq, type, body, time)
+         SELECT run_id, seq, type, body, time FROM jsonb_to_recordset($1::jsonb)
+           AS x(run_id text, seq integer, type text, body jsonb, time timestamptz)
+         ON CONFLICT (run_id, seq) DO NOTHING
+         RETURNING run_id, seq`,
+        [JSON.stringify(rows)],
+      );
+      if (inserted.rowCount !== rows.length) {
+        // A retried batch that had committed before the connection dropped, or someone else's event.
+        const { rows: differing } = await client.query<{ run_id: string; seq: number }>(
+          `SELECT e.run_id, e.seq FROM jsonb_to_recordset($1::jsonb) AS x(run_id text, seq integer, body jsonb)
+           JOIN capgate.run_events e ON e.run_id = x.run_id AND e.seq = x.seq
+           WHERE e.body <> x.body`,
+          [JSON.stringify(rows)],
+        );
+        if (differing.length > 0) {
+          const d = differing[0]!;
+          throw new PostgresError(
+            "event_conflict",
+            `Event ${d.seq} of run ${d.run_id} is already stored with different content (was the run ended by another node, e.g. as 'worker lost'?); refusing to overwrite it.`,
+          );
+        }
+      }
+      for (const [runId, events] of groupByRun(batch)) await updateRunRow(client, runId, events);
+      await client.query("COMMIT");
+    } catch (error) {
+      broken = isTransient(error);
+      if (!broken) await client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    } finally {
+      // A connection that failed mid-transaction is discarded, not handed to the next query.
+      client.release(broken);
+    }
+  }
+
+  subscribe(runId: string | "*", listener: RunEventListener, after = 0): () => void {
+    if (runId === "*") {
+      this.#local.add(listener);
+      return () => this.#local.delete(listener);
+    }
+    const sub: Subscription = { runId, listener, last: after, fetching: false, again: false };
+    this.#subs.add(sub);
+    void this.#listen().then(
+      () => this.#fetch(sub),
+      () => undefined,
+    );
+    return () => {
+      this.#subs.delete(sub);
+    };
+  }
+
+  #listen(): Promise<void> {
+    this.#listening ??= this.notifier
+      .listen(RUN_EVENTS_CHANNEL, (payload) => {
+        const colon = payload.lastIndexOf(":");
+        const runId = payload.slice(0, colon);
+        const seq = Number(payload.slice(colon + 1));
+        for (const sub of this.#subs) if (sub.runId === runId && seq > sub.last) this.#fetch(sub);
+      })
+      .then((unlisten) => {
+        this.#unlisten = unlisten;
+      })
+      .catch((error) => {
+        this.#listening = undefined;
+        throw error;
+      });
+    return this.#listening;
+  }
+
+  /** Fetch what the subscriber has not seen yet; one fetch at a time per subscriber, repeated if more was notified meanwhile. */
+  #fetch(sub: Subscription): void {
+    if (sub.fetching) {
+      sub.again = true;
+      return;
+    }
+    sub.fetching = true;
+    void (async () => {
+      do {
+        sub.again = false;
+        try {
+          const events = (await this.events(sub.runId, sub.last)) ?? [];
+          for (const e of events) {
+            if (!this.#subs.has(sub)) return;
+            if (e.seq <= sub.last) continue;
+            sub.last = e.seq;
+            safeCall(sub.listener, e);
+          }
+        } catch {
+          // The database is away: the notifier's reconnect triggers a fetch again.
+        }
+      } while (sub.again && this.#subs.has(sub));
+    })().finally(() => {
+      sub.fetching = false;
+    });
+  }
+
+  async events(runId: string, after = 0): Promise<RunEvent[] | undefined> {
+    const { rows } = await this.db.pool.query<{ body: RunEvent }>(
+      "SELECT body FROM capgate.run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq",
+      [runId, after],
+    );
+    if (rows.length > 0) return rows.map((r) => r.body);
+    const exists = await this.db.pool.query("SELECT 1 FROM capgate.runs WHERE id = $1", [runId]);
+    return exists.rowCount ? [] : undefined;
+  }
+
+  async summary(runId: string): Promise<RunSummary | undefined> {
+    const { rows } = await this.db.pool.query<RunRow>(`${SELECT_RUN} WHERE id = $1`, [runId]);
+    return rows[0] ? toSummary(rows[0]) : undefined;
+  }
+
+  async runs(limit = 100): Promise<RunSummary[]> {
+    const { rows } = await this.db.pool.query<RunRow>(
+      `${SELECT_RUN} ORDER BY coalesce(started_at, queued_at) DESC, id DESC LIMIT $1`,
+      [limit],
+    );
+    return rows.map(toSummary);
+  }
+
+  locate(runId: string): string {
+    return `${redactUrl(this.db.url)}#run=${runId}`;
+  }
+
+  async close(): Promise<void> {
+    await this.flush().catch(() => undefined);
+    this.#unlisten?.();
+    this.#subs.clear();
+  }
+}
+
+function codeOf(error: unknown): string | undefined {
+  return error instanceof PostgresError ? error.code : undefined;
+}
+
+function safeCall(listener: RunEventListener, event: RunEvent): void {
+  try {
+    listener(event);
+  } catch {
+    // Subscribers cannot break the run.
+  }
+}
+
+function groupByRun(batch: RunEvent[]): Map<string, RunEvent[]> {
+  const out = new Map<string, RunEvent[]>();
+  for (const e of batch) {
+    const list = out.get(e.runId);
+    if (list) list.push(e);
+    else out.set(e.runId, [e]);
+  }
+  return out;
+}
+
+/** Keep the `runs` row in step with the events: created or marked running on run_started, profile on profile_changed, outcome on run_ended. */
+async function updateRunRow(
+  client: { query: (sql: string, values: unknown[]) => Promise<unknown> },
+  runId: string,
+  events: RunEvent[],
+): Promise<void> {
+  const maxSeq = Math.max(...events.map((e) => e.seq));
+  for (const e of events) {
+    if (e.type === "run_started") {
+      await client.query(
+        `INSERT INTO capgate.runs (id, goal, profile, kind, status, parent_run_id, started_at, queued_at, events)
+         VALUES ($1, $2, $3, $4, 'running', $5, $6, $6, $7)
+         ON CONFLICT (id) DO UPDATE SET status = CASE WHEN capgate.runs.status = 'ended' THEN 'ended' ELSE 'running' END,
+           profile = EXCLUDED.profile, kind = EXCLUDED.kind, started_at = EXCLUDED.started_at,
+           parent_run_id = EXCLUDED.parent_run_id`,
+        [runId, e.goal, e.profile, e.kind, e.parentRunId ?? null, e.time, maxSeq],
+      );
+    } else if (e.type === "profile_changed") {
+      await client.query("UPDATE capgate.runs SET profile = $2 WHERE id = $1", [runId, e.to]);
+    } else if (e.type === "run_ended") {
+      await client.query(
+        `UPDATE capgate.runs SET status = 'ended', outcome = $2, steps = $3, ended_at = $4, summary = $5, error = $6
+         WHERE id = $1`,
+        [runId, e.outcome, e.steps, e.time, e.summary ?? null, e.error ?? null],
+      );
+    }
+  }
+  await client.query("UPDATE capgate.runs SET events = greatest(events, $2) WHERE id = $1", [runId, maxSeq]);
+  await client.query("SELECT pg_notify($1, $2)", [RUN_EVENTS_CHANNEL, `${runId}:${maxSeq}`]);
+}
+
+const SELECT_RUN = `SELECT id, goal, profile, kind, status, outcome, error, summary, steps, events, parent_run_id,
+  result, queued_at, started_at, ended_at FROM capgate.runs`;
+
+interface RunRow {
+  id: string;
+  goal: string;
+  profile: string | null;
+  kind: string;
+  status: "queued" | "running" | "ended";
+  outcome: RunSummary["outcome"] | null;
+  error: string | null;
+  summary: string | null;
+  steps: number | null;
+  events: number;
+  parent_run_id: string | null;
+  result: unknown;
+  queued_at: Date | null;
+  started_at: Date | null;
+  ended_at: Date | null;
+}
+
+function toSummary(r: RunRow): RunSummary {
+  return {
+    runId: r.id,
+    goal: r.goal,
+    profile: r.profile ?? "Orchestrator",
+    kind: r.kind === "chat" ? "chat" : "goal",
+    startedAt: (r.started_at ?? r.queued_at ?? new Date(0)).toISOString(),
+    ...(r.parent_run_id ? { parentRunId: r.parent_run_id } : {}),
+    ...(r.ended_at ? { endedAt: r.ended_at.toISOString() } : {}),
+    ...(r.outcome ? { outcome: r.outcome } : {}),
+    ...(r.steps !== null && r.outcome ? { steps: r.steps } : {}),
+    events: r.events,
+    phase: r.status,
+    ...(r.result !== null && r.result !== undefined ? { result: r.result } : {}),
+  };
+}

@@ -1,0 +1,77 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { prepareRunWorkspace } from "./run-workspace.js";
+
+const roots: string[] = [];
+afterEach(() => {
+  for (const r of roots.splice(0)) rmSync(r, { recursive: true, force: true });
+});
+
+function scratch(): { source: string; work: string } {
+  const root = mkdtempSync(join(tmpdir(), "capgate-ws-"));
+  roots.push(root);
+  const source = join(root, "source");
+  mkdirSync(source);
+  writeFileSync(join(source, "a.txt"), "one\n");
+  return { source, work: join(root, "work") };
+}
+
+const env = {
+  ...process.env,
+  GIT_AUTHOR_NAME: "t",
+  GIT_AUTHOR_EMAIL: "t@t",
+  GIT_COMMITTER_NAME: "t",
+  GIT_COMMITTER_EMAIL: "t@t",
+};
+
+describe("a fresh checkout per run", () => {
+  it("a git workspace gets a worktree on its own branch; the run's change is published as a commit on it", async () => {
+    const { source, work } = scratch();
+    for (const args of [
+      ["init", "-q"],
+      ["add", "-A"],
+      ["commit", "-q", "-m", "init"],
+    ])
+      execFileSync("git", args, { cwd: source, env });
+    const ws = await prepareRunWorkspace(source, work, "r1");
+    expect(ws.mode).toBe("worktree");
+    writeFileSync(join(ws.dir, "a.txt"), "two\n");
+    writeFileSync(join(ws.dir, "b.txt"), "new\n");
+    const result = await ws.publish("capgate run r1");
+    expect(result).toMatchObject({ kind: "branch", branch: "capgate/run-r1" });
+    expect(existsSync(ws.dir)).toBe(false);
+    // The source checkout is untouched; the branch holds the work.
+    expect(readFileSync(join(source, "a.txt"), "utf8")).toBe("one\n");
+    expect(execFileSync("git", ["show", "capgate/run-r1:b.txt"], { cwd: source, encoding: "utf8" })).toBe(
+      "new\n",
+    );
+    // Two runs at once get two checkouts.
+    const [x, y] = await Promise.all([
+      prepareRunWorkspace(source, work, "r2"),
+      prepareRunWorkspace(source, work, "r3"),
+    ]);
+    expect(x.dir).not.toBe(y.dir);
+    expect(await x.publish("no change")).toEqual({ kind: "none" });
+    await y.discard();
+    expect(
+      execFileSync("git", ["branch", "--list", "capgate/*"], { cwd: source, encoding: "utf8" }),
+    ).not.toMatch(/r2|r3/);
+  });
+
+  it("a plain directory is copied; the run's change is published as a patch that applies to the original", async () => {
+    const { source, work } = scratch();
+    const ws = await prepareRunWorkspace(source, work, "c1");
+    expect(ws.mode).toBe("copy");
+    writeFileSync(join(ws.dir, "a.txt"), "two\n");
+    const result = await ws.publish("capgate run c1");
+    expect(result).toMatchObject({ kind: "patch", files: ["a.txt"], truncated: false });
+    expect(existsSync(ws.dir)).toBe(false);
+    if (result.kind !== "patch") throw new Error("no patch");
+    writeFileSync(join(work, "p.diff"), result.patch);
+    execFileSync("git", ["apply", join(work, "p.diff")], { cwd: source });
+    expect(readFileSync(join(source, "a.txt"), "utf8")).toBe("two\n");
+  });
+});
