@@ -5,7 +5,7 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { createHarness, type Harness } from "@capgate/harness";
 import { EventEmitterForRun, newRunId } from "@capgate/loop";
 import {
@@ -154,6 +154,7 @@ export async function run(): Promise<Figure[]> {
       stateDir: join(root, "api"),
       token: TOKEN,
       database: url,
+      scriptedModelsDir: dirname(model),
     });
     closers.push(() => server.close());
     // One run at a time (the pipeline's own latency), then ten at once (under load: the API

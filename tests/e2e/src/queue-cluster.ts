@@ -107,7 +107,7 @@ export async function startApiNode(
 ): Promise<ApiNode> {
   const proc = spawnCli(
     ["serve", "--port", "0", "--database", database, "--workspace", dirs.workspace],
-    { CAPGATE_HOME: join(dirs.home, name), CAPGATE_TOKEN: token },
+    { CAPGATE_HOME: join(dirs.home, name), CAPGATE_TOKEN: token, CAPGATE_SCRIPTED_MODELS_DIR: dirs.scratch },
     dirs.root,
   );
   const m = await proc.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
