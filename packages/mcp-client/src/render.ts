@@ -1,15 +1,32 @@
 import { truncateUtf8 } from "./truncate.js";
 
+/**
+ * One MCP content block as the server sent it (text, image, audio, resource_link, embedded
+ * resource — with `annotations` and `_meta`), kept loose: servers send what they send, and
+ * whatever they sent is passed on unchanged. Structurally identical to @capgate/tools' ToolContent.
+ */
+export interface McpContentBlock {
+  type: string;
+  [key: string]: unknown;
+}
+
 /** What every tool call returns — structurally identical to @capgate/tools' ToolResult. */
 export interface ToolResult {
   success: boolean;
   /** What the model reads: text content joined, other content described, capped. */
   summary: string;
   data?: unknown;
+  /** The MCP content blocks, unflattened (text over the output cap cut, binary over the binary cap replaced by a note). */
+  content?: McpContentBlock[];
+  /** The server's structuredContent, when it fits the output cap. */
+  structuredContent?: unknown;
 }
 
-/** Largest summary (and text item, structured content, binary item) kept from one call. */
+/** Largest summary (and text item, structured content) kept from one call. */
 export const DEFAULT_OUTPUT_BYTES = 64 * 1024;
+
+/** Largest base64 payload of one image/audio/blob block passed on in `content` (default 16 MiB, the message limit). */
+export const DEFAULT_BINARY_BYTES = 16 * 1024 * 1024;
 
 /** One content item as kept in `data` (binary payloads over the cap are dropped). */
 export interface RenderedContent {
@@ -150,19 +167,24 @@ function renderItem(item: unknown, cap: number): { line: string; kept: RenderedC
  */
 export function renderCallToolResult(
   result: CallToolResultLike,
-  context: { server: string; tool: string; outputBytes?: number },
+  context: { server: string; tool: string; outputBytes?: number; binaryBytes?: number },
 ): ToolResult {
   const cap = context.outputBytes ?? DEFAULT_OUTPUT_BYTES;
+  const binaryCap = context.binaryBytes ?? DEFAULT_BINARY_BYTES;
   const items = Array.isArray(result.content) ? result.content : [];
   const isError = result.isError === true;
   const lines: string[] = [];
   const content: RenderedContent[] = [];
+  const blocks: McpContentBlock[] = [];
   let truncated = false;
   for (const item of items) {
     const r = renderItem(item, cap);
     content.push(r.kept);
     lines.push(r.line);
     truncated ||= r.cut;
+    const block = passOn(item, cap, binaryCap, r.line);
+    blocks.push(block.block);
+    truncated ||= block.cut;
   }
   let structuredContent: unknown;
   let structuredText: string | undefined;
@@ -186,5 +208,54 @@ export function renderCallToolResult(
     ...(structuredContent !== undefined ? { structuredContent } : {}),
     truncated,
   };
-  return { success: !isError, summary: cut.text, data };
+  return {
+    success: !isError,
+    summary: cut.text,
+    data,
+    content: blocks,
+    ...(structuredContent !== undefined ? { structuredContent } : {}),
+  };
+}
+
+/**
+ * A content block as it is passed on: the server's own object (annotations, `_meta` and
+ * all), except that text over the output cap is cut and a binary payload over the binary
+ * cap becomes a text note saying what was dropped — so a client of the gate gets exactly
+ * what the server sent whenever it fits.
+ */
+function passOn(
+  item: unknown,
+  cap: number,
+  binaryCap: number,
+  line: string,
+): { block: McpContentBlock; cut: boolean } {
+  if (typeof item !== "object" || item === null || typeof (item as { type?: unknown }).type !== "string")
+    return { block: { type: "text", text: line }, cut: false };
+  const it = item as McpContentBlock;
+  if (it.type === "text" && typeof it.text === "string") {
+    const cut = truncateUtf8(it.text, cap);
+    return cut.truncated ? { block: { ...it, text: cut.text }, cut: true } : { block: it, cut: false };
+  }
+  if (
+    (it.type === "image" || it.type === "audio") &&
+    typeof it.data === "string" &&
+    it.data.length > binaryCap
+  )
+    return {
+      block: { type: "text", text: `${line} (dropped: over the ${binaryCap}-byte limit)` },
+      cut: true,
+    };
+  if (it.type === "resource" && typeof it.resource === "object" && it.resource !== null) {
+    const res = it.resource as Record<string, unknown>;
+    if (typeof res.blob === "string" && res.blob.length > binaryCap)
+      return {
+        block: { type: "text", text: `${line} (dropped: over the ${binaryCap}-byte limit)` },
+        cut: true,
+      };
+    if (typeof res.text === "string") {
+      const cut = truncateUtf8(res.text, cap);
+      if (cut.truncated) return { block: { ...it, resource: { ...res, text: cut.text } }, cut: true };
+    }
+  }
+  return { block: it, cut: false };
 }

@@ -143,7 +143,13 @@ export function mcpManifest(
       return;
     }
     if (seen.has(name)) {
-      skipped.push({ name, reason: name === raw ? "duplicate tool name" : `tool name maps to "${name}", which another tool already has` });
+      skipped.push({
+        name,
+        reason:
+          name === raw
+            ? "duplicate tool name"
+            : `tool name maps to "${name}", which another tool already has`,
+      });
       return;
     }
     const schema = tool.inputSchema === undefined ? { type: "object" } : tool.inputSchema;

@@ -54,7 +54,8 @@ export function mcpToolRisk(annotations: unknown): ToolRisk {
     string,
     unknown
   >;
-  if (a.readOnlyHint === true && a.destructiveHint !== true) return a.openWorldHint === true ? "network" : "read";
+  if (a.readOnlyHint === true && a.destructiveHint !== true)
+    return a.openWorldHint === true ? "network" : "read";
   if (a.readOnlyHint !== true && a.destructiveHint === false) return "write";
   return "exec";
 }
