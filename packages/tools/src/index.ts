@@ -89,6 +89,8 @@ export type {
   ShellPrefixRule,
   ToolContext,
   ToolLimits,
+  ToolContent,
+  ToolContentAnnotations,
   ToolResult,
   WebPolicyConfig,
   WorkerInfo,
