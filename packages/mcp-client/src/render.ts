@@ -1,14 +1,51 @@
 import { truncateUtf8 } from "./truncate.js";
 
-/**
- * One MCP content block as the server sent it (text, image, audio, resource_link, embedded
- * resource — with `annotations` and `_meta`), kept loose: servers send what they send, and
- * whatever they sent is passed on unchanged. Structurally identical to @capgate/tools' ToolContent.
- */
-export interface McpContentBlock {
-  type: string;
+/** MCP content annotations (audience, priority, lastModified, …), kept as sent. */
+export interface McpContentAnnotations {
+  audience?: Array<"user" | "assistant">;
+  priority?: number;
+  lastModified?: string;
   [key: string]: unknown;
 }
+
+/**
+ * One MCP content block (text, image, audio, resource_link, embedded resource) with its
+ * `annotations` and `_meta`, as the server sent it. Structurally identical to
+ * @capgate/tools' ToolContent. A block that does not have its type's required fields is
+ * passed on as a text block describing it, so consumers can rely on the shapes.
+ */
+export type McpContentBlock =
+  | { type: "text"; text: string; annotations?: McpContentAnnotations; _meta?: Record<string, unknown> }
+  | {
+      type: "image" | "audio";
+      data: string;
+      mimeType: string;
+      annotations?: McpContentAnnotations;
+      _meta?: Record<string, unknown>;
+    }
+  | {
+      type: "resource_link";
+      uri: string;
+      name: string;
+      title?: string;
+      description?: string;
+      mimeType?: string;
+      size?: number;
+      annotations?: McpContentAnnotations;
+      _meta?: Record<string, unknown>;
+    }
+  | {
+      type: "resource";
+      resource: {
+        uri: string;
+        mimeType?: string;
+        text?: string;
+        blob?: string;
+        _meta?: Record<string, unknown>;
+      };
+      annotations?: McpContentAnnotations;
+      _meta?: Record<string, unknown>;
+    };
 
 /** What every tool call returns — structurally identical to @capgate/tools' ToolResult. */
 export interface ToolResult {
@@ -229,33 +266,44 @@ function passOn(
   binaryCap: number,
   line: string,
 ): { block: McpContentBlock; cut: boolean } {
-  if (typeof item !== "object" || item === null || typeof (item as { type?: unknown }).type !== "string")
-    return { block: { type: "text", text: line }, cut: false };
-  const it = item as McpContentBlock;
-  if (it.type === "text" && typeof it.text === "string") {
-    const cut = truncateUtf8(it.text, cap);
-    return cut.truncated ? { block: { ...it, text: cut.text }, cut: true } : { block: it, cut: false };
-  }
-  if (
-    (it.type === "image" || it.type === "audio") &&
-    typeof it.data === "string" &&
-    it.data.length > binaryCap
-  )
-    return {
-      block: { type: "text", text: `${line} (dropped: over the ${binaryCap}-byte limit)` },
-      cut: true,
-    };
-  if (it.type === "resource" && typeof it.resource === "object" && it.resource !== null) {
-    const res = it.resource as Record<string, unknown>;
-    if (typeof res.blob === "string" && res.blob.length > binaryCap)
-      return {
-        block: { type: "text", text: `${line} (dropped: over the ${binaryCap}-byte limit)` },
-        cut: true,
-      };
-    if (typeof res.text === "string") {
-      const cut = truncateUtf8(res.text, cap);
-      if (cut.truncated) return { block: { ...it, resource: { ...res, text: cut.text } }, cut: true };
+  const note = (text: string, cut: boolean) => ({ block: { type: "text" as const, text }, cut });
+  if (typeof item !== "object" || item === null) return note(line, false);
+  const it = item as Record<string, unknown>;
+  const isString = (v: unknown): v is string => typeof v === "string";
+  switch (it.type) {
+    case "text": {
+      if (!isString(it.text)) return note(line, false);
+      const cut = truncateUtf8(it.text, cap);
+      return cut.truncated
+        ? { block: { ...(it as McpContentBlock), text: cut.text } as McpContentBlock, cut: true }
+        : { block: it as McpContentBlock, cut: false };
     }
+    case "image":
+    case "audio":
+      if (!isString(it.data) || !isString(it.mimeType)) return note(`[malformed ${it.type} content]`, false);
+      if (it.data.length > binaryCap)
+        return note(`${line} (dropped: over the ${binaryCap}-byte limit)`, true);
+      return { block: it as McpContentBlock, cut: false };
+    case "resource_link":
+      if (!isString(it.uri) || !isString(it.name)) return note("[malformed resource_link content]", false);
+      return { block: it as McpContentBlock, cut: false };
+    case "resource": {
+      const res = (typeof it.resource === "object" && it.resource !== null ? it.resource : {}) as Record<
+        string,
+        unknown
+      >;
+      if (!isString(res.uri) || (!isString(res.text) && !isString(res.blob)))
+        return note("[malformed resource content]", false);
+      if (isString(res.blob) && res.blob.length > binaryCap)
+        return note(`${line} (dropped: over the ${binaryCap}-byte limit)`, true);
+      if (isString(res.text)) {
+        const cut = truncateUtf8(res.text, cap);
+        if (cut.truncated)
+          return { block: { ...it, resource: { ...res, text: cut.text } } as McpContentBlock, cut: true };
+      }
+      return { block: it as McpContentBlock, cut: false };
+    }
+    default:
+      return note(line, false);
   }
-  return { block: it, cut: false };
 }

@@ -34,7 +34,13 @@ export type ToolContent =
     }
   | {
       type: "resource";
-      resource: { uri: string; mimeType?: string; text?: string; blob?: string; _meta?: Record<string, unknown> };
+      resource: {
+        uri: string;
+        mimeType?: string;
+        text?: string;
+        blob?: string;
+        _meta?: Record<string, unknown>;
+      };
       annotations?: ToolContentAnnotations;
       _meta?: Record<string, unknown>;
     };
