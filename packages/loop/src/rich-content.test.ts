@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { createScriptedModel, type GenerateRequest, type ModelClient } from "@capgate/models";
-import { CapabilitySet, defineCapability } from "@capgate/tools";
+import { CapabilitySet, defineCapability, type ToolResult } from "@capgate/tools";
 import { describe, expect, it } from "vitest";
 import type { RunEvent } from "./events.js";
 import { runGoal } from "./goal-loop.js";
@@ -31,7 +31,7 @@ const pictures = defineCapability({
     ],
   } as const,
   handlers: {
-    snap: async () => ({
+    snap: async (): Promise<ToolResult> => ({
       success: true,
       summary: "took a picture",
       content: [

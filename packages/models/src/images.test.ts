@@ -42,7 +42,7 @@ describe("images in messages", () => {
     const last = messages[messages.length - 1]!;
     expect(last.role).toBe("user");
     expect(last.content).toEqual([
-      { type: "text", text: request.messages[2].content },
+      { type: "text", text: request.messages[2]!.content },
       { type: "image_url", image_url: { url: `data:image/png;base64,${PNG}` } },
     ]);
     // Messages without images stay plain strings.
@@ -65,7 +65,7 @@ describe("images in messages", () => {
       }),
     );
     expect(last.content).toContainEqual(
-      expect.objectContaining({ type: "text", text: request.messages[2].content }),
+      expect.objectContaining({ type: "text", text: request.messages[2]!.content }),
     );
   });
 
