@@ -31,7 +31,7 @@ import { builtinCapabilities } from "./builtins.js";
 import { type CallToolOptions, type CallToolOutcome, callTool } from "./call-tool.js";
 import { type CapgateConfig, parseConfig, type ResolvedConfig, resolveConfigPath } from "./config.js";
 import { defaultStateDir, toolEnvironment } from "./environment.js";
-import { createGateSession, type GateSession } from "./gate.js";
+import { createGateSession, type GateSession, type GateSessionOptions } from "./gate.js";
 
 export interface HarnessOptions {
   /** A config value or an already loaded one (from loadConfig); default: an empty config. */
@@ -88,8 +88,8 @@ export interface Harness {
   ): Promise<CallToolOutcome>;
   /** Index the configured MCP servers' tools into the registry as `mcp:<server>` (connecting lazily, short timeout). */
   indexMcpTools(options?: { connectTimeoutMs?: number }): Promise<McpIndexResult[]>;
-  /** A gate session (one router) for serving capability_search/load/call/memory_search over MCP. */
-  createGateSession(): GateSession;
+  /** A gate session (one router) for serving capability_search/load/call/memory_search over MCP; profile and preload default to the config's `gate`. */
+  createGateSession(options?: GateSessionOptions): GateSession;
   /** Close MCP sessions, the browser, background processes and open traces. */
   close(): Promise<void>;
 }
@@ -279,8 +279,13 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
       indexing = Promise.resolve(results);
       return results;
     },
-    createGateSession: () => {
-      const gate = createGateSession(environment, workspace);
+    createGateSession: (gateOptions = {}) => {
+      const profile = gateOptions.profile ?? config.gate?.profile;
+      const preload = gateOptions.preload ?? config.gate?.preload;
+      const gate = createGateSession(environment, workspace, {
+        ...(profile ? { profile } : {}),
+        ...(preload ? { preload } : {}),
+      });
       void ensureMcpIndexed();
       const handlers = Object.fromEntries(
         Object.entries(gate.handlers).map(([name, handler]) => [
@@ -291,7 +296,16 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
           },
         ]),
       ) as GateSession["handlers"];
-      return { ...gate, handlers, loaded: gate.loaded, close: gate.close };
+      return {
+        ...gate,
+        handlers,
+        loaded: gate.loaded,
+        close: gate.close,
+        preload: async () => {
+          await ensureMcpIndexed();
+          await gate.preload();
+        },
+      };
     },
     async close() {
       if (closed) return;

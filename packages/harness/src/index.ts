@@ -1,6 +1,6 @@
 export { builtinCapabilities } from "./builtins.js";
 export type { CallToolOptions, CallToolOutcome } from "./call-tool.js";
-export type { CapgateConfig, ConfigProblem, ResolvedConfig } from "./config.js";
+export type { CapgateConfig, ConfigProblem, GateConfig, ResolvedConfig } from "./config.js";
 export {
   CONFIG_FILE_NAME,
   InvalidConfigError,
@@ -10,7 +10,7 @@ export {
 } from "./config.js";
 export { configSchema } from "./config-schema.js";
 export { defaultStateDir, toolEnvironment } from "./environment.js";
-export type { GateSession } from "./gate.js";
+export type { GateSession, GateSessionOptions } from "./gate.js";
 export type {
   Harness,
   HarnessChatOptions,

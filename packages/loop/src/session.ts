@@ -25,6 +25,8 @@ export interface StepOutcome {
   /** The tool result's content blocks and structuredContent, unflattened (for the MCP gate). */
   content?: ToolContent[];
   structuredContent?: unknown;
+  /** Warnings about the result a client should see beside its content (a schema that did not compile, a structuredContent mismatch). */
+  warnings?: string[];
   /** False when the action failed or was rejected (a tool failure, an unknown capability, a refused verify). */
   success: boolean;
   /** Set when the action ends the run (or the chat turn). */
@@ -277,6 +279,7 @@ export class Session {
       ...(rich.images.length > 0 ? { images: rich.images } : {}),
       ...(result.content ? { content: result.content } : {}),
       ...(result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}),
+      ...warningsOf(result),
     };
   }
 
@@ -393,4 +396,17 @@ export class Session {
     }
     return undefined;
   }
+}
+
+/** Schema warnings an MCP result carries in `data` (see @capgate/mcp-client CallChecks). */
+function warningsOf(result: ToolResult): { warnings?: string[] } {
+  const data = (typeof result.data === "object" && result.data !== null ? result.data : {}) as Record<
+    string,
+    unknown
+  >;
+  const list = [data.schemaWarnings, data.outputSchemaProblems]
+    .flatMap((v) => (Array.isArray(v) ? v : []))
+    .filter((v): v is string => typeof v === "string")
+    .map((w) => `warning: ${w}`);
+  return list.length > 0 ? { warnings: list } : {};
 }
