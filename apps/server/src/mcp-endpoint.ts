@@ -117,9 +117,12 @@ export class McpEndpoint {
         );
       return;
     }
-    // In flight until the response is finished or the client goes away (an SSE stream stays open that long).
-    const end = this.#sessions.begin(session, Date.now());
-    reply.raw.once("close", end);
+    // A POST is in flight until its response ends or the client goes away. A GET (the
+    // client's standing SSE stream) is not activity: a session that only listens is idle,
+    // so abandoned clients that leave their stream open cannot hold a slot forever (MCP
+    // clients start a new session on the 404 they get next).
+    if (request.method === "GET") session.lastSeen = Date.now();
+    else reply.raw.once("close", this.#sessions.begin(session, Date.now()));
     reply.hijack();
     try {
       await session.transport.handleRequest(request.raw, reply.raw, request.body);
