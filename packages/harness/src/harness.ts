@@ -52,8 +52,12 @@ export interface HarnessOptions {
 
 export interface McpIndexResult {
   server: string;
+  /** Tools indexed for search (each under the name it is called by). */
   tools: number;
+  /** Tools left out (hostile or malformed names, oversized schemas). */
   skipped: number;
+  /** Where the list came from: the server itself, the disk cache, or nowhere yet. */
+  source: "live" | "cache" | "none";
   error?: string;
 }
 
@@ -208,7 +212,9 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
       results.push({
         server: entry.server,
         tools: outcome.tools,
-        skipped: outcome.skipped,
+        // What the client's own listing left out plus what the registry could not index (normally none).
+        skipped: outcome.skipped + (entry.skipped?.length ?? 0),
+        source: entry.source,
         ...(entry.error ? { error: entry.error } : {}),
       });
     }
