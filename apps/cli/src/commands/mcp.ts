@@ -1,5 +1,5 @@
 import type { ToolResult } from "@capgate/tools";
-import { type GlobalOptions, openHarness, parseJsonArgument } from "../context.js";
+import { type GlobalOptions, parseJsonArgument } from "../context.js";
 import { CliError } from "../errors.js";
 import { type CliIO, paint } from "../io.js";
 import { VERSION } from "../version.js";
@@ -100,8 +100,8 @@ export async function mcpServeCommand(
   options: McpServeOptions,
   global: GlobalOptions,
   io: CliIO,
-  env: Record<string, string | undefined> = process.env,
 ): Promise<number> {
+  const env = process.env;
   const { realpathSync } = await import("node:fs");
   const { resolve } = await import("node:path");
   const { homedir } = await import("node:os");
