@@ -93,6 +93,7 @@ export function registerGatewayRoutes(
       );
     }
     const limit = integerParam(query.limit, "limit", { min: 1, max: 20 }) ?? 5;
+    await indexMcp();
     return harness.registry.search(q, { limit });
   });
 
