@@ -43,8 +43,8 @@ export async function capabilitiesCommand(
 ): Promise<number> {
   const harness = await openHarness(global, {});
   try {
-    // Configured MCP servers are listed too: from the disk cache, or by connecting within a short budget.
-    const servers = harness.mcp ? await harness.indexMcpTools({ connectTimeoutMs: 3_000 }) : [];
+    // Configured MCP servers are listed too: from the disk cache, or by connecting within a short budget (as search does).
+    const servers = harness.mcp ? await harness.indexMcpTools({ connectTimeoutMs: 5_000 }) : [];
     const manifests = harness.registry.list();
     if (options.json) {
       io.out(JSON.stringify(manifests, null, 2));
