@@ -156,7 +156,19 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
     .description(
       "serve the gate (capability_search, capability_load, capability_call, memory_search) over stdio",
     )
-    .option("--workspace <dir>", "workspace root")
+    .option(
+      "--workspace <dir>",
+      "workspace root (or CAPGATE_WORKSPACE; the current directory is refused when it is / or $HOME)",
+    )
+    .option(
+      "--config <file>",
+      "config file (or CAPGATE_CONFIG; default: the workspace's capgate.config.json)",
+    )
+    .option(
+      "--profile <name>",
+      "profile of the session (default: the config's gate.profile, else Orchestrator)",
+    )
+    .option("--preload <capabilities>", "capabilities loaded from the start, comma-separated (e.g. fs,shell)")
     .action(strip(run(async () => (await import("./commands/mcp.js")).mcpServeCommand)));
   mcp
     .command("login")

@@ -67,7 +67,17 @@ export function registerGatewayRoutes(
     { once: true },
   );
 
-  app.get("/capabilities", async () => harness.registry.list());
+  // Configured MCP servers' tools are listed once known: the cache at once, and one short connect on first use.
+  let indexed: Promise<unknown> | undefined;
+  const indexMcp = () => {
+    if (!harness.mcp) return Promise.resolve();
+    indexed ??= harness.indexMcpTools({ connectTimeoutMs: 3_000 }).catch(() => undefined);
+    return indexed;
+  };
+  app.get("/capabilities", async () => {
+    await indexMcp();
+    return harness.registry.list();
+  });
 
   app.get("/capabilities/search", async (request) => {
     const query = request.query as Record<string, unknown>;
@@ -83,6 +93,7 @@ export function registerGatewayRoutes(
       );
     }
     const limit = integerParam(query.limit, "limit", { min: 1, max: 20 }) ?? 5;
+    await indexMcp();
     return harness.registry.search(q, { limit });
   });
 

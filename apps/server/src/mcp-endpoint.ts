@@ -1,28 +1,33 @@
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import type { GateSession, Harness } from "@capgate/harness";
 import { createGateServer } from "@capgate/mcp-client";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { SessionTable, type TrackedSession } from "./mcp-sessions.js";
 import type { OriginPolicy } from "./security.js";
 
-interface McpSession {
+interface McpSession extends TrackedSession {
   transport: StreamableHTTPServerTransport;
   server: Server;
   gate: GateSession;
-  lastSeen: number;
 }
 
 export interface McpEndpointOptions {
   harness: Harness;
   policy: () => OriginPolicy;
   version: string;
-  /** Sessions open at once (default 64); an initialize beyond it gets 503. */
+  /** Sessions open at once (default: config `gate.maxSessions`, else 64); at the cap the least recently used idle session is closed. */
   maxSessions?: number;
-  /** Close a session nobody used for this long (default 30 minutes). */
+  /** Sessions open at once per bearer token (default: config `gate.maxSessionsPerToken`, else maxSessions). */
+  maxSessionsPerToken?: number;
+  /** Close a session idle (no request in flight) for this long (default: config `gate.idleMs`, else 5 minutes). */
   idleMs?: number;
 }
+
+export const DEFAULT_MCP_MAX_SESSIONS = 64;
+export const DEFAULT_MCP_IDLE_MS = 5 * 60_000;
 
 /** A JSON-RPC error body: what MCP clients expect from the transport's own failures. */
 function rpcError(code: number, message: string) {
@@ -37,24 +42,36 @@ function rpcError(code: number, message: string) {
  * checks, which run first).
  */
 export class McpEndpoint {
-  readonly #sessions = new Map<string, McpSession>();
+  readonly #sessions: SessionTable<McpSession>;
   readonly #sweeper: NodeJS.Timeout;
   #closed = false;
 
   constructor(private readonly options: McpEndpointOptions) {
-    const idleMs = options.idleMs ?? 30 * 60_000;
+    const gate = options.harness.config.gate ?? {};
+    const maxSessions = options.maxSessions ?? gate.maxSessions ?? DEFAULT_MCP_MAX_SESSIONS;
+    const idleMs = options.idleMs ?? gate.idleMs ?? DEFAULT_MCP_IDLE_MS;
+    this.#sessions = new SessionTable<McpSession>({
+      maxSessions,
+      maxPerOwner: options.maxSessionsPerToken ?? gate.maxSessionsPerToken ?? maxSessions,
+      idleMs,
+    });
     this.#sweeper = setInterval(
       () => {
-        const now = Date.now();
-        for (const [id, s] of this.#sessions) if (now - s.lastSeen > idleMs) void this.#closeSession(id);
+        for (const id of this.#sessions.expired(Date.now())) void this.#closeSession(id);
       },
-      Math.min(idleMs, 60_000),
+      Math.max(250, Math.min(Math.floor(idleMs / 2), 60_000)),
     );
     this.#sweeper.unref();
   }
 
   count(): number {
     return this.#sessions.size;
+  }
+
+  /** The limits in force (for /healthz and tests). */
+  limits(): { maxSessions: number; maxSessionsPerToken: number; idleMs: number } {
+    const l = this.#sessions.limits;
+    return { maxSessions: l.maxSessions, maxSessionsPerToken: l.maxPerOwner, idleMs: l.idleMs };
   }
 
   register(app: FastifyInstance): void {
@@ -82,13 +99,15 @@ export class McpEndpoint {
         await reply.code(503).send(rpcError(-32000, "The server is shutting down."));
         return;
       }
-      if (this.#sessions.size >= (this.options.maxSessions ?? 64)) {
-        await reply
-          .code(503)
-          .send(rpcError(-32000, "Too many MCP sessions are open; close one (DELETE /mcp) first."));
+      const owner = ownerOf(request);
+      const admission = this.#sessions.admit(owner);
+      if (!admission.ok) {
+        await reply.code(503).send(rpcError(-32000, admission.reason));
         return;
       }
-      session = await this.#open();
+      // Idle sessions of clients that never said goodbye make room (they get 404 and re-initialize if they come back).
+      for (const id of admission.evict) await this.#closeSession(id);
+      session = await this.#open(owner);
       opened = true;
     } else {
       await reply
@@ -98,7 +117,12 @@ export class McpEndpoint {
         );
       return;
     }
-    session.lastSeen = Date.now();
+    // A POST is in flight until its response ends or the client goes away. A GET (the
+    // client's standing SSE stream) is not activity: a session that only listens is idle,
+    // so abandoned clients that leave their stream open cannot hold a slot forever (MCP
+    // clients start a new session on the 404 they get next).
+    if (request.method === "GET") session.lastSeen = Date.now();
+    else reply.raw.once("close", this.#sessions.begin(session, Date.now()));
     reply.hijack();
     try {
       await session.transport.handleRequest(request.raw, reply.raw, request.body);
@@ -114,7 +138,7 @@ export class McpEndpoint {
       await session.server.close().catch(() => undefined);
   }
 
-  async #open(): Promise<McpSession> {
+  async #open(owner: string): Promise<McpSession> {
     const policy = this.options.policy();
     const gate = this.options.harness.createGateSession();
     const server = createGateServer({
@@ -132,7 +156,7 @@ export class McpEndpoint {
         if (session) this.#sessions.set(id, session);
       },
     });
-    session = { transport, server, gate, lastSeen: Date.now() };
+    session = { transport, server, gate, owner, lastSeen: Date.now(), active: 0 };
     const opened = session;
     let gateClosed = false;
     transport.onclose = () => {
@@ -157,6 +181,15 @@ export class McpEndpoint {
   async close(): Promise<void> {
     this.#closed = true;
     clearInterval(this.#sweeper);
-    await Promise.allSettled([...this.#sessions.keys()].map((id) => this.#closeSession(id)));
+    await Promise.allSettled(this.#sessions.ids().map((id) => this.#closeSession(id)));
   }
+}
+
+/** Who opened a session, for the per-token cap: a hash of the Authorization header, never the token itself. */
+function ownerOf(request: FastifyRequest): string {
+  const auth = request.headers.authorization;
+  return createHash("sha256")
+    .update(typeof auth === "string" ? auth : "")
+    .digest("base64url")
+    .slice(0, 22);
 }

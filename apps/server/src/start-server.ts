@@ -112,8 +112,9 @@ export interface StartServerOptions {
   heartbeatMs?: number;
   /** Deny an approval nobody answered within this time (default 15 minutes; 0 = never). */
   approvalTimeoutMs?: number;
-  /** MCP sessions open at once (default 64) and their idle lifetime (default 30 minutes). */
+  /** /mcp sessions open at once, per bearer token, and their idle lifetime (defaults: the config's `gate`, else 64, 64 and 5 minutes). */
   maxMcpSessions?: number;
+  maxMcpSessionsPerToken?: number;
   mcpSessionIdleMs?: number;
   timeouts?: ServerTimeouts;
   /**
@@ -318,6 +319,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     version: packageVersion(),
     ...(options.maxMcpSessions ? { maxSessions: options.maxMcpSessions } : {}),
     ...(options.mcpSessionIdleMs ? { idleMs: options.mcpSessionIdleMs } : {}),
+    ...(options.maxMcpSessionsPerToken ? { maxSessionsPerToken: options.maxMcpSessionsPerToken } : {}),
   });
 
   const timeouts = options.timeouts ?? {};

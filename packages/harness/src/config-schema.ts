@@ -202,6 +202,43 @@ export const configSchema: JsonSchema = {
       additionalProperties: false,
       properties: { executablePath: { type: "string", minLength: 1 } },
     },
+    gate: {
+      type: "object",
+      additionalProperties: false,
+      description: "The MCP gate (capgate mcp serve and the server's /mcp).",
+      properties: {
+        profile: {
+          type: "string",
+          minLength: 1,
+          description: "Profile of every gate session (default Orchestrator).",
+        },
+        preload: {
+          type: "array",
+          items: { type: "string", minLength: 1 },
+          uniqueItems: true,
+          description: 'Capabilities loaded at the start of every gate session, e.g. ["fs", "shell"].',
+        },
+        idleMs: {
+          type: "integer",
+          minimum: 1000,
+          maximum: 86400000,
+          description: "/mcp: close a session idle this long (default 300000).",
+        },
+        maxSessions: {
+          type: "integer",
+          minimum: 1,
+          maximum: 100000,
+          description:
+            "/mcp: most open sessions; at the cap the least recently used idle one is closed (default 64).",
+        },
+        maxSessionsPerToken: {
+          type: "integer",
+          minimum: 1,
+          maximum: 100000,
+          description: "/mcp: most open sessions per bearer token (default: maxSessions).",
+        },
+      },
+    },
     env: {
       type: "object",
       additionalProperties: false,

@@ -23,6 +23,21 @@ export interface CapgateConfig {
   limits?: Partial<ToolLimits> & { maxSteps?: number; workers?: number };
   browser?: { executablePath?: string };
   env?: { inherit?: string[]; set?: Record<string, string> };
+  /** The MCP gate (`capgate mcp serve`, the server's /mcp): each session's profile and preloads, and /mcp session limits. */
+  gate?: GateConfig;
+}
+
+export interface GateConfig {
+  /** Profile of every gate session (default Orchestrator). */
+  profile?: string;
+  /** Capabilities loaded at the start of every gate session (e.g. ["fs", "shell"]), for clients that open one session per call. */
+  preload?: string[];
+  /** /mcp: a session idle this long is closed (default 300000, 5 minutes). */
+  idleMs?: number;
+  /** /mcp: most sessions open at once; at the cap the least recently used idle one is closed (default 64). */
+  maxSessions?: number;
+  /** /mcp: most sessions per bearer token (default: maxSessions). */
+  maxSessionsPerToken?: number;
 }
 
 /** A checked config with everything derived from it resolved. */

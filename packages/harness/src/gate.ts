@@ -1,5 +1,13 @@
 import { EventEmitterForRun, type LoopEnvironment, newRunId, Session } from "@capgate/loop";
 import type { GateHandler, GateToolName } from "@capgate/mcp-client";
+import { CapgateError, closestMatch } from "@capgate/schema";
+
+export interface GateSessionOptions {
+  /** Profile whose rights and preloads apply (default Orchestrator). */
+  profile?: string;
+  /** Capabilities loaded from the start, so a client that never keeps a session (one call per connection) can call their tools. */
+  preload?: string[];
+}
 
 export interface GateSession {
   readonly runId: string;
@@ -7,6 +15,8 @@ export interface GateSession {
   readonly handlers: Record<GateToolName, GateHandler>;
   /** Capabilities loaded in this session. */
   loaded(): string[];
+  /** Load the preloaded capabilities now (otherwise done on the first call). */
+  preload(): Promise<void>;
   close(): void;
 }
 
@@ -15,7 +25,12 @@ export interface GateSession {
  * loaded), the same executor, policies and MCP fallthrough as the chat loop, and a
  * trace of every call under the state dir.
  */
-export function createGateSession(env: LoopEnvironment, workspace: string): GateSession {
+export function createGateSession(
+  env: LoopEnvironment,
+  workspace: string,
+  options: GateSessionOptions = {},
+): GateSession {
+  const profile = gateProfile(env, options);
   const runId = newRunId();
   const emitter = new EventEmitterForRun(runId, (e) => env.store.append(e));
   const lifetime = new AbortController();
@@ -27,23 +42,37 @@ export function createGateSession(env: LoopEnvironment, workspace: string): Gate
     mcp: true,
     verifyGate: "after-change",
   });
-  const orchestrator = env.profiles.Orchestrator;
-  if (!orchestrator) throw new Error("the Orchestrator profile is missing");
   emitter.emit({
     type: "run_started",
     goal: "(MCP gate session)",
-    profile: orchestrator.name,
+    profile: profile.name,
     model: "mcp-client",
     workspace,
     maxSteps: 0,
     mcp: true,
     kind: "chat",
   });
-  session.applyProfile(orchestrator);
+  session.applyProfile(profile);
   let step = 0;
+  // Loaded on the first call, when MCP servers' tool lists (mcp:<server> preloads) are indexed.
+  let preloading: Promise<unknown> | undefined;
+  const preload = () =>
+    (preloading ??= Promise.all(
+      (options.preload ?? []).map((name) =>
+        session.dispatch({ name: "capability_load", arguments: { name } }, ++step),
+      ),
+    ));
   const run = (name: GateToolName) => async (args: Record<string, unknown>) => {
+    await preload();
     const outcome = await session.dispatch({ name, arguments: normalise(name, args) }, ++step);
-    return { success: outcome.success, summary: outcome.result };
+    // Content blocks and structuredContent go to the client unflattened (the gate server sends them as they are).
+    return {
+      success: outcome.success,
+      summary: outcome.result,
+      ...(outcome.content ? { content: outcome.content } : {}),
+      ...(outcome.structuredContent !== undefined ? { structuredContent: outcome.structuredContent } : {}),
+      ...(outcome.warnings ? { warnings: outcome.warnings } : {}),
+    };
   };
   return {
     runId,
@@ -54,6 +83,7 @@ export function createGateSession(env: LoopEnvironment, workspace: string): Gate
       memory_search: run("memory_search"),
     },
     loaded: () => session.router.loaded(),
+    preload: () => preload().then(() => undefined),
     close() {
       lifetime.abort();
       emitter.emit({ type: "run_ended", outcome: "finished", steps: step, rejections: 0 });
@@ -66,4 +96,30 @@ function normalise(name: GateToolName, args: Record<string, unknown>): Record<st
   if (name !== "capability_call" || args.arguments !== undefined) return args;
   const { tool, ...rest } = args;
   return Object.keys(rest).length > 0 ? { tool, arguments: rest } : args;
+}
+
+/** The profile and preloads of a gate session, checked: an unknown profile or capability is an error naming it. */
+function gateProfile(env: LoopEnvironment, options: GateSessionOptions) {
+  const name = options.profile ?? "Orchestrator";
+  const profile = env.profiles[name];
+  if (!profile) {
+    const guess = closestMatch(name, Object.keys(env.profiles));
+    throw new CapgateError(
+      "unknown_profile",
+      `Unknown profile '${name}'${guess ? ` (did you mean '${guess}'?)` : ""}. Profiles: ${Object.keys(env.profiles).join(", ")}.`,
+      { property: "gate.profile" },
+    );
+  }
+  for (const [i, capability] of (options.preload ?? []).entries()) {
+    // mcp:<server> is known once the server's tools are indexed; capability_load reports it then.
+    if (env.registry.get(capability) || capability.startsWith("mcp:")) continue;
+    const names = env.registry.list().map((m) => m.name);
+    const guess = closestMatch(capability, names);
+    throw new CapgateError(
+      "unknown_capability",
+      `Cannot preload '${capability}': no such capability${guess ? ` (did you mean '${guess}'?)` : ""}. Known: ${names.join(", ")}.`,
+      { property: `gate.preload[${i}]` },
+    );
+  }
+  return profile;
 }

@@ -33,7 +33,7 @@ import { type CapgateConfig, parseConfig, type ResolvedConfig, resolveConfigPath
 import { checkConfigAgainstHarness } from "./config-check.js";
 import { createDefaultRegistry } from "./default-registry.js";
 import { defaultStateDir, toolEnvironment } from "./environment.js";
-import { createGateSession, type GateSession } from "./gate.js";
+import { createGateSession, type GateSession, type GateSessionOptions } from "./gate.js";
 import { modelSamplingHandler } from "./mcp-sampling.js";
 
 export interface HarnessOptions {
@@ -65,8 +65,12 @@ export interface HarnessOptions {
 
 export interface McpIndexResult {
   server: string;
+  /** Tools indexed for search (each under the name it is called by). */
   tools: number;
+  /** Tools left out (hostile or malformed names, oversized schemas). */
   skipped: number;
+  /** Where the list came from: the server itself, the disk cache, or nowhere yet. */
+  source: "live" | "cache" | "none";
   error?: string;
 }
 
@@ -102,8 +106,8 @@ export interface Harness {
   ): Promise<CallToolOutcome>;
   /** Index the configured MCP servers' tools into the registry as `mcp:<server>` (connecting lazily, short timeout). */
   indexMcpTools(options?: { connectTimeoutMs?: number }): Promise<McpIndexResult[]>;
-  /** A gate session (one router) for serving capability_search/load/call/memory_search over MCP. */
-  createGateSession(): GateSession;
+  /** A gate session (one router) for serving capability_search/load/call/memory_search over MCP; profile and preload default to the config's `gate`. */
+  createGateSession(options?: GateSessionOptions): GateSession;
   /** Close MCP sessions, the browser, background processes and open traces. */
   close(): Promise<void>;
 }
@@ -240,7 +244,9 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
       results.push({
         server: entry.server,
         tools: outcome.tools,
-        skipped: outcome.skipped,
+        // What the client's own listing left out plus what the registry could not index (normally none).
+        skipped: outcome.skipped + (entry.skipped?.length ?? 0),
+        source: entry.source,
         ...(entry.error ? { error: entry.error } : {}),
       });
     }
@@ -313,8 +319,13 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
       indexing = Promise.resolve(results);
       return results;
     },
-    createGateSession: () => {
-      const gate = createGateSession(environment, workspace);
+    createGateSession: (gateOptions = {}) => {
+      const profile = gateOptions.profile ?? config.gate?.profile;
+      const preload = gateOptions.preload ?? config.gate?.preload;
+      const gate = createGateSession(environment, workspace, {
+        ...(profile ? { profile } : {}),
+        ...(preload ? { preload } : {}),
+      });
       void ensureMcpIndexed();
       const handlers = Object.fromEntries(
         Object.entries(gate.handlers).map(([name, handler]) => [
@@ -325,7 +336,16 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
           },
         ]),
       ) as GateSession["handlers"];
-      return { ...gate, handlers, loaded: gate.loaded, close: gate.close };
+      return {
+        ...gate,
+        handlers,
+        loaded: gate.loaded,
+        close: gate.close,
+        preload: async () => {
+          await ensureMcpIndexed();
+          await gate.preload();
+        },
+      };
     },
     async close() {
       if (closed) return;

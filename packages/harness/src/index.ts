@@ -1,6 +1,6 @@
 export { builtinCapabilities } from "./builtins.js";
 export type { CallToolOptions, CallToolOutcome } from "./call-tool.js";
-export type { CapgateConfig, ConfigProblem, ResolvedConfig } from "./config.js";
+export type { CapgateConfig, ConfigProblem, GateConfig, ResolvedConfig } from "./config.js";
 export {
   CONFIG_FILE_NAME,
   InvalidConfigError,
@@ -11,7 +11,7 @@ export {
 export { configSchema } from "./config-schema.js";
 export { createDefaultRegistry } from "./default-registry.js";
 export { defaultStateDir, toolEnvironment } from "./environment.js";
-export type { GateSession } from "./gate.js";
+export type { GateSession, GateSessionOptions } from "./gate.js";
 export type {
   Harness,
   HarnessChatOptions,

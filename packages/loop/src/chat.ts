@@ -165,7 +165,11 @@ export function createChat(env: LoopEnvironment, options: CreateChatOptions): Ch
             continue;
           }
           const done = await session.dispatch(turn.action, step);
-          steps.push({ action: JSON.stringify(turn.action), result: done.result });
+          steps.push({
+            action: JSON.stringify(turn.action),
+            result: done.result,
+            ...(done.images ? { images: done.images } : {}),
+          });
           if (done.end) {
             result = {
               reply: done.end.summary,

@@ -1,4 +1,5 @@
 import type { ToolAction } from "@capgate/schema";
+import type { TracedContent } from "./rich-content.js";
 
 export type RunOutcome = "finished" | "impossible" | "step_limit" | "aborted" | "error";
 
@@ -72,6 +73,9 @@ export type RunEventBody =
       server?: string;
       rejected?: string;
       durationMs: number;
+      /** Rich content; binary payloads are files under the run's directory (`{ file, bytes }`), never inline. */
+      content?: TracedContent[];
+      structuredContent?: unknown;
     }
   | { type: "goal_updated"; step: number; update: Record<string, unknown>; state: GoalState }
   | {

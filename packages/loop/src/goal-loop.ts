@@ -171,7 +171,11 @@ export async function runGoal(env: LoopEnvironment, options: RunGoalOptions): Pr
       }
       consecutive = 0;
       const done = await session.dispatch(turn.action, step);
-      steps.push({ action: JSON.stringify(turn.action), result: done.result });
+      steps.push({
+        action: JSON.stringify(turn.action),
+        result: done.result,
+        ...(done.images ? { images: done.images } : {}),
+      });
       if (done.end) {
         outcome = done.end.outcome;
         summary = done.end.summary;

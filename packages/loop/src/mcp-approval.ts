@@ -21,6 +21,8 @@ export function approvingMcpCaller(
       const qualified = `${server}/${tool}`;
       const risk = riskOf(qualified);
       if (approvalNeeded(mode, risk)) {
+        // Arguments that cannot go out are rejected before anyone is asked to approve them.
+        await pool.checkArguments?.(server, tool, args);
         const request = {
           tool: qualified,
           capability: `mcp:${server}`,

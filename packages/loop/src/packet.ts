@@ -1,5 +1,6 @@
 import { signatureFromSchema, topLevelTools } from "@capgate/schema";
 import type { GoalState } from "./events.js";
+import type { StepImage } from "./rich-content.js";
 
 export const BASE_INSTRUCTIONS = [
   "You are an agent working through a capability gate. You act only through the eight top-level tools below.",
@@ -16,6 +17,8 @@ export interface PacketStep {
   action: string;
   /** What the gate answered. */
   result: string;
+  /** Images the result carried; only the newest step's go to the model (as image parts, for providers that read them). */
+  images?: StepImage[];
 }
 
 export interface PacketInput {
@@ -33,7 +36,8 @@ export interface PacketInput {
 
 export interface ContextPacket {
   system: string;
-  messages: Array<{ role: "user" | "assistant"; content: string }>;
+  /** `images` sits on the user message that answers the newest step, when its result had images. */
+  messages: Array<{ role: "user" | "assistant"; content: string; images?: StepImage[] }>;
   /** Steps left out (oldest first) to stay within the budget. */
   droppedSteps: number;
   totalChars: number;
@@ -89,9 +93,14 @@ export function buildContextPacket(input: PacketInput): ContextPacket {
 
   const history = [...(input.history ?? [])];
   const stepMessages = (steps: PacketStep[]) =>
-    steps.flatMap((s) => [
+    steps.flatMap((s, i) => [
       { role: "assistant" as const, content: s.action },
-      { role: "user" as const, content: s.result },
+      {
+        role: "user" as const,
+        content: s.result,
+        // Pictures cost context: only the newest result's go along; older ones stay described in text.
+        ...(i === steps.length - 1 && s.images && s.images.length > 0 ? { images: s.images } : {}),
+      },
     ]);
   let steps = [...input.steps];
   let dropped = 0;
@@ -137,8 +146,11 @@ export function buildContextPacket(input: PacketInput): ContextPacket {
   const merged: ContextPacket["messages"] = [];
   for (const m of messages) {
     const last = merged[merged.length - 1];
-    if (last && last.role === m.role) last.content += `\n\n${m.content}`;
-    else merged.push({ ...m });
+    if (last && last.role === m.role) {
+      last.content += `\n\n${m.content}`;
+      const images = (m as { images?: StepImage[] }).images;
+      if (images) last.images = [...(last.images ?? []), ...images];
+    } else merged.push({ ...m });
   }
   return { system, messages: merged, droppedSteps: dropped, totalChars: system.length + length(merged) };
 }

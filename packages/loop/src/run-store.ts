@@ -6,6 +6,7 @@ import {
   readdirSync,
   readFileSync,
   statSync,
+  writeFileSync,
   writeSync,
 } from "node:fs";
 import { readFile } from "node:fs/promises";
@@ -56,6 +57,21 @@ export class FileRunStore implements RunStore {
   pathOf(runId: string): string {
     if (!isValidRunId(runId)) throw new CapgateError("invalid_run_id", `'${runId}' is not a valid run id.`);
     return join(this.dir, `${runId}.jsonl`);
+  }
+
+  /**
+   * Save one binary payload of a run (an image or audio block, a blob resource) as a file
+   * under `<stateDir>/runs/<runId>/`, so the JSONL references it instead of carrying it.
+   * Returns the path relative to the state dir (`runs/<runId>/<name>`).
+   */
+  saveAttachment(runId: string, name: string, bytes: Uint8Array): string {
+    if (!isValidRunId(runId)) throw new CapgateError("invalid_run_id", `'${runId}' is not a valid run id.`);
+    if (!ATTACHMENT_NAME.test(name))
+      throw new CapgateError("invalid_attachment", `'${name}' is not a valid attachment name.`);
+    const dir = join(this.dir, runId);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    writeFileSync(join(dir, name), bytes, { mode: 0o600 });
+    return `runs/${runId}/${name}`;
   }
 
   append(event: RunEvent): void {
@@ -153,6 +169,9 @@ export class FileRunStore implements RunStore {
     this.#fds.clear();
   }
 }
+
+/** `<step>-<n>.<ext>`: made by the loop, never from a tool's input, so no path can escape the run's directory. */
+const ATTACHMENT_NAME = /^[0-9]{1,9}-[0-9]{1,6}\.[a-z0-9]{1,8}$/;
 
 function safeCall(listener: RunEventListener, event: RunEvent): void {
   try {

@@ -6,6 +6,7 @@ import { CapgateError, type ToolAction, type ToolRisk } from "@capgate/schema";
 import {
   type ApprovalHook,
   executeTool,
+  type ToolContent,
   type ToolContext,
   type ToolResult,
   type WorkerService,
@@ -13,6 +14,7 @@ import {
 import type { LoopEnvironment } from "./deps.js";
 import type { EventEmitterForRun, GoalState, RunOutcome } from "./events.js";
 import { approvingMcpCaller } from "./mcp-approval.js";
+import { externaliseContent, type StepImage, structuredLine, type TracedContent } from "./rich-content.js";
 import { runVerify } from "./verify.js";
 
 /** Tools listed first in capability_search's reply: the best tool of each of the best capabilities. */
@@ -21,6 +23,13 @@ const BEST_TOOLS = 3;
 export interface StepOutcome {
   /** What the model reads back. */
   result: string;
+  /** Images of the result, for providers that read them (the text above describes them too). */
+  images?: StepImage[];
+  /** The tool result's content blocks and structuredContent, unflattened (for the MCP gate). */
+  content?: ToolContent[];
+  structuredContent?: unknown;
+  /** Warnings about the result a client should see beside its content (a schema that did not compile, a structuredContent mismatch). */
+  warnings?: string[];
   /** False when the action failed or was rejected (a tool failure, an unknown capability, a refused verify). */
   success: boolean;
   /** Set when the action ends the run (or the chat turn). */
@@ -260,6 +269,7 @@ export class Session {
       result = { success: false, summary: `${error.code}${where}: ${error.message}` };
     }
     if (rejected === undefined && STATE_CHANGING.has(risk)) this.#lastChangeStep = step;
+    const rich = this.#rich(result, step);
     emitter.emit({
       type: "tool_result",
       step,
@@ -270,9 +280,47 @@ export class Session {
       ...(server ? { server } : {}),
       ...(rejected ? { rejected } : {}),
       durationMs: Date.now() - started,
+      ...(rich.traced ? { content: rich.traced } : {}),
+      ...(result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}),
     });
     const status = rejected ? "rejected" : result.success ? "ok" : "failed";
-    return { result: `${tool} → ${status}\n${result.summary}`, success: result.success && !rejected };
+    return {
+      result: [`${tool} → ${status}`, result.summary, ...rich.lines].join("\n"),
+      success: result.success && !rejected,
+      ...(rich.images.length > 0 ? { images: rich.images } : {}),
+      ...(result.content ? { content: result.content } : {}),
+      ...(result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}),
+      ...warningsOf(result),
+    };
+  }
+
+  /** Binary content to files under the run's directory; text lines saying what and where for the model. */
+  #rich(
+    result: ToolResult,
+    step: number,
+  ): { traced?: TracedContent[]; lines: string[]; images: StepImage[] } {
+    const lines: string[] = [];
+    let traced: TracedContent[] | undefined;
+    let images: StepImage[] = [];
+    if (Array.isArray(result.content) && result.content.length > 0) {
+      const store = this.env.store as {
+        saveAttachment?: (runId: string, name: string, bytes: Uint8Array) => string;
+      };
+      const runId = this.options.emitter.runId;
+      const out = externaliseContent(
+        result.content,
+        step,
+        store.saveAttachment ? (name, bytes) => store.saveAttachment!(runId, name, bytes) : undefined,
+      );
+      traced = out.traced;
+      lines.push(...out.lines);
+      images = out.images;
+    }
+    const structured = structuredLine(result.structuredContent, this.env.limits.outputBytes);
+    // The MCP summary already is the structured JSON when a result had no text.
+    if (structured && !result.summary.includes(JSON.stringify(result.structuredContent)))
+      lines.push(structured);
+    return { ...(traced ? { traced } : {}), lines, images };
   }
 
   #goalUpdate(args: Record<string, unknown>, step: number): StepOutcome {
@@ -359,4 +407,17 @@ export class Session {
     }
     return undefined;
   }
+}
+
+/** Schema warnings an MCP result carries in `data` (see @capgate/mcp-client CallChecks). */
+function warningsOf(result: ToolResult): { warnings?: string[] } {
+  const data = (typeof result.data === "object" && result.data !== null ? result.data : {}) as Record<
+    string,
+    unknown
+  >;
+  const list = [data.schemaWarnings, data.outputSchemaProblems]
+    .flatMap((v) => (Array.isArray(v) ? v : []))
+    .filter((v): v is string => typeof v === "string")
+    .map((w) => `warning: ${w}`);
+  return list.length > 0 ? { warnings: list } : {};
 }

@@ -6,6 +6,7 @@ import * as stdio from "./stdio.js";
 describe("public exports", () => {
   it("root entry", () => {
     expect(Object.keys(root).sort()).toEqual([
+      "DEFAULT_BINARY_BYTES",
       "DEFAULT_MCP_TIMEOUT_MS",
       "DEFAULT_OUTPUT_BYTES",
       "GATE_TOOL_NAMES",

@@ -1,6 +1,7 @@
 import { topLevelToolSchemas, topLevelTools } from "@capgate/schema";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import { createGateServer, GATE_TOOL_NAMES } from "./gate-server.js";
 import { connectAdHoc } from "./stdio/ad-hoc.js";
@@ -61,18 +62,55 @@ describe("createGateServer", () => {
     await close();
   });
 
-  it("turns rejections, invalid arguments and unknown tools into isError results", async () => {
+  it("turns rejections and invalid arguments into isError results, an unknown tool into JSON-RPC -32602", async () => {
     const { client, close } = await connected(handlers);
     const boom = await client.callTool({ name: "capability_call", arguments: { tool: "boom" } });
     expect(boom).toMatchObject({ isError: true, content: [{ text: "exploded" }] });
     const invalid = await client.callTool({ name: "capability_search", arguments: { q: "typo" } });
     expect(invalid.isError).toBe(true);
     expect((invalid.content as Array<{ text: string }>)[0]?.text).toMatch(/query/);
-    const unknown = await client.callTool({ name: "finish", arguments: { summary: "x" } });
-    expect(unknown).toMatchObject({ isError: true });
-    expect((unknown.content as Array<{ text: string }>)[0]?.text).toContain(
-      "capability_search, capability_load",
+    const unknown = await client.callTool({ name: "finish", arguments: { summary: "x" } }).then(
+      () => undefined,
+      (error: unknown) => error,
     );
+    expect(unknown).toBeInstanceOf(McpError);
+    expect((unknown as McpError).code).toBe(ErrorCode.InvalidParams);
+    expect((unknown as McpError).message).toContain("capability_search, capability_load");
+    await close();
+  });
+
+  it("passes rich results on unchanged: content blocks with annotations, structuredContent, warnings", async () => {
+    const content = [
+      { type: "text", text: "two things", annotations: { audience: ["user"], priority: 0.5 } },
+      { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png", annotations: { priority: 1 } },
+      {
+        type: "resource_link",
+        uri: "file:///a.txt",
+        name: "a.txt",
+        mimeType: "text/plain",
+        description: "A",
+      },
+      { type: "resource", resource: { uri: "mem://x", mimeType: "application/octet-stream", blob: "AAEC" } },
+      { type: "audio", data: "UklGRg==", mimeType: "audio/wav" },
+    ];
+    const { client, close } = await connected({
+      ...handlers,
+      capability_call: async (args) =>
+        args.tool === "warned"
+          ? { success: true, summary: "s", content: content.slice(0, 1), warnings: ["warning: mismatch"] }
+          : {
+              success: true,
+              summary: "ignored when content is given",
+              content,
+              structuredContent: { n: 1, list: [1, 2] },
+            },
+    });
+    const r = await client.callTool({ name: "capability_call", arguments: { tool: "rich" } });
+    expect(r.content).toEqual(content);
+    expect(r.structuredContent).toEqual({ n: 1, list: [1, 2] });
+    expect(r.isError).toBeUndefined();
+    const w = await client.callTool({ name: "capability_call", arguments: { tool: "warned" } });
+    expect(w.content).toEqual([content[0], { type: "text", text: "warning: mismatch" }]);
     await close();
   });
 

@@ -3,7 +3,9 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
   type CallToolResult,
+  ErrorCode,
   ListToolsRequestSchema,
+  McpError,
 } from "@modelcontextprotocol/sdk/types.js";
 
 /** The four top-level tools the gate exposes to MCP clients (the loop-only ones stay inside). */
@@ -18,7 +20,9 @@ export type GateToolName = (typeof GATE_TOOL_NAMES)[number];
 /**
  * Implements one gate tool. Arguments arrive already validated against the tool's schema.
  * Return a string (sent as text), a ToolResult-like `{ success, summary }` (summary as
- * text, `isError` = !success), or any JSON value (sent pretty-printed). A rejection
+ * text, `isError` = !success), or any JSON value (sent pretty-printed). A ToolResult with
+ * `content` (MCP content blocks) is sent as those blocks, unchanged, with its
+ * `structuredContent`, and any `warnings` (strings) as one more text block. A rejection
  * becomes `isError: true` with its message.
  */
 export type GateHandler = (args: Record<string, unknown>, extra: { signal: AbortSignal }) => Promise<unknown>;
@@ -45,8 +49,22 @@ function isToolResultLike(value: unknown): value is { success: boolean; summary:
 
 function toCallToolResult(value: unknown): CallToolResult {
   if (typeof value === "string") return { content: [{ type: "text", text: value }] };
-  if (isToolResultLike(value))
-    return { content: [{ type: "text", text: value.summary }], ...(value.success ? {} : { isError: true }) };
+  if (isToolResultLike(value)) {
+    const rich = value as { content?: unknown; structuredContent?: unknown; warnings?: unknown };
+    const blocks = Array.isArray(rich.content) && rich.content.length > 0 ? rich.content : undefined;
+    const warnings = Array.isArray(rich.warnings) ? rich.warnings.filter((w) => typeof w === "string") : [];
+    const content = [
+      ...(blocks ?? [{ type: "text", text: value.summary }]),
+      ...(blocks && warnings.length > 0 ? [{ type: "text", text: warnings.join("\n") }] : []),
+    ] as CallToolResult["content"];
+    const structured =
+      typeof rich.structuredContent === "object" &&
+      rich.structuredContent !== null &&
+      !Array.isArray(rich.structuredContent)
+        ? { structuredContent: rich.structuredContent as Record<string, unknown> }
+        : {};
+    return { content, ...structured, ...(value.success ? {} : { isError: true }) };
+  }
   const text = value === undefined ? "(no result)" : (JSON.stringify(value, null, 2) ?? String(value));
   return { content: [{ type: "text", text }] };
 }
@@ -81,8 +99,12 @@ export function createGateServer(options: GateServerOptions): Server {
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const name = request.params.name;
+    // An unknown tool is a protocol error (JSON-RPC -32602), as the MCP spec says, not a tool result.
     if (!(GATE_TOOL_NAMES as readonly string[]).includes(name))
-      return errorResult(`Unknown tool '${name}'. This server exposes: ${GATE_TOOL_NAMES.join(", ")}.`);
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Unknown tool '${name}'. This server exposes: ${GATE_TOOL_NAMES.join(", ")}.`,
+      );
     const tool = name as GateToolName;
     const args = request.params.arguments ?? {};
     const check = validate(schemas[tool], args);

@@ -38,8 +38,15 @@ export type {
   SamplingHandler,
   ToolListCache,
 } from "./pool-types.js";
-export type { CallToolResultLike, McpCallData, RenderedContent, ToolResult } from "./render.js";
-export { DEFAULT_OUTPUT_BYTES, renderCallToolResult, stripControl } from "./render.js";
+export type {
+  CallToolResultLike,
+  McpCallData,
+  McpContentAnnotations,
+  McpContentBlock,
+  RenderedContent,
+  ToolResult,
+} from "./render.js";
+export { DEFAULT_BINARY_BYTES, DEFAULT_OUTPUT_BYTES, renderCallToolResult, stripControl } from "./render.js";
 export type { McpRoute } from "./routing.js";
 export { qualifyToolName, routeMcpTool } from "./routing.js";
 export type { McpToolInfo, SkippedTool } from "./tool-list.js";

@@ -28,7 +28,14 @@ export type McpPoolEvent =
   | { type: "garbage"; server: string; line: string }
   | { type: "protocol_error"; server: string; message: string }
   | { type: "tools_skipped"; server: string; skipped: SkippedTool[] }
-  | { type: "tools_changed"; server: string; tools: McpToolInfo[] };
+  | { type: "tools_changed"; server: string; tools: McpToolInfo[] }
+  | {
+      type: "schema_warning";
+      server: string;
+      tool: string;
+      schema: "inputSchema" | "outputSchema";
+      message: string;
+    };
 
 /**
  * Where tool lists survive between processes, so search can index a server's tools
@@ -48,4 +55,6 @@ export interface McpServerTools {
   source: "live" | "cache" | "none";
   /** Why the live listing failed, when it did. */
   error?: string;
+  /** Tools the live listing left out, with why. */
+  skipped?: SkippedTool[];
 }

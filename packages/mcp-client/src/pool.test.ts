@@ -1,3 +1,4 @@
+import { CapgateError } from "@capgate/schema";
 import { afterEach, describe, expect, it } from "vitest";
 import type { McpServersMap } from "./config.js";
 import type { McpPool } from "./pool.js";
@@ -45,10 +46,11 @@ describe("McpPool against server-everything", () => {
     expect(data.content.find((c) => c.type === "image")?.data).toBeTypeOf("string");
   }, 30_000);
 
-  it("reports a tool error result as success: false, not a throw", async () => {
+  it("rejects wrong argument types before sending, naming the property (invalid_arguments)", async () => {
     const p = pool({ everything: everything() });
-    const r = await p.callTool("everything", "get-sum", { a: "not a number" });
-    expect(r.success).toBe(false);
-    expect(r.summary.length).toBeGreaterThan(0);
+    const error = await p.callTool("everything", "get-sum", { a: "1", b: 2 }).catch((e: unknown) => e);
+    expect(CapgateError.isInstance(error) && error.code).toBe("invalid_arguments");
+    expect((error as CapgateError).property).toBe("a");
+    expect((await p.callTool("everything", "get-sum", { a: 1, b: 2 })).summary).toContain("3");
   }, 30_000);
 });

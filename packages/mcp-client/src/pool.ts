@@ -1,4 +1,5 @@
 import { CapgateError, stableHash } from "@capgate/schema";
+import { CallChecks } from "./call-checks.js";
 import {
   enabledServerNames,
   type McpServerConfig,
@@ -18,7 +19,7 @@ import type {
 } from "./pool-types.js";
 import { DEFAULT_OUTPUT_BYTES, renderCallToolResult, type ToolResult } from "./render.js";
 import { McpSession } from "./session.js";
-import { type McpToolInfo, normalizeToolList } from "./tool-list.js";
+import { type McpToolInfo, normalizeToolList, type SkippedTool } from "./tool-list.js";
 import type { StdioTransportFactory } from "./transport.js";
 
 export interface McpPoolOptions {
@@ -26,6 +27,8 @@ export interface McpPoolOptions {
   clientInfo?: { name: string; version: string };
   /** Cap on a call's summary and kept content, in UTF-8 bytes (default 64 KiB). */
   outputBytes?: number;
+  /** Cap on one binary content block passed on unchanged, in base64 characters (default 16 MiB). */
+  binaryBytes?: number;
   /** Spawns `command` servers; pass `createStdioTransport` from `@capgate/mcp-client/stdio`. */
   stdio?: StdioTransportFactory;
   /** Persists tool lists across processes (see ToolListCache). */
@@ -52,6 +55,8 @@ export interface McpCallOptions {
 export interface McpCaller {
   readonly servers: McpServersMap;
   hasTool(server: string, tool: string, options?: McpCallOptions): Promise<boolean>;
+  /** Throws `invalid_arguments` when the arguments fail the tool's inputSchema (so nobody is asked to approve a call that cannot go out). */
+  checkArguments?(server: string, tool: string, args: Record<string, unknown>): Promise<void>;
   callTool(
     server: string,
     tool: string,
@@ -66,6 +71,8 @@ interface ToolListEntry {
   /** Bumped by tools/list_changed, so a listing that raced a change is not taken as fresh. */
   generation: number;
   fetching?: Promise<McpToolInfo[]>;
+  /** What the last listing left out. */
+  skipped?: SkippedTool[];
 }
 
 /**
@@ -85,12 +92,14 @@ export class McpPool implements McpCaller {
   private readonly closing = new AbortController();
   /** OAuth state: the host's store, or one in memory shared by this pool's reconnects. */
   readonly authStore: McpAuthStore;
+  private readonly checks: CallChecks;
 
   /** Validates `servers` (throws McpConfigError naming the bad property). */
   constructor(servers: McpServersMap, options: McpPoolOptions = {}) {
     this.servers = parseMcpServersConfig(servers);
     this.options = options;
     this.authStore = options.authStore ?? memoryAuthStore();
+    this.checks = new CallChecks((warning) => this.emit({ type: "schema_warning", ...warning }));
   }
 
   /** Enabled server names in config order (the first takes bare tool names). */
@@ -201,6 +210,7 @@ export class McpPool implements McpCaller {
       const raw = await session.listToolsRaw(options.timeoutMs ?? serverTimeoutMs(config), options.signal);
       const { tools, skipped } = normalizeToolList(server, raw);
       if (skipped.length > 0) this.emit({ type: "tools_skipped", server, skipped });
+      current.skipped = skipped;
       current.tools = tools;
       current.stale = current.generation !== generation;
       await this.options.toolCache?.save(server, configHash(config), tools).catch(() => {});
@@ -214,10 +224,34 @@ export class McpPool implements McpCaller {
     }
   }
 
-  /** True when the server lists a tool with exactly this name. */
+  /** True when the server lists a tool callable by this name. */
   async hasTool(server: string, tool: string, options: McpCallOptions = {}): Promise<boolean> {
     const tools = await this.listTools(server, options);
-    return tools.some((t) => t.name === tool);
+    return this.checks.find(tools, server, tool) !== undefined;
+  }
+
+  /** Tools the last listing of a server left out (hostile or malformed names, oversized schemas). */
+  skippedTools(server: string): SkippedTool[] {
+    return this.toolLists.get(server)?.skipped ?? [];
+  }
+
+  /** The listed tool a call refers to, when the server's list can be had (a failed listing leaves the call unchecked). */
+  private async toolInfo(
+    server: string,
+    tool: string,
+    options: McpCallOptions,
+  ): Promise<McpToolInfo | undefined> {
+    const entry = this.toolLists.get(server);
+    const tools =
+      entry?.tools && !entry.stale
+        ? entry.tools
+        : await this.listTools(server, options).catch(() => entry?.tools);
+    return tools ? this.checks.find(tools, server, tool) : undefined;
+  }
+
+  async checkArguments(server: string, tool: string, args: Record<string, unknown>): Promise<void> {
+    const info = await this.toolInfo(server, tool, {});
+    if (info) this.checks.checkArguments(info, args);
   }
 
   /**
@@ -232,19 +266,25 @@ export class McpPool implements McpCaller {
     options: McpCallOptions = {},
   ): Promise<ToolResult> {
     const config = this.config(server);
+    // Validated against the server's own inputSchema before anything is sent; the callable
+    // name (whitespace mapped to `_`) goes out as the server's own name.
+    const info = await this.toolInfo(server, tool, options);
+    const warning = info ? this.checks.checkArguments(info, args) : undefined;
     const live = this.live.get(server);
     const session = live?.isAlive ? live : await this.connect(server);
     const raw = await session.callTool(
-      tool,
+      info?.name ?? tool,
       args,
       options.timeoutMs ?? serverTimeoutMs(config),
       options.signal,
     );
-    return renderCallToolResult(raw, {
+    const result = renderCallToolResult(raw, {
       server,
       tool,
       outputBytes: this.options.outputBytes ?? DEFAULT_OUTPUT_BYTES,
+      ...(this.options.binaryBytes !== undefined ? { binaryBytes: this.options.binaryBytes } : {}),
     });
+    return info ? this.checks.checkResult(info, result, warning) : result;
   }
 
   /** Tool lists known without connecting: memory first, then the ToolListCache. */
@@ -289,7 +329,8 @@ export class McpPool implements McpCaller {
               );
             }),
           ]);
-          return { server, tools, source: "live" };
+          const skipped = this.skippedTools(server);
+          return { server, tools, source: "live", ...(skipped.length > 0 ? { skipped } : {}) };
         } catch (error) {
           const message = error instanceof Error ? error.message : String(error);
           const cached = await this.cachedTools(server);

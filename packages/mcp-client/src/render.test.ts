@@ -108,13 +108,18 @@ describe("normalizeToolList", () => {
       { name: "ro", inputSchema: schema, annotations: { readOnlyHint: true } },
       { name: 5, inputSchema: schema },
     ]);
-    expect(tools.map((t) => t.qualifiedName)).toEqual(["evil/fs.read", "evil/other/thing", "evil/ro"]);
-    expect(tools.map((t) => t.risk)).toEqual(["exec", "exec", "read"]);
+    expect(tools.map((t) => t.qualifiedName)).toEqual([
+      "evil/fs.read",
+      "evil/other/thing",
+      "evil/a_b",
+      "evil/ro",
+    ]);
+    expect(tools.find((t) => t.qualifiedName === "evil/a_b")?.name).toBe("a b");
+    expect(tools.map((t) => t.risk)).toEqual(["exec", "exec", "exec", "read"]);
     expect(skipped.map((s) => s.reason)).toEqual([
       "tool name is longer than 128 characters",
-      "tool name contains whitespace or control characters",
-      "tool name contains whitespace or control characters",
-      "tool name contains whitespace or control characters",
+      "tool name contains control or format characters",
+      "tool name contains control or format characters",
       "duplicate tool name",
       "inputSchema is not an object",
       "inputSchema is larger than 65536 bytes",

@@ -1,15 +1,69 @@
 import { truncateUtf8 } from "./truncate.js";
 
+/** MCP content annotations (audience, priority, lastModified, …), kept as sent. */
+export interface McpContentAnnotations {
+  audience?: Array<"user" | "assistant">;
+  priority?: number;
+  lastModified?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * One MCP content block (text, image, audio, resource_link, embedded resource) with its
+ * `annotations` and `_meta`, as the server sent it. Structurally identical to
+ * @capgate/tools' ToolContent. A block that does not have its type's required fields is
+ * passed on as a text block describing it, so consumers can rely on the shapes.
+ */
+export type McpContentBlock =
+  | { type: "text"; text: string; annotations?: McpContentAnnotations; _meta?: Record<string, unknown> }
+  | {
+      type: "image" | "audio";
+      data: string;
+      mimeType: string;
+      annotations?: McpContentAnnotations;
+      _meta?: Record<string, unknown>;
+    }
+  | {
+      type: "resource_link";
+      uri: string;
+      name: string;
+      title?: string;
+      description?: string;
+      mimeType?: string;
+      size?: number;
+      annotations?: McpContentAnnotations;
+      _meta?: Record<string, unknown>;
+    }
+  | {
+      type: "resource";
+      resource: {
+        uri: string;
+        mimeType?: string;
+        text?: string;
+        blob?: string;
+        _meta?: Record<string, unknown>;
+      };
+      annotations?: McpContentAnnotations;
+      _meta?: Record<string, unknown>;
+    };
+
 /** What every tool call returns — structurally identical to @capgate/tools' ToolResult. */
 export interface ToolResult {
   success: boolean;
   /** What the model reads: text content joined, other content described, capped. */
   summary: string;
   data?: unknown;
+  /** The MCP content blocks, unflattened (text over the output cap cut, binary over the binary cap replaced by a note). */
+  content?: McpContentBlock[];
+  /** The server's structuredContent, when it fits the output cap. */
+  structuredContent?: unknown;
 }
 
-/** Largest summary (and text item, structured content, binary item) kept from one call. */
+/** Largest summary (and text item, structured content) kept from one call. */
 export const DEFAULT_OUTPUT_BYTES = 64 * 1024;
+
+/** Largest base64 payload of one image/audio/blob block passed on in `content` (default 16 MiB, the message limit). */
+export const DEFAULT_BINARY_BYTES = 16 * 1024 * 1024;
 
 /** One content item as kept in `data` (binary payloads over the cap are dropped). */
 export interface RenderedContent {
@@ -150,19 +204,24 @@ function renderItem(item: unknown, cap: number): { line: string; kept: RenderedC
  */
 export function renderCallToolResult(
   result: CallToolResultLike,
-  context: { server: string; tool: string; outputBytes?: number },
+  context: { server: string; tool: string; outputBytes?: number; binaryBytes?: number },
 ): ToolResult {
   const cap = context.outputBytes ?? DEFAULT_OUTPUT_BYTES;
+  const binaryCap = context.binaryBytes ?? DEFAULT_BINARY_BYTES;
   const items = Array.isArray(result.content) ? result.content : [];
   const isError = result.isError === true;
   const lines: string[] = [];
   const content: RenderedContent[] = [];
+  const blocks: McpContentBlock[] = [];
   let truncated = false;
   for (const item of items) {
     const r = renderItem(item, cap);
     content.push(r.kept);
     lines.push(r.line);
     truncated ||= r.cut;
+    const block = passOn(item, cap, binaryCap, r.line);
+    blocks.push(block.block);
+    truncated ||= block.cut;
   }
   let structuredContent: unknown;
   let structuredText: string | undefined;
@@ -186,5 +245,65 @@ export function renderCallToolResult(
     ...(structuredContent !== undefined ? { structuredContent } : {}),
     truncated,
   };
-  return { success: !isError, summary: cut.text, data };
+  return {
+    success: !isError,
+    summary: cut.text,
+    data,
+    content: blocks,
+    ...(structuredContent !== undefined ? { structuredContent } : {}),
+  };
+}
+
+/**
+ * A content block as it is passed on: the server's own object (annotations, `_meta` and
+ * all), except that text over the output cap is cut and a binary payload over the binary
+ * cap becomes a text note saying what was dropped — so a client of the gate gets exactly
+ * what the server sent whenever it fits.
+ */
+function passOn(
+  item: unknown,
+  cap: number,
+  binaryCap: number,
+  line: string,
+): { block: McpContentBlock; cut: boolean } {
+  const note = (text: string, cut: boolean) => ({ block: { type: "text" as const, text }, cut });
+  if (typeof item !== "object" || item === null) return note(line, false);
+  const it = item as Record<string, unknown>;
+  const isString = (v: unknown): v is string => typeof v === "string";
+  switch (it.type) {
+    case "text": {
+      if (!isString(it.text)) return note(line, false);
+      const cut = truncateUtf8(it.text, cap);
+      return cut.truncated
+        ? { block: { ...(it as McpContentBlock), text: cut.text } as McpContentBlock, cut: true }
+        : { block: it as McpContentBlock, cut: false };
+    }
+    case "image":
+    case "audio":
+      if (!isString(it.data) || !isString(it.mimeType)) return note(`[malformed ${it.type} content]`, false);
+      if (it.data.length > binaryCap)
+        return note(`${line} (dropped: over the ${binaryCap}-byte limit)`, true);
+      return { block: it as McpContentBlock, cut: false };
+    case "resource_link":
+      if (!isString(it.uri) || !isString(it.name)) return note("[malformed resource_link content]", false);
+      return { block: it as McpContentBlock, cut: false };
+    case "resource": {
+      const res = (typeof it.resource === "object" && it.resource !== null ? it.resource : {}) as Record<
+        string,
+        unknown
+      >;
+      if (!isString(res.uri) || (!isString(res.text) && !isString(res.blob)))
+        return note("[malformed resource content]", false);
+      if (isString(res.blob) && res.blob.length > binaryCap)
+        return note(`${line} (dropped: over the ${binaryCap}-byte limit)`, true);
+      if (isString(res.text)) {
+        const cut = truncateUtf8(res.text, cap);
+        if (cut.truncated)
+          return { block: { ...it, resource: { ...res, text: cut.text } } as McpContentBlock, cut: true };
+      }
+      return { block: it as McpContentBlock, cut: false };
+    }
+    default:
+      return note(line, false);
+  }
 }

@@ -3,6 +3,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { OAuthError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import {
   type CallToolResult,
+  CallToolResultSchema,
   type ClientCapabilities,
   CreateMessageRequestSchema,
   ElicitRequestSchema,
@@ -261,8 +262,14 @@ export class McpSession {
     timeoutMs: number,
     signal?: AbortSignal,
   ): Promise<CallToolResult> {
+    // client.request, not client.callTool: the SDK's callTool throws when structuredContent
+    // misses the outputSchema, losing the result; CallChecks reports a mismatch instead.
     return (await this.request(`tools/call '${tool}'`, timeoutMs, signal, (options) =>
-      this.client.callTool({ name: tool, arguments: args }, undefined, options),
+      this.client.request(
+        { method: "tools/call", params: { name: tool, arguments: args } },
+        CallToolResultSchema,
+        options,
+      ),
     )) as CallToolResult;
   }
 

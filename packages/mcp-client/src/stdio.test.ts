@@ -65,6 +65,7 @@ describe("hostile tool lists", () => {
       expect(tools.map((t) => t.qualifiedName)).toEqual([
         "evil/fs.read",
         "evil/other/thing",
+        "evil/has_space",
         "evil/noisy_description",
       ]);
       const noisy = tools.find((t) => t.name === "noisy_description");
@@ -73,7 +74,7 @@ describe("hostile tool lists", () => {
       const skipped = events.find((e) => e.type === "tools_skipped") as {
         skipped: Array<{ reason: string }>;
       };
-      expect(skipped.skipped).toHaveLength(5);
+      expect(skipped.skipped).toHaveLength(4);
     } finally {
       await pool.close();
     }

@@ -1,4 +1,10 @@
-import type { CapabilityManifest, JsonSchema, ToolRisk } from "@capgate/schema";
+import {
+  type CapabilityManifest,
+  type JsonSchema,
+  mcpCallableToolName,
+  mcpToolRisk,
+  type ToolRisk,
+} from "@capgate/schema";
 import { stripControl } from "./render.js";
 import { qualifyToolName } from "./routing.js";
 
@@ -12,9 +18,31 @@ export interface McpToolInfo {
   /** Control characters stripped, at most MAX_TOOL_DESCRIPTION characters. */
   description: string;
   inputSchema: JsonSchema;
-  /** `read` when the server marks the tool read-only, else `exec` (it runs someone else's code). */
+  /** From the annotations (see `riskFromAnnotations`): `read`, `network`, `write` or `exec`. */
   risk: ToolRisk;
+  /** The server's human-readable title (control characters stripped), when it sent one. */
+  title?: string;
+  /** The server's annotations, as sent (hints only: a server may lie, so they only ever add caution). */
+  annotations?: McpToolAnnotations;
+  /** JSON Schema the tool's structuredContent should match, when the server declares one. */
+  outputSchema?: JsonSchema;
 }
+
+/** MCP tool annotations (all optional hints). */
+export interface McpToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+  [hint: string]: unknown;
+}
+
+/** The risk of an MCP tool from its annotations (@capgate/schema `mcpToolRisk`: only read-only tools are `read`). */
+export const riskFromAnnotations = mcpToolRisk;
+
+/** The name a model calls a server's tool by (@capgate/schema `mcpCallableToolName`: whitespace runs become `_`). */
+export const callableToolName = mcpCallableToolName;
 
 /** A tool left out of a listing, with the reason (hostile or malformed entries). */
 export interface SkippedTool {
@@ -27,9 +55,6 @@ export interface SkippedTool {
 export const MAX_TOOL_NAME = 128;
 export const MAX_TOOL_DESCRIPTION = 2_000;
 export const MAX_TOOL_SCHEMA_BYTES = 64 * 1024;
-
-// Printable, no whitespace, no control or format characters: a model must be able to type it.
-const TOOL_NAME_OK = /^[^\s\p{Cc}\p{Cf}]+$/u;
 
 function preview(name: unknown): string {
   const s = JSON.stringify(typeof name === "string" ? name : String(name)) ?? "";
@@ -62,12 +87,17 @@ export function normalizeToolList(
       skip(`tool name is longer than ${MAX_TOOL_NAME} characters`);
       continue;
     }
-    if (!TOOL_NAME_OK.test(name)) {
-      skip("tool name contains whitespace or control characters");
+    const callable = callableToolName(name);
+    if (callable === undefined) {
+      skip("tool name contains control or format characters");
       continue;
     }
-    if (seen.has(name)) {
-      skip("duplicate tool name");
+    if (seen.has(callable)) {
+      skip(
+        callable === name
+          ? "duplicate tool name"
+          : `tool name maps to ${JSON.stringify(callable)}, which another tool already has`,
+      );
       continue;
     }
     const schema = t.inputSchema;
@@ -80,20 +110,39 @@ export function normalizeToolList(
       skip(`inputSchema is larger than ${MAX_TOOL_SCHEMA_BYTES} bytes`);
       continue;
     }
-    seen.add(name);
+    seen.add(callable);
     let description = stripControl(typeof t.description === "string" ? t.description : "").trim();
     if (description.length > MAX_TOOL_DESCRIPTION)
       description = `${description.slice(0, MAX_TOOL_DESCRIPTION - 1)}…`;
     const annotations = (
       typeof t.annotations === "object" && t.annotations !== null ? t.annotations : {}
     ) as Record<string, unknown>;
+    const title =
+      typeof t.title === "string"
+        ? t.title
+        : typeof annotations.title === "string"
+          ? annotations.title
+          : undefined;
+    const output = t.outputSchema;
+    const outputOk =
+      typeof output === "object" &&
+      output !== null &&
+      !Array.isArray(output) &&
+      JSON.stringify(output).length <= MAX_TOOL_SCHEMA_BYTES;
     tools.push({
       server,
       name,
-      qualifiedName: qualifyToolName(server, name),
+      qualifiedName: qualifyToolName(server, callable),
       description,
       inputSchema: JSON.parse(schemaText) as JsonSchema,
-      risk: annotations.readOnlyHint === true ? "read" : "exec",
+      risk: riskFromAnnotations(annotations),
+      ...(title !== undefined && stripControl(title).trim() !== ""
+        ? { title: stripControl(title).trim().slice(0, 200) }
+        : {}),
+      ...(Object.keys(annotations).length > 0
+        ? { annotations: JSON.parse(JSON.stringify(annotations)) as McpToolAnnotations }
+        : {}),
+      ...(outputOk ? { outputSchema: JSON.parse(JSON.stringify(output)) as JsonSchema } : {}),
     });
   }
   return { tools, skipped };
@@ -119,6 +168,9 @@ export function toCapabilityManifest(
       description: t.description || `MCP tool ${t.name} of server ${server}.`,
       inputSchema: t.inputSchema,
       risk: t.risk,
+      ...(t.title ? { title: t.title } : {}),
+      ...(t.annotations ? { annotations: t.annotations } : {}),
+      ...(t.outputSchema ? { outputSchema: t.outputSchema } : {}),
     })),
     profileFit: [],
   };

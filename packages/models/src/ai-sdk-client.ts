@@ -4,6 +4,7 @@ import {
   type JSONSchema7,
   jsonSchema,
   type LanguageModel,
+  type ModelMessage,
   type ToolSet,
   tool,
 } from "ai";
@@ -12,6 +13,7 @@ import type { ResolvedOptions } from "./options.js";
 import { checkRequest } from "./request.js";
 import { withRetries } from "./retry.js";
 import type {
+  ChatMessage,
   CreatedModel,
   GenerateRequest,
   GenerateResult,
@@ -61,7 +63,7 @@ export function createAiSdkClient(config: AiSdkClientConfig): CreatedModel {
           const result = await generateText({
             model: config.languageModel,
             ...(request.system === "" ? {} : { system: request.system }),
-            messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
+            messages: request.messages.map(toModelMessage),
             abortSignal: signal,
             maxRetries: 0,
             ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
@@ -167,4 +169,21 @@ function toUsage(
     ...(outputTokens === undefined ? {} : { outputTokens }),
     ...(totalTokens === undefined ? {} : { totalTokens }),
   };
+}
+
+/** A message for the AI SDK: a user message with images becomes text + image parts (openai and anthropic read them). */
+function toModelMessage(message: ChatMessage): ModelMessage {
+  if (message.role === "user" && message.images && message.images.length > 0)
+    return {
+      role: "user",
+      content: [
+        { type: "text", text: message.content },
+        ...message.images.map((image) => ({
+          type: "image" as const,
+          image: image.data,
+          mediaType: image.mimeType,
+        })),
+      ],
+    };
+  return { role: message.role, content: message.content };
 }

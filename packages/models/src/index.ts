@@ -13,6 +13,7 @@ export { createScriptedModel, loadScriptedModel } from "./scripted.js";
 export type { ParsedModelSpec, SpecQueryOptions } from "./spec.js";
 export { MODEL_PROVIDERS, parseModelSpec, SPEC_QUERY_KEYS } from "./spec.js";
 export type {
+  ChatImage,
   ChatMessage,
   CreatedModel,
   GenerateRequest,

@@ -36,12 +36,32 @@ export function checkRequest(request: GenerateRequest, checkTools: boolean): voi
       throw bad(`${at}.content`, `${at}.content must be a string; got ${describeValue(message.content)}.`);
     }
     for (const key of Object.keys(message)) {
-      if (key !== "role" && key !== "content") {
+      if (key !== "role" && key !== "content" && key !== "images") {
         throw bad(
           `${at}.${key}`,
-          `${at} has an unexpected property "${key}"; a message is { role, content }.`,
+          `${at} has an unexpected property "${key}"; a message is { role, content, images? }.`,
         );
       }
+    }
+    if (message.images !== undefined) {
+      if (message.role !== "user" || !Array.isArray(message.images))
+        throw bad(
+          `${at}.images`,
+          `${at}.images must be an array on a user message; got ${describeValue(message.images)}.`,
+        );
+      message.images.forEach((image, j) => {
+        if (
+          typeof image !== "object" ||
+          image === null ||
+          typeof image.data !== "string" ||
+          typeof image.mimeType !== "string" ||
+          !image.mimeType.startsWith("image/")
+        )
+          throw bad(
+            `${at}.images[${j}]`,
+            `${at}.images[${j}] must be { data: base64 string, mimeType: "image/…" }; got ${describeValue(image)}.`,
+          );
+      });
     }
   });
   if (request.signal !== undefined && !(request.signal instanceof AbortSignal)) {

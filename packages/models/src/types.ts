@@ -2,6 +2,14 @@
 export interface ChatMessage {
   role: "user" | "assistant";
   content: string;
+  /** Images for a user message (base64), sent as image parts to providers that read them; others get `content` only. */
+  images?: ChatImage[];
+}
+
+/** One image of a message: base64 data and its media type (e.g. `image/png`). */
+export interface ChatImage {
+  data: string;
+  mimeType: string;
 }
 
 /**

@@ -61,36 +61,75 @@ describe("Registry: MCP servers", () => {
     expect(r.unregisterMcpServer("notes")).toBe(false);
   });
 
-  it("skips unusable tools and reports why", () => {
+  it("lists every tool the MCP client can call, under its callable name, and skips the rest", () => {
     const r = new Registry();
     const reg = r.registerMcpServer("srv", [
       { name: "ok", description: "Fine." },
       { name: "has space", description: "x" },
       { name: "x".repeat(129) },
-      { name: "../etc", description: "x" },
+      { name: "repos/list", description: "List repositories." },
+      { name: "wetter_abfragen_ä", description: "Das Wetter." },
       { name: "ok", description: "duplicate" },
+      { name: "has  space", description: "maps to the same name" },
+      { name: "hidden\u202eexe" },
       { name: "arr", inputSchema: { type: "array" } },
       { name: "broken", inputSchema: { type: "object", properties: { a: { type: 12 } } } },
+      { name: "huge", inputSchema: { type: "object", description: "x".repeat(70_000) } },
       "not an object",
       { description: "no name" },
     ]);
-    expect(reg.tools).toEqual(["srv/ok"]);
-    expect(reg.skipped.map((s) => s.reason)).toEqual([
-      expect.stringMatching(/tool name must match/),
-      expect.stringMatching(/tool name must match/),
-      expect.stringMatching(/tool name must match/),
-      "duplicate tool name",
-      expect.stringMatching(/inputSchema.type must be "object"/),
-      expect.stringMatching(/does not compile/),
-      "not an object",
-      expect.stringMatching(/tool name must match/),
+    expect(reg.tools).toEqual([
+      "srv/ok",
+      "srv/has_space",
+      "srv/repos/list",
+      "srv/wetter_abfragen_ä",
+      "srv/arr",
+      "srv/broken",
     ]);
+    expect(reg.skipped.map((s) => s.reason)).toEqual([
+      expect.stringMatching(/1-128 printable characters/),
+      "duplicate tool name",
+      expect.stringMatching(/maps to "has_space"/),
+      expect.stringMatching(/1-128 printable characters/),
+      expect.stringMatching(/larger than 65536 bytes/),
+      "not an object",
+      expect.stringMatching(/1-128 printable characters/),
+    ]);
+    expect(r.tool("srv/broken")?.description).toMatch(/does not compile/);
+    // Found by search under the names they are called by.
+    expect(r.search("repositories")[0]?.tools.map((t) => t.name)).toContain("srv/repos/list");
+    expect(r.search("wetter")[0]?.tools.map((t) => t.name)).toContain("srv/wetter_abfragen_ä");
+    expect(r.search("srv/has_space")[0]?.capability).toBe("mcp:srv");
+  });
+
+  it("keeps title, annotations and outputSchema, and takes the risk from the hints", () => {
+    const r = new Registry();
+    const outputSchema = { type: "object", properties: { n: { type: "number" } } };
+    r.registerMcpServer("srv", [
+      { name: "read", title: "Read it", annotations: { readOnlyHint: true }, outputSchema },
+      { name: "web", annotations: { readOnlyHint: true, openWorldHint: true } },
+      { name: "liar", annotations: { readOnlyHint: true, destructiveHint: true } },
+      { name: "edit", annotations: { destructiveHint: false, idempotentHint: true } },
+      { name: "wipe", annotations: { destructiveHint: true } },
+      { name: "plain" },
+    ]);
+    const m = r.get("mcp:srv")!;
+    expect(m.tools.map((t) => [t.name, t.risk])).toEqual([
+      ["srv/read", "read"],
+      ["srv/web", "network"],
+      ["srv/liar", "exec"],
+      ["srv/edit", "write"],
+      ["srv/wipe", "exec"],
+      ["srv/plain", "exec"],
+    ]);
+    expect(m.tools[0]).toMatchObject({ title: "Read it", annotations: { readOnlyHint: true }, outputSchema });
+    expect(m.tools[3]?.annotations).toEqual({ destructiveHint: false, idempotentHint: true });
   });
 
   it("does not register a server whose every tool was skipped", () => {
     const r = new Registry();
     r.registerMcpServer("srv", [{ name: "ok" }]);
-    const reg = r.registerMcpServer("srv", [{ name: "bad name" }]);
+    const reg = r.registerMcpServer("srv", [{ name: "bad\u0000name" }]);
     expect(reg.tools).toEqual([]);
     expect(r.has("mcp:srv")).toBe(false);
   });

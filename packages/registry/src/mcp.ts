@@ -2,6 +2,8 @@ import {
   type CapabilityManifest,
   compiledValidator,
   type JsonSchema,
+  mcpCallableToolName,
+  mcpToolRisk,
   type ToolManifest,
 } from "@capgate/schema";
 import { InvalidMcpServerError } from "./errors.js";
@@ -12,8 +14,10 @@ export interface McpToolInfo {
   name: string;
   description?: string;
   inputSchema?: JsonSchema;
-  /** MCP tool annotations; only `readOnlyHint` is read (true → risk `read`, otherwise `exec`). */
-  annotations?: { readOnlyHint?: boolean; [hint: string]: unknown };
+  title?: string;
+  outputSchema?: JsonSchema;
+  /** MCP tool annotations, kept in the manifest; the risk comes from them (`mcpToolRisk` of @capgate/schema). */
+  annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; [hint: string]: unknown };
 }
 
 export interface McpServerOptions {
@@ -38,7 +42,10 @@ export interface McpRegistration {
 }
 
 export const MCP_SERVER_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
-export const MCP_TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
+/** What a callable MCP tool name (after `<server>/`) looks like: printable, no whitespace, no control or format characters. */
+export const MCP_TOOL_NAME_PATTERN = /^[^\s\p{Cc}\p{Cf}]{1,128}$/u;
+/** Largest inputSchema / outputSchema kept (as JSON text), the same limit the MCP client applies. */
+export const MAX_MCP_SCHEMA_BYTES = 64 * 1024;
 export const MAX_MCP_DESCRIPTION = 1000;
 const TRUNCATION_MARKER = " … [truncated]";
 
@@ -88,14 +95,19 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 function schemaProblem(schema: unknown): string | undefined {
   if (!isPlainObject(schema)) return "inputSchema is not a JSON object";
-  if (schema.type !== "object")
-    return `inputSchema.type must be "object", got ${JSON.stringify(schema.type)}`;
-  try {
-    compiledValidator(schema as JsonSchema);
-  } catch (error) {
-    return `inputSchema does not compile: ${(error as Error).message}`;
-  }
+  if (JSON.stringify(schema).length > MAX_MCP_SCHEMA_BYTES)
+    return `inputSchema is larger than ${MAX_MCP_SCHEMA_BYTES} bytes`;
   return undefined;
+}
+
+/** True when ajv compiles the schema; a tool whose schema does not is still listed (and called unvalidated). */
+function compiles(schema: JsonSchema): boolean {
+  try {
+    compiledValidator(schema);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -120,16 +132,24 @@ export function mcpManifest(
       skipped.push({ name: `#${i}`, reason: "not an object" });
       return;
     }
-    const name = tool.name;
-    if (typeof name !== "string" || !MCP_TOOL_NAME_PATTERN.test(name)) {
+    const raw = tool.name;
+    // The same mapping the MCP client routes by, so every callable tool is found under the name it is called by.
+    const name = typeof raw === "string" ? mcpCallableToolName(raw) : undefined;
+    if (typeof raw !== "string" || name === undefined) {
       skipped.push({
-        name: typeof name === "string" ? sanitizeMcpDescription(name, 128) : `#${i}`,
-        reason: "tool name must match ^[A-Za-z0-9_.-]{1,128}$",
+        name: typeof raw === "string" ? sanitizeMcpDescription(raw, 128) : `#${i}`,
+        reason: "tool name must be 1-128 printable characters without control or format characters",
       });
       return;
     }
     if (seen.has(name)) {
-      skipped.push({ name, reason: "duplicate tool name" });
+      skipped.push({
+        name,
+        reason:
+          name === raw
+            ? "duplicate tool name"
+            : `tool name maps to "${name}", which another tool already has`,
+      });
       return;
     }
     const schema = tool.inputSchema === undefined ? { type: "object" } : tool.inputSchema;
@@ -140,12 +160,24 @@ export function mcpManifest(
     }
     seen.add(name);
     const annotations = isPlainObject(tool.annotations) ? tool.annotations : {};
-    const description = sanitizeMcpDescription(tool.description);
+    let description = sanitizeMcpDescription(tool.description);
+    if (description === "") description = `Tool "${name}" of the MCP server "${server}".`;
+    if (!compiles(schema as JsonSchema))
+      description += " (Its input schema does not compile here, so arguments are sent unchecked.)";
+    const title = sanitizeMcpDescription(
+      typeof tool.title === "string" ? tool.title : annotations.title,
+      200,
+    );
+    const output = tool.outputSchema;
+    const keepOutput = isPlainObject(output) && JSON.stringify(output).length <= MAX_MCP_SCHEMA_BYTES;
     out.push({
       name: `${server}/${name}`,
-      description: description === "" ? `Tool "${name}" of the MCP server "${server}".` : description,
+      description,
       inputSchema: structuredClone(schema) as JsonSchema,
-      risk: annotations.readOnlyHint === true ? "read" : "exec",
+      risk: mcpToolRisk(annotations),
+      ...(title !== "" ? { title } : {}),
+      ...(Object.keys(annotations).length > 0 ? { annotations: structuredClone(annotations) } : {}),
+      ...(keepOutput ? { outputSchema: structuredClone(output) as JsonSchema } : {}),
     });
   });
   const about = sanitizeMcpDescription(options.description);

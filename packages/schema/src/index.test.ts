@@ -16,6 +16,8 @@ describe("@capgate/schema public surface", () => {
       "compiledValidator",
       "describeIssues",
       "isTopLevelToolName",
+      "mcpCallableToolName",
+      "mcpToolRisk",
       "parseJsonStrict",
       "parseToolAction",
       "sentence",

@@ -2,7 +2,7 @@ export type { CapgateErrorOptions } from "./errors.js";
 export { CapgateError } from "./errors.js";
 export type { JsonSchema, JsonSchemaType } from "./json-schema.js";
 export type { CapabilityManifest, ToolManifest, ToolRisk } from "./manifest.js";
-export { MANIFEST_FORMAT, TOOL_RISKS } from "./manifest.js";
+export { MANIFEST_FORMAT, mcpCallableToolName, mcpToolRisk, TOOL_RISKS } from "./manifest.js";
 export type { ParseError, ParseErrorCode, ParseResult, ToolAction } from "./parse.js";
 export { MAX_ACTION_BYTES, MAX_ACTION_DEPTH, PARSE_ERROR_CODES, parseToolAction } from "./parse.js";
 export { signatureFromSchema } from "./signature.js";

@@ -18,6 +18,12 @@ export interface ToolManifest {
   inputSchema: JsonSchema;
   /** Defaults to `read` when absent. */
   risk?: ToolRisk;
+  /** A human-readable title (MCP tools: the server's `title`). */
+  title?: string;
+  /** MCP tool annotations as the server sent them (readOnlyHint, destructiveHint, idempotentHint, openWorldHint, …). */
+  annotations?: Record<string, unknown>;
+  /** JSON Schema of the tool's structured result (MCP `outputSchema`), when declared. */
+  outputSchema?: JsonSchema;
 }
 
 /** The manifest format this package reads and writes. Older formats keep loading. */
@@ -33,4 +39,37 @@ export interface CapabilityManifest {
   profileFit: string[];
   /** Manifest format version; absent means 1. */
   manifestFormat?: number;
+}
+
+/**
+ * The risk of an MCP tool from its annotations. A server cannot claim less than it
+ * admits: `readOnlyHint: true` is `read` (`network` with `openWorldHint: true`) unless it
+ * also says `destructiveHint: true`; `destructiveHint: false` on a tool that is not
+ * read-only is `write`; everything else — destructive, or no hints at all (the MCP
+ * defaults are destructive and open-world) — is `exec`. On `on-risk` only `read` runs
+ * without asking. One definition, used by @capgate/mcp-client and @capgate/registry.
+ */
+export function mcpToolRisk(annotations: unknown): ToolRisk {
+  const a = (typeof annotations === "object" && annotations !== null ? annotations : {}) as Record<
+    string,
+    unknown
+  >;
+  if (a.readOnlyHint === true && a.destructiveHint !== true)
+    return a.openWorldHint === true ? "network" : "read";
+  if (a.readOnlyHint !== true && a.destructiveHint === false) return "write";
+  return "exec";
+}
+
+// Printable, no whitespace, no control or format characters (e.g. U+202E): a model must be able to type it.
+const MCP_CALLABLE = /^[^\s\p{Cc}\p{Cf}]{1,128}$/u;
+
+/**
+ * The name a model calls an MCP server's tool by (after `<server>/`): the server's name
+ * with each run of whitespace replaced by `_` ("get weather" → `get_weather`); `/`, `.`
+ * and non-ASCII letters are kept. Undefined when no typeable name results (control or
+ * format characters, empty, over 128 characters). Search, routing and calls all use it.
+ */
+export function mcpCallableToolName(name: string): string | undefined {
+  const mapped = name.replace(/\s+/gu, "_");
+  return MCP_CALLABLE.test(mapped) ? mapped : undefined;
 }

@@ -89,6 +89,8 @@ export type {
   ProfileInfo,
   ShellPolicyConfig,
   ShellPrefixRule,
+  ToolContent,
+  ToolContentAnnotations,
   ToolContext,
   ToolLimits,
   ToolResult,

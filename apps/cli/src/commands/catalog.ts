@@ -43,18 +43,33 @@ export async function capabilitiesCommand(
 ): Promise<number> {
   const harness = await openHarness(global, {});
   try {
+    // Configured MCP servers are listed too: from the disk cache, or by connecting within a short budget (as search does).
+    const servers = harness.mcp ? await harness.indexMcpTools({ connectTimeoutMs: 5_000 }) : [];
     const manifests = harness.registry.list();
     if (options.json) {
       io.out(JSON.stringify(manifests, null, 2));
       return 0;
     }
     const p = paint(io);
+    for (const s of servers) {
+      if (s.tools > 0) continue; // shown with its manifest below
+      io.out(
+        `${p.bold(`mcp:${s.server}`)} ${p.dim(`0 tools · ${s.error ? `not reachable: ${s.error}` : "no tools listed"}`)}`,
+      );
+    }
     for (const m of manifests) {
       io.out(
         `${p.bold(m.name)} ${p.dim(`v${m.version} · ${m.tools.length} tools · ${m.profileFit.join(", ")}`)}`,
       );
       io.out(`  ${m.description}`);
     }
+    for (const s of servers)
+      if (s.tools > 0 || s.skipped > 0)
+        io.out(
+          p.dim(
+            `mcp:${s.server}: ${s.tools} tools (${s.source === "live" ? "live" : s.source === "cache" ? "from the cache" : "unknown"})${s.skipped > 0 ? `, ${s.skipped} skipped` : ""}`,
+          ),
+        );
     io.out(
       p.dim(
         `${manifests.length} capabilities, ${manifests.reduce((n, m) => n + m.tools.length, 0)} tools — \`capgate capabilities show NAME\` for signatures`,

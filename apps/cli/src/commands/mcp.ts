@@ -1,5 +1,5 @@
 import type { ToolResult } from "@capgate/tools";
-import { type GlobalOptions, openHarness, parseJsonArgument } from "../context.js";
+import { type GlobalOptions, parseJsonArgument } from "../context.js";
 import { CliError } from "../errors.js";
 import { type CliIO, paint } from "../io.js";
 import { VERSION } from "../version.js";
@@ -83,18 +83,70 @@ export async function mcpCallCommand(
   }
 }
 
-/** `capgate mcp serve`: the gate as an MCP server on stdio — four tools instead of hundreds. Logs go to stderr. */
+export interface McpServeOptions {
+  workspace?: string;
+  config?: string;
+  profile?: string;
+  preload?: string;
+}
+
+/**
+ * `capgate mcp serve`: the gate as an MCP server on stdio — four tools instead of hundreds.
+ * Logs go to stderr. Desktop clients start it from a cwd of their choosing (`/` for Claude
+ * Desktop), so the workspace and config come from flags or env, and an implicit workspace
+ * of `/` or `$HOME` is refused instead of serving the whole disk.
+ */
 export async function mcpServeCommand(
-  options: { workspace?: string },
+  options: McpServeOptions,
   global: GlobalOptions,
   io: CliIO,
 ): Promise<number> {
-  const harness = await openHarness(global, options.workspace ? { workspace: options.workspace } : {});
+  const env = process.env;
+  const { realpathSync } = await import("node:fs");
+  const { resolve } = await import("node:path");
+  const { homedir } = await import("node:os");
+  const configPath = options.config ?? global.config ?? nonEmpty(env.CAPGATE_CONFIG);
+  const explicitWorkspace = options.workspace ?? nonEmpty(env.CAPGATE_WORKSPACE);
+  const { createHarness, loadConfig } = await import("@capgate/harness");
+  // Without --config, the workspace's own capgate.config.json (the cwd of a desktop client means nothing).
+  const config = loadConfig(
+    configPath ? { path: configPath } : explicitWorkspace ? { cwd: resolve(explicitWorkspace) } : {},
+  );
+  if (!explicitWorkspace && !config.config.workspace) {
+    const cwd = realOrSelf(realpathSync, process.cwd());
+    const home = realOrSelf(realpathSync, env.HOME ?? homedir());
+    if (cwd === "/" || cwd === home)
+      throw new CliError(
+        `refusing to serve ${cwd === "/" ? "/" : `your home directory (${cwd})`} as the workspace: it is only the current directory, which desktop MCP clients set as they like`,
+        2,
+        'pass --workspace /path/to/project (or set CAPGATE_WORKSPACE, or "workspace" in capgate.config.json)',
+      );
+  }
+  const preload = options.preload
+    ?.split(",")
+    .map((p) => p.trim())
+    .filter((p) => p !== "");
+  const harness = await createHarness({
+    config,
+    ...(explicitWorkspace ? { workspace: explicitWorkspace } : {}),
+  });
+  let session: ReturnType<typeof harness.createGateSession>;
+  try {
+    session = harness.createGateSession({
+      ...(options.profile ? { profile: options.profile } : {}),
+      ...(preload ? { preload } : {}),
+    });
+  } catch (error) {
+    await harness.close();
+    throw error;
+  }
   const { createGateServer } = await import("@capgate/mcp-client");
   const { serveGateOverStdio } = await import("@capgate/mcp-client/stdio");
-  const session = harness.createGateSession();
   const server = createGateServer({ name: "capgate", version: VERSION, handlers: session.handlers });
-  io.err(`capgate mcp serve · workspace ${harness.workspace} · trace ${harness.store.pathOf(session.runId)}`);
+  const servers = Object.keys(config.mcpServers);
+  io.err(
+    `capgate mcp serve · workspace ${harness.workspace} · config ${config.path ?? "(none)"} · MCP servers ${servers.length ? servers.join(", ") : "(none)"} · trace ${harness.store.pathOf(session.runId)}`,
+  );
   const serving = await serveGateOverStdio(server);
   const stop = () => void serving.close();
   process.once("SIGTERM", stop);
@@ -106,4 +158,16 @@ export async function mcpServeCommand(
     await harness.close();
   }
   return 0;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === "" ? undefined : value;
+}
+
+function realOrSelf(realpath: (p: string) => string, path: string): string {
+  try {
+    return realpath(path);
+  } catch {
+    return path;
+  }
 }

@@ -139,6 +139,10 @@ describe.runIf(runBrowser)("browser_panel with real Chromium", () => {
     expect(png.subarray(0, 8).toString("hex")).toBe("89504e470d0a1a0a");
     expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([1280, 800]);
     expect([saved.width, saved.height]).toEqual([1280, 800]);
+    // The same picture as MCP image content, byte for byte.
+    const image = shot.content?.find((c) => c.type === "image");
+    expect(image).toMatchObject({ type: "image", mimeType: "image/png" });
+    expect(Buffer.from((image as { data: string }).data, "base64").equals(png)).toBe(true);
     expect(shot.summary).toContain(`1280×800 PNG screenshot of ${server.url}/search to ${saved.path}`);
     const named = await call("screenshot", { path: "shots/search.png" }, ctx);
     expect(named.success).toBe(true);

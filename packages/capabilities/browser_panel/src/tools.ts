@@ -148,9 +148,15 @@ export async function screenshot(args: Args<"screenshot">, ctx: ToolContext): Pr
     const width = png.readUInt32BE(16);
     const height = png.readUInt32BE(20);
     const relative = toWorkspaceRelative(await realWorkspace(ctx.workspace), target);
+    const summary = `Saved a ${width}×${height} PNG screenshot of ${session.page.url()} to ${relative} (${png.length.toLocaleString("en-US")} bytes).`;
     return {
       success: true,
-      summary: `Saved a ${width}×${height} PNG screenshot of ${session.page.url()} to ${relative} (${png.length.toLocaleString("en-US")} bytes).`,
+      summary,
+      // The picture itself too, so an MCP client (or a model that reads images) sees it.
+      content: [
+        { type: "text", text: summary },
+        { type: "image", data: png.toString("base64"), mimeType: "image/png" },
+      ],
       data: {
         path: relative,
         absolutePath: target,

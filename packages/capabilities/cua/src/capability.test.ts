@@ -201,6 +201,10 @@ describe.skipIf(!HAVE_X && !REQUIRED)("cua on a real X server (Xvfb)", () => {
     const png = readFileSync(data.absolutePath);
     expect(pngSize(png)).toEqual({ width: 1024, height: 768 });
     expect(data.bytes).toBe(png.length);
+    // The same picture as MCP image content, byte for byte.
+    const image = result.content?.find((c) => c.type === "image");
+    expect(image).toMatchObject({ type: "image", mimeType: "image/png" });
+    expect(Buffer.from((image as { data: string }).data, "base64").equals(png)).toBe(true);
     expect(result.summary).toContain(
       `Saved a 1024×768 PNG screenshot of DISPLAY=${x.display} to ${data.path}`,
     );

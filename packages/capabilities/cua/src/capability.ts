@@ -1,3 +1,4 @@
+import { readFile } from "node:fs/promises";
 import {
   defineCapability,
   InvalidArgumentsError,
@@ -88,9 +89,16 @@ export const capability = defineCapability({
       reportFailures(async (): Promise<ToolResult> => {
         const screen = await openScreen(ctx);
         const saved = await captureScreen(ctx, screen, args.path ?? defaultScreenshotPath());
+        const summary = `Saved a ${saved.width}×${saved.height} PNG screenshot of DISPLAY=${screen.display} to ${saved.path} (${saved.bytes} bytes). cua.click and cua.move take x and y in these pixels.`;
+        const png = await readFile(saved.absolutePath);
         return {
           success: true,
-          summary: `Saved a ${saved.width}×${saved.height} PNG screenshot of DISPLAY=${screen.display} to ${saved.path} (${saved.bytes} bytes). cua.click and cua.move take x and y in these pixels.`,
+          summary,
+          // The picture itself too, so an MCP client (or a model that reads images) sees it.
+          content: [
+            { type: "text", text: summary },
+            { type: "image", data: png.toString("base64"), mimeType: "image/png" },
+          ],
           data: { ...saved, screen: screenData(screen) },
         };
       }),

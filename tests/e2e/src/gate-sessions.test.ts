@@ -1,0 +1,101 @@
+import { type RunningServer, startServer } from "@capgate/server";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { httpGate, sandbox } from "./support.js";
+
+const TOKEN = "e2e-token-e2e-token-e2e-token";
+let server: RunningServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function serve(config: Record<string, unknown>, files: Record<string, string> = {}) {
+  const box = sandbox(config, files);
+  server = await startServer({
+    port: 0,
+    token: TOKEN,
+    workspace: box.workspace,
+    configPath: box.configFile,
+    stateDir: box.home,
+  });
+  return server;
+}
+
+async function status(s: RunningServer): Promise<{ mcpSessions: number }> {
+  const r = await fetch(`${s.url}/status`, { headers: { authorization: `Bearer ${TOKEN}` } });
+  return (await r.json()) as { mcpSessions: number };
+}
+
+const text = (r: unknown) =>
+  ((r as { content: Array<{ text?: string }> }).content ?? []).map((c) => c.text ?? "").join("\n");
+
+describe("/mcp sessions never lock clients out", () => {
+  it("200 SDK clients that never DELETE, and the 201st still connects and works", async () => {
+    const s = await serve({}, { "notes.txt": "still here\n" });
+    const abandoned: Client[] = [];
+    for (let i = 0; i < 200; i++) {
+      const client = await httpGate(s.url, TOKEN);
+      await client.listTools();
+      abandoned.push(client);
+      // Closing the SDK client drops the transport without a DELETE, like the Inspector does.
+      await client.close();
+    }
+    // At the cap (64 by default) the least recently used idle session made room each time.
+    expect((await status(s)).mcpSessions).toBe(64);
+    const last = await httpGate(s.url, TOKEN);
+    try {
+      await last.callTool({ name: "capability_load", arguments: { name: "fs" } });
+      const read = await last.callTool({
+        name: "capability_call",
+        arguments: { tool: "fs.read", arguments: { path: "notes.txt" } },
+      });
+      expect(read.isError).toBeFalsy();
+      expect(text(read)).toContain("still here");
+    } finally {
+      await last.close();
+    }
+    expect((await status(s)).mcpSessions).toBe(64);
+  }, 300_000);
+
+  it("at the per-token cap the token's own least recently used idle session makes room", async () => {
+    const s = await serve({ gate: { maxSessions: 5, maxSessionsPerToken: 2 } });
+    const a = await httpGate(s.url, TOKEN);
+    const b = await httpGate(s.url, TOKEN);
+    const c = await httpGate(s.url, TOKEN);
+    expect((await status(s)).mcpSessions).toBe(2);
+    // `a` was evicted (least recently used): its next request gets 404, so it must re-initialize.
+    await expect(a.listTools()).rejects.toThrow(/404|Session not found/);
+    expect((await c.listTools()).tools).toHaveLength(4);
+    expect((await b.listTools()).tools).toHaveLength(4);
+    for (const client of [a, b, c]) await client.close();
+  }, 60_000);
+
+  it("idle sessions expire (gate.idleMs)", async () => {
+    const s = await serve({ gate: { idleMs: 1000 } });
+    const client = await httpGate(s.url, TOKEN);
+    await client.listTools();
+    expect((await status(s)).mcpSessions).toBe(1);
+    const deadline = Date.now() + 15_000;
+    while ((await status(s)).mcpSessions > 0 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 200));
+    expect((await status(s)).mcpSessions).toBe(0);
+    await expect(client.listTools()).rejects.toThrow(/404|Session not found/);
+    await client.close();
+  }, 60_000);
+
+  it("a one-shot client can call a native tool without capability_load when the config preloads it", async () => {
+    const s = await serve({ gate: { preload: ["fs"] } }, { "a.txt": "preloaded\n" });
+    const client = await httpGate(s.url, TOKEN);
+    try {
+      const read = await client.callTool({
+        name: "capability_call",
+        arguments: { tool: "fs.read", arguments: { path: "a.txt" } },
+      });
+      expect(read.isError).toBeFalsy();
+      expect(text(read)).toContain("preloaded");
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+});
