@@ -31,6 +31,7 @@ import { builtinCapabilities } from "./builtins.js";
 import { type CallToolOptions, type CallToolOutcome, callTool } from "./call-tool.js";
 import { type CapgateConfig, parseConfig, type ResolvedConfig, resolveConfigPath } from "./config.js";
 import { defaultStateDir, toolEnvironment } from "./environment.js";
+import { type CapabilityLoadProblem, type CapabilitySource, loadCapabilityPlugins } from "./plugins.js";
 import { createGateSession, type GateSession } from "./gate.js";
 
 export interface HarnessOptions {
@@ -46,6 +47,13 @@ export interface HarnessOptions {
   approval?: PolicyConfig["approval"];
   /** More capabilities to register beside the ten built-ins. */
   capabilities?: Capability[];
+  /**
+   * More capability plugins (package names or paths, resolved against `pluginBaseDir`,
+   * default the current directory) beside the config's `capabilities` — the CLI's
+   * `--capability`. Loaded, linted and registered like the config's.
+   */
+  capabilityPlugins?: string[];
+  pluginBaseDir?: string;
   /** Process environment to take the minimal tool environment from (default process.env). */
   processEnv?: Record<string, string | undefined>;
 }
@@ -65,6 +73,10 @@ export interface Harness {
   readonly stateDir: string;
   readonly registry: Registry;
   readonly capabilities: CapabilitySet;
+  /** Where each registered capability came from (built-in, an option, a plugin's package or path). */
+  readonly capabilitySources: ReadonlyMap<string, CapabilitySource>;
+  /** Plugins that did not load (each by its spec, with why); the rest loaded. */
+  readonly capabilityProblems: readonly CapabilityLoadProblem[];
   readonly profiles: ProfileSet;
   readonly store: RunStore;
   readonly memory: MemoryStore;
@@ -136,7 +148,38 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   );
   mkdirSync(stateDir, { recursive: true, mode: 0o700 });
 
-  const capabilities = new CapabilitySet([...builtinCapabilities(), ...(options.capabilities ?? [])]);
+  const capabilities = new CapabilitySet();
+  const capabilitySources = new Map<string, CapabilitySource>();
+  for (const c of builtinCapabilities()) {
+    capabilities.add(c);
+    capabilitySources.set(c.manifest.name, { kind: "builtin" });
+  }
+  for (const c of options.capabilities ?? []) {
+    capabilities.add(c);
+    capabilitySources.set(c.manifest.name, { kind: "option" });
+  }
+  const taken = {
+    has: (name: string) => capabilities.get(name) !== undefined,
+    toolTaken: (tool: string) => capabilities.lookup(tool)?.capability.manifest.name,
+  };
+  const profileNames = Object.keys(resolved.profiles);
+  // The config's entries resolve against the config file's directory; --capability against the cwd.
+  const fromConfig = await loadCapabilityPlugins(config.capabilities ?? [], resolved.baseDir, taken, profileNames);
+  for (const p of fromConfig.loaded) {
+    capabilities.add(p.capability);
+    capabilitySources.set(p.capability.manifest.name, p.source);
+  }
+  const fromOptions = await loadCapabilityPlugins(
+    options.capabilityPlugins ?? [],
+    resolve(options.pluginBaseDir ?? process.cwd()),
+    taken,
+    profileNames,
+  );
+  for (const p of fromOptions.loaded) {
+    capabilities.add(p.capability);
+    capabilitySources.set(p.capability.manifest.name, p.source);
+  }
+  const capabilityProblems = [...fromConfig.problems, ...fromOptions.problems];
   const registry = new Registry();
   for (const c of capabilities.list()) registry.register(c.manifest);
 
@@ -228,6 +271,8 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     stateDir,
     registry,
     capabilities,
+    capabilitySources,
+    capabilityProblems,
     profiles: resolved.profiles,
     store,
     memory,

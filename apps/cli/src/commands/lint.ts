@@ -4,6 +4,7 @@ import { pathToFileURL } from "node:url";
 import { validateManifest } from "@capgate/registry";
 import { CliError } from "../errors.js";
 import { type CliIO, paint } from "../io.js";
+import { printJson } from "../json.js";
 
 /** Where the manifest comes from: a .json file, a module exporting `manifest`, a package directory, or a package name. */
 async function loadManifest(target: string, cwd: string): Promise<{ manifest: unknown; source: string }> {
@@ -83,7 +84,7 @@ export async function lintCommand(target: string, options: { json?: boolean }, i
   const { manifest, source } = await loadManifest(target, process.cwd());
   const result = validateManifest(manifest);
   if (options.json) {
-    io.out(JSON.stringify({ source, ...result }, null, 2));
+    printJson(io, { source, ...result });
     return result.ok ? 0 : 1;
   }
   const p = paint(io);
