@@ -79,7 +79,14 @@ export async function openHarness(
   if (io) {
     const p = paint(io);
     for (const problem of harness.capabilityProblems) {
-      if (global.json) io.err(JSON.stringify({ warning: { code: "capability_not_loaded", ...problem } }));
+      const loaded = problem.severity === "warning";
+      if (global.json)
+        io.err(
+          JSON.stringify({
+            warning: { code: loaded ? "capability_contract" : "capability_not_loaded", ...problem },
+          }),
+        );
+      else if (loaded) io.err(`${p.yellow("warning:")} capability '${problem.spec}': ${problem.message}`);
       else io.err(`${p.yellow("warning:")} capability '${problem.spec}' not loaded: ${problem.message}`);
     }
   }

@@ -31,8 +31,8 @@ import { builtinCapabilities } from "./builtins.js";
 import { type CallToolOptions, type CallToolOutcome, callTool } from "./call-tool.js";
 import { type CapgateConfig, parseConfig, type ResolvedConfig, resolveConfigPath } from "./config.js";
 import { defaultStateDir, toolEnvironment } from "./environment.js";
-import { type CapabilityLoadProblem, type CapabilitySource, loadCapabilityPlugins } from "./plugins.js";
 import { createGateSession, type GateSession } from "./gate.js";
+import { type CapabilityLoadProblem, type CapabilitySource, loadCapabilityPlugins } from "./plugins.js";
 
 export interface HarnessOptions {
   /** A config value or an already loaded one (from loadConfig); default: an empty config. */
@@ -75,7 +75,7 @@ export interface Harness {
   readonly capabilities: CapabilitySet;
   /** Where each registered capability came from (built-in, an option, a plugin's package or path). */
   readonly capabilitySources: ReadonlyMap<string, CapabilitySource>;
-  /** Plugins that did not load (each by its spec, with why); the rest loaded. */
+  /** Plugin problems by spec: errors (it did not load; the rest did) and contract warnings. */
   readonly capabilityProblems: readonly CapabilityLoadProblem[];
   readonly profiles: ProfileSet;
   readonly store: RunStore;
@@ -164,7 +164,12 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   };
   const profileNames = Object.keys(resolved.profiles);
   // The config's entries resolve against the config file's directory; --capability against the cwd.
-  const fromConfig = await loadCapabilityPlugins(config.capabilities ?? [], resolved.baseDir, taken, profileNames);
+  const fromConfig = await loadCapabilityPlugins(
+    config.capabilities ?? [],
+    resolved.baseDir,
+    taken,
+    profileNames,
+  );
   for (const p of fromConfig.loaded) {
     capabilities.add(p.capability);
     capabilitySources.set(p.capability.manifest.name, p.source);

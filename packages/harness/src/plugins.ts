@@ -17,21 +17,31 @@ export interface CapabilitySource {
   package?: string;
 }
 
-/** A plugin that did not load, reported by name; the others still load. */
+/**
+ * A plugin's problem, reported by its spec: an `error` means it did not load (the others
+ * still do); a `warning` is a manifest-contract finding on a plugin that did load.
+ */
 export interface CapabilityLoadProblem {
   spec: string;
+  severity: "error" | "warning";
   message: string;
 }
 
 export interface LoadedPlugin {
   capability: Capability;
   source: CapabilitySource;
+  /** Manifest-contract findings (descriptions, bounds); the plugin is loaded regardless. */
+  warnings: string[];
 }
 
 const PACKAGE_NAME = /^(@[a-z0-9][a-z0-9._-]*\/)?[a-z0-9][a-z0-9._-]*$/i;
 
 const isPathSpec = (spec: string) =>
-  spec.startsWith("./") || spec.startsWith("../") || spec.startsWith("/") || spec.startsWith("~/") || spec === ".";
+  spec.startsWith("./") ||
+  spec.startsWith("../") ||
+  spec.startsWith("/") ||
+  spec.startsWith("~/") ||
+  spec === ".";
 
 /** The package directory `name` resolves to from `baseDir`, walking up node_modules as Node does. */
 function findPackageDir(name: string, baseDir: string): string | undefined {
@@ -76,7 +86,8 @@ export function packageEntry(dir: string): { file: string; package: string } {
   const label = `${pkg.name ?? dir}${pkg.version ? `@${pkg.version}` : ""}`;
   if (typeof target !== "string") throw new Error(`${label} declares no entry point (exports "." or main)`);
   const entry = join(dir, target);
-  if (!existsSync(entry)) throw new Error(`${label}'s entry ${target} does not exist — build the package first`);
+  if (!existsSync(entry))
+    throw new Error(`${label}'s entry ${target} does not exist — build the package first`);
   return { file: entry, package: label };
 }
 
@@ -91,21 +102,33 @@ export function resolveCapabilitySpec(spec: string, baseDir: string): { file: st
     if (!existsSync(path)) throw new Error(`${path} does not exist`);
     return statSync(path).isDirectory() ? packageEntry(path) : { file: path };
   }
-  if (!PACKAGE_NAME.test(spec))
-    throw new Error("is neither a path (./…, ../…, /…) nor a package name");
+  if (!PACKAGE_NAME.test(spec)) throw new Error("is neither a path (./…, ../…, /…) nor a package name");
   const dir = findPackageDir(spec, baseDir);
   if (!dir) throw new Error(`is not installed in ${baseDir} (npm install ${spec})`);
   return packageEntry(dir);
 }
 
-/** Every problem of a capability's manifest: the registry's format check, then the manifest contract. */
-export function capabilityProblems(capability: unknown, profiles?: readonly string[]): string[] {
+/**
+ * A capability's manifest checked the way a plugin is: `errors` from the registry's format
+ * check (which refuses to register it), `warnings` from the manifest contract.
+ */
+export function capabilityProblems(
+  capability: unknown,
+  profiles?: readonly string[],
+): { errors: string[]; warnings: string[] } {
   const c = capability as Partial<Capability> | undefined;
   if (!c || typeof c !== "object" || !c.manifest || !(c.handlers instanceof Map))
-    return ["does not export a capability (`export const capability = defineCapability({...})`)"];
+    return {
+      errors: ["does not export a capability (`export const capability = defineCapability({...})`)"],
+      warnings: [],
+    };
   const checked = validateManifest(c.manifest);
-  if (!checked.ok) return checked.problems.map((p) => `${p.path || "(manifest)"}: ${p.message}`);
-  return manifestContractProblems(c.manifest, profiles ? { profiles: [...profiles] } : {});
+  if (!checked.ok)
+    return { errors: checked.problems.map((p) => `${p.path || "(manifest)"}: ${p.message}`), warnings: [] };
+  return {
+    errors: [],
+    warnings: manifestContractProblems(c.manifest, profiles ? { profiles: [...profiles] } : {}),
+  };
 }
 
 /** Import one spec and lint what it exports as `capability`. Throws with the reason it cannot be used. */
@@ -121,12 +144,13 @@ export async function loadCapabilityPlugin(
   } catch (error) {
     throw new Error(`cannot be imported from ${where.file}: ${(error as Error).message}`);
   }
-  const problems = capabilityProblems(mod.capability, profiles);
-  if (problems.length > 0)
-    throw new Error(`fails the manifest check (${problems.length}): ${problems.slice(0, 3).join("; ")}`);
+  const { errors, warnings } = capabilityProblems(mod.capability, profiles);
+  if (errors.length > 0)
+    throw new Error(`fails the manifest check (${errors.length}): ${errors.slice(0, 3).join("; ")}`);
   return {
     capability: mod.capability as Capability,
     source: { kind: "plugin", spec, file: where.file, ...(where.package ? { package: where.package } : {}) },
+    warnings,
   };
 }
 
@@ -157,8 +181,9 @@ export async function loadCapabilityPlugins(
       names.add(name);
       for (const tool of plugin.capability.manifest.tools) tools.set(tool.name, name);
       loaded.push(plugin);
+      for (const warning of plugin.warnings) problems.push({ spec, severity: "warning", message: warning });
     } catch (error) {
-      problems.push({ spec, message: (error as Error).message });
+      problems.push({ spec, severity: "error", message: (error as Error).message });
     }
   }
   return { loaded, problems };
