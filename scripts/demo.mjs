@@ -8,7 +8,9 @@ const root = resolve(dirname(new URL(import.meta.url).pathname), "..");
 const env = { ...process.env, TURBO_TELEMETRY_DISABLED: "1", DO_NOT_TRACK: "1" };
 const turbo = join(root, "node_modules", ".bin", "turbo");
 
-console.log("capgate demo: building the packages (a first build takes about two minutes; later ones are cached)…");
+console.log(
+  "capgate demo: building the packages (a first build takes about two minutes; later ones are cached)…",
+);
 const started = Date.now();
 const build = spawn(turbo, ["run", "build", "--filter=capgate...", "--output-logs=hash-only"], {
   cwd: root,
@@ -37,8 +39,12 @@ if (code !== 0) {
   process.exit(typeof code === "number" ? code : 1);
 }
 console.log(`capgate demo: built in ${Math.round((Date.now() - started) / 1000)} s\n`);
-const demo = spawnSync(process.execPath, [join(root, "apps", "cli", "dist", "bin.js"), "demo", ...process.argv.slice(2)], {
-  stdio: "inherit",
-  env,
-});
+const demo = spawnSync(
+  process.execPath,
+  [join(root, "apps", "cli", "dist", "bin.js"), "demo", ...process.argv.slice(2)],
+  {
+    stdio: "inherit",
+    env,
+  },
+);
 process.exit(demo.status ?? 1);

@@ -35,7 +35,10 @@ if (existsSync(shim) && !readFileSync(shim, "utf8").includes(MARK)) {
   process.exit(1);
 }
 mkdirSync(binDir, { recursive: true });
-writeFileSync(shim, `#!/bin/sh\n${MARK} (${root})\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(bin)} "$@"\n`);
+writeFileSync(
+  shim,
+  `#!/bin/sh\n${MARK} (${root})\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(bin)} "$@"\n`,
+);
 chmodSync(shim, 0o755);
 console.log(`capgate → ${shim}`);
 const onPath = (process.env.PATH ?? "").split(delimiter).includes(binDir);

@@ -30,7 +30,8 @@ for (const dir of publicPackageDirs(root)) {
   for (const [k, v] of Object.entries(next)) {
     if (k in want && k !== "license") continue;
     ordered[k] = v;
-    if (k === "license") Object.assign(ordered, { repository: want.repository, homepage: want.homepage, bugs: want.bugs });
+    if (k === "license")
+      Object.assign(ordered, { repository: want.repository, homepage: want.homepage, bugs: want.bugs });
   }
   const out = `${JSON.stringify(ordered, null, 2)}\n`;
   if (out !== text) {
@@ -57,4 +58,6 @@ if (problems.length > 0) {
   for (const p of problems) console.error(`  - ${p}`);
   process.exit(1);
 }
-console.log(`publish metadata: ${check ? "ok" : "written"} (${publicPackageDirs(root).length} public packages)`);
+console.log(
+  `publish metadata: ${check ? "ok" : "written"} (${publicPackageDirs(root).length} public packages)`,
+);
