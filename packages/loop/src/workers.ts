@@ -89,17 +89,18 @@ export function createWorkerService(options: WorkerServiceOptions): RunWorkers {
         runId: childRunId,
       };
       gauge.count++;
-      const done = options.runGoal(env, {
-        goal: request.goal,
-        profile,
-        model,
-        workspace: options.workspace,
-        mcp: options.mcp,
-        signal: controller.signal,
-        runId: childRunId,
-        parentRunId: options.parentRunId,
-        depth: options.depth + 1,
-      })
+      const done = options
+        .runGoal(env, {
+          goal: request.goal,
+          profile,
+          model,
+          workspace: options.workspace,
+          mcp: options.mcp,
+          signal: controller.signal,
+          runId: childRunId,
+          parentRunId: options.parentRunId,
+          depth: options.depth + 1,
+        })
         .then((r) => {
           info.status =
             r.outcome === "finished"
