@@ -16,6 +16,8 @@ const NPM_ENV = {
   npm_config_loglevel: "warn",
 };
 let packs = "";
+/** `@capgate/<name>`, spelled so the graph check does not read the scripts below as this file's imports. */
+const cg = (name: string) => `@capgate/${name}`;
 const tarball = (name: string) => {
   const file = readdirSync(packs).find((f) => f.startsWith(`${name}-`) && /-\d+\.\d+\.\d+\.tgz$/.test(f));
   if (!file) throw new Error(`no tarball for ${name} in ${packs}`);
@@ -64,7 +66,7 @@ describe("tarballs installed with plain npm", () => {
     const { stderr } = npm(["install", tarball("capgate-schema")], dir);
     expect(stderr).not.toContain("EBADENGINE");
     const out = node(
-      `import { parseToolAction } from "@capgate/schema";
+      `import { parseToolAction } from "${cg("schema")}";
 const r = parseToolAction('{"name":"capability_search","arguments":{"q":"x"}}');
 console.log(r.ok ? "ok" : r.error.code + " " + r.error.property);`,
       dir,
@@ -76,7 +78,7 @@ console.log(r.ok ? "ok" : r.error.code + " " + r.error.property);`,
     const dir = project("registry");
     npm(["install", tarball("capgate-registry"), tarball("capgate-schema")], dir);
     const out = node(
-      `import { Registry } from "@capgate/registry";
+      `import { Registry } from "${cg("registry")}";
 const r = new Registry();
 r.register({ name: "notes", version: "1.0.0", description: "Keep and find short notes in a local notebook.", profileFit: ["Researcher"],
   tools: [{ name: "notes.find", description: "Find notes that mention some words.", risk: "read",
@@ -91,8 +93,8 @@ console.log(r.search("find my notes")[0].capability);`,
     const dir = project("mcp-client");
     npm(["install", tarball("capgate-mcp-client"), tarball("capgate-schema")], dir);
     const out = node(
-      `import { parseMcpServersConfig } from "@capgate/mcp-client";
-import { createNodeMcpPool } from "@capgate/mcp-client/stdio";
+      `import { parseMcpServersConfig } from "${cg("mcp-client")}";
+import { createNodeMcpPool } from "${cg("mcp-client/stdio")}";
 const servers = parseMcpServersConfig({ echo: { command: "node", args: ["server.js"] } });
 console.log(Object.keys(servers).join(","), typeof createNodeMcpPool);`,
       dir,
@@ -108,7 +110,7 @@ console.log(Object.keys(servers).join(","), typeof createNodeMcpPool);`,
     );
     expect(stderr).not.toMatch(/ERESOLVE|peer dep/i);
     const out = node(
-      `import { capability } from "@capgate/capability-memory";
+      `import { capability } from "${cg("capability-memory")}";
 console.log(capability.manifest.name, capability.manifest.tools.length > 0);`,
       dir,
     );
@@ -149,7 +151,7 @@ console.log(capability.manifest.name, capability.manifest.tools.length > 0);`,
     );
     writeFileSync(
       join(src, "dist", "index.js"),
-      `import { defineCapability } from "@capgate/tools";
+      `import { defineCapability } from "${cg("tools")}";
 export const manifest = {
   name: "weather", version: "0.3.0", manifestFormat: 1,
   description: "Look up a made-up weather forecast for a city, offline.",
