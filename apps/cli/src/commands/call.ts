@@ -36,7 +36,7 @@ export async function callCommand(
       ...(options.workspace ? { workspace: options.workspace } : {}),
       ...(options.approval ? { approval: options.approval } : {}),
     },
-    { approve: terminalApprover(io) },
+    { io, approve: terminalApprover(io) },
   );
   try {
     if (options.profile && !harness.profiles[options.profile])

@@ -26,7 +26,7 @@ export async function chatCommand(options: ChatOptions, global: GlobalOptions, i
       ...(options.workspace ? { workspace: options.workspace } : {}),
       ...(options.approval ? { approval: options.approval } : {}),
     },
-    { approve: terminalApprover(io, () => spinner.stop()) },
+    { io, approve: terminalApprover(io, () => spinner.stop()) },
   );
   const onEvent = (e: RunEvent) => {
     if (e.type === "model_request") return spinner.start("thinking…");

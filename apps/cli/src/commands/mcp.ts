@@ -90,7 +90,9 @@ export async function mcpServeCommand(
   global: GlobalOptions,
   io: CliIO,
 ): Promise<number> {
-  const harness = await openHarness(global, options.workspace ? { workspace: options.workspace } : {});
+  const harness = await openHarness(global, options.workspace ? { workspace: options.workspace } : {}, {
+    io,
+  });
   const { createGateServer } = await import("@capgate/mcp-client");
   const { serveGateOverStdio } = await import("@capgate/mcp-client/stdio");
   const session = harness.createGateSession();
