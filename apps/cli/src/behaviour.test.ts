@@ -153,3 +153,38 @@ describe("errors: one line plus a hint, the right property, SPEC §11 exit codes
     expect(r.stderr).toContain("run ended error");
   });
 });
+
+describe("--capability", () => {
+  it("loads a plugin by path, reports a broken one by name, and shows where each came from", async () => {
+    const box = sandbox();
+    const tools = new URL("../../../packages/tools/dist/index.js", import.meta.url).href;
+    writeFileSync(
+      join(box.workspace, "greet.mjs"),
+      `import { defineCapability } from ${JSON.stringify(tools)};
+export const capability = defineCapability({
+  manifest: { name: "greet", version: "2.0.0", manifestFormat: 1,
+    description: "Greets people by name and says hello to them.", profileFit: ["Orchestrator"],
+    tools: [{ name: "greet.hello", description: "Say hello to one person, by their name.", risk: "read",
+      inputSchema: { type: "object", additionalProperties: false, required: ["who"],
+        properties: { who: { type: "string", minLength: 1, maxLength: 50, description: "Who to greet." } } } }] },
+  handlers: { hello: async (args) => ({ success: true, summary: "hello " + args.who }) },
+});
+`,
+    );
+    writeFileSync(
+      join(box.workspace, "broken.mjs"),
+      "export const capability = { manifest: {} , handlers: new Map() };\n",
+    );
+    const flags = ["--capability", "./greet.mjs", "--capability", "./broken.mjs"];
+    const list = await cli([...flags, "capabilities"], box);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(/^greet v2\.0\.0 .*\.\/greet\.mjs → /m);
+    expect(list.stdout).toMatch(/^fs v.* built-in$/m);
+    expect(list.stderr).toMatch(
+      /^warning: capability '\.\/broken\.mjs' not loaded: fails the manifest check/m,
+    );
+    const call = await cli([...flags, "call", "greet.hello", '{"who":"Ada"}'], box);
+    expect(call.stdout.trim()).toBe("hello Ada");
+    expect(call.code).toBe(0);
+  });
+});
