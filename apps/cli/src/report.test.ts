@@ -40,4 +40,15 @@ describe("describeError", () => {
       hint: "`capgate search <words>` finds the right tool",
     });
   });
+
+  it("says a config file is not JSON in words, without a (root) tag", () => {
+    const e = Object.assign(new Error("/p/capgate.config.json is invalid:\n  - (root): not valid JSON"), {
+      code: "invalid_config",
+      problems: [{ property: "", message: "not valid JSON at line 1, column 15: unexpected '}'" }],
+    });
+    expect(describeError(e)).toMatchObject({
+      message: "/p/capgate.config.json is not valid JSON at line 1, column 15: unexpected '}'",
+      exitCode: 1,
+    });
+  });
 });

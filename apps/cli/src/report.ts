@@ -51,6 +51,15 @@ export function describeError(error: unknown): ErrorReport {
       : [];
     if (e.code === "invalid_config" && problems.length > 0) {
       const source = /^(.*?) is invalid/.exec(e.message)?.[1] ?? "the config";
+      const syntax =
+        problems.length === 1 ? /^not valid JSON (.*)$/.exec(String(problems[0]?.message ?? "")) : null;
+      if (syntax)
+        return {
+          code: e.code,
+          message: `${source} is not valid JSON ${flat(syntax[1] ?? "")}`,
+          hint: "JSON allows no trailing commas or comments; keys and strings take double quotes",
+          exitCode: ExitCode.failure,
+        };
       const list = problems
         .map((p) => `${p.property || p.path || "(root)"}: ${flat(String(p.message ?? ""))}`)
         .join("; ");
