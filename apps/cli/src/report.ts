@@ -14,10 +14,10 @@ export interface ErrorReport {
 
 /** Hints by error code, for errors whose message says what but not what to do. */
 const HINTS: Record<string, string> = {
-  config_not_found:
-    "give --config an existing file, or leave it out to use ./capgate.config.json when there is one",
   no_model: "`capgate demo` runs offline with a bundled scripted model",
 };
+const MISSING_CONFIG_HINT =
+  "give --config an existing file, or leave it out to use ./capgate.config.json when there is one";
 
 interface ErrorLike {
   code?: unknown;
@@ -77,7 +77,10 @@ export function describeError(error: unknown): ErrorReport {
     }
     const property = typeof e.property === "string" && e.property !== "" ? e.property : undefined;
     let message = flat(e.message);
-    let hint: string | undefined = HINTS[e.code];
+    let hint: string | undefined =
+      e.code === "invalid_config" && /^The config file .* does not exist\.$/.test(message)
+        ? MISSING_CONFIG_HINT
+        : HINTS[e.code];
     // The executor writes for the model; a human at a terminal searches with the CLI.
     if (message.includes("Use capability_search")) {
       message = message.replace(/\s*Use capability_search[^.]*\./, "");

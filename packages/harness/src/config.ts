@@ -117,7 +117,7 @@ export function loadConfig(options: { cwd?: string; path?: string } = {}): Resol
   const path = explicit ? resolve(cwd, options.path as string) : join(cwd, CONFIG_FILE_NAME);
   if (!existsSync(path)) {
     if (explicit)
-      throw new CapgateError("config_not_found", `The config file ${path} does not exist.`, {
+      throw new CapgateError("invalid_config", `The config file ${path} does not exist.`, {
         property: "config",
       });
     return parseConfig({}, { source: "the default config", baseDir: cwd });
