@@ -82,6 +82,7 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
       new Option("--approval <mode>", "ask before tools run").choices(["never", "on-risk", "always"]),
     )
     .option("--quiet", "show only the answers")
+    .option("--json", "print events and replies as JSON lines")
     .action(strip(run(async () => (await import("./commands/chat.js")).chatCommand)));
 
   program
