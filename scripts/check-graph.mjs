@@ -149,9 +149,58 @@ for (const [name, { dir, deps }] of packages) {
   }
 }
 
+// Module cycles inside a package: runtime imports between its own source files must be
+// one-way too (`import type` is erased at build time and does not count).
+const RUNTIME_IMPORT =
+  /^\s*(?:import|export)\s+(?!type\b)(?:[^'"]*?\sfrom\s*)?["'](\.[^"']+)["']|import\(\s*["'](\.[^"']+)["']\s*\)/gm;
+function resolveModule(from, spec) {
+  const base = resolve(dirname(from), spec);
+  const candidates = [
+    base,
+    base.replace(/\.js$/, ".ts"),
+    base.replace(/\.js$/, ".tsx"),
+    `${base}.ts`,
+    join(base, "index.ts"),
+  ];
+  return candidates.find((c) => existsSync(c) && statSync(c).isFile());
+}
+for (const [name, { dir }] of packages) {
+  const src = join(dir, "src");
+  if (!existsSync(src)) continue;
+  const edges = new Map();
+  for (const file of sourceFiles(src)) {
+    const targets = [];
+    for (const m of readFileSync(file, "utf8").matchAll(RUNTIME_IMPORT)) {
+      const target = resolveModule(file, m[1] ?? m[2]);
+      if (target) targets.push(target);
+    }
+    edges.set(file, targets);
+  }
+  const seen = new Map();
+  const reported = new Set();
+  const walk = (file, path) => {
+    if (seen.get(file) === 2) return;
+    if (seen.get(file) === 1) {
+      const cycle = [...path.slice(path.indexOf(file)), file].map((f) => relative(dir, f));
+      const key = [...cycle].sort().join(" ");
+      if (!reported.has(key)) {
+        reported.add(key);
+        problems.push(`${name}: module cycle ${cycle.join(" → ")}`);
+      }
+      return;
+    }
+    seen.set(file, 1);
+    for (const t of edges.get(file) ?? []) walk(t, [...path, file]);
+    seen.set(file, 2);
+  };
+  for (const file of edges.keys()) walk(file, []);
+}
+
 if (problems.length > 0) {
   console.error(`dependency graph: ${problems.length} problem(s)`);
   for (const p of problems) console.error(`  - ${p}`);
   process.exit(1);
 }
-console.log(`dependency graph: ok (${packages.size} packages, one-way, no cycles)`);
+console.log(
+  `dependency graph: ok (${packages.size} packages, one-way, no cycles between or inside packages)`,
+);

@@ -191,7 +191,7 @@ describe("capgate run / demo / trace", () => {
     const short = script(box, [["goal_update", { progress: "a" }]]);
     const error = await cli(["run", "g", "--model", `scripted:${short}`], box);
     expect(error.code).toBe(1);
-    expect(error.stdout).toContain("no reply 2");
+    expect(error.stderr).toContain("no reply 2");
   });
 
   it("--json prints every event as one JSON line", async () => {

@@ -2,12 +2,15 @@ import type { Harness } from "@capgate/harness";
 import type { LoopApprovalHook } from "@capgate/loop";
 import type { ElicitationHandler } from "@capgate/mcp-client";
 import type { ApprovalMode } from "@capgate/tools";
-import { CliError } from "./errors.js";
+import { CliError, ExitCode } from "./errors.js";
 import { type CliIO, paint } from "./io.js";
 
 export interface GlobalOptions {
   config?: string;
   debug?: boolean;
+  /** --capability, repeatable: plugin packages or paths (from the current directory). */
+  capability?: string[];
+  json?: boolean;
 }
 
 export interface HarnessRequest {
@@ -21,7 +24,10 @@ const APPROVAL_MODES: readonly ApprovalMode[] = ["never", "on-risk", "always"];
 export function parseApproval(value: string | undefined): ApprovalMode | undefined {
   if (value === undefined) return undefined;
   if ((APPROVAL_MODES as readonly string[]).includes(value)) return value as ApprovalMode;
-  throw new CliError(`--approval must be one of ${APPROVAL_MODES.join(", ")}, got '${value}'`, 2);
+  throw new CliError(
+    `--approval must be one of ${APPROVAL_MODES.join(", ")}, got '${value}'`,
+    ExitCode.rejected,
+  );
 }
 
 /**
@@ -49,39 +55,70 @@ export function terminalApprover(io: CliIO, beforeAsk?: () => void, afterAsk?: (
   };
 }
 
+/**
+ * The harness for a command: the config file (--config or ./capgate.config.json), its
+ * capability plugins plus --capability ones. A plugin that did not load is one warning
+ * line on stderr (JSON under --json); the command goes on with the rest.
+ */
 export async function openHarness(
   global: GlobalOptions,
   request: HarnessRequest,
-  extra: { approve?: LoopApprovalHook; onElicitation?: ElicitationHandler } = {},
+  extra: { approve?: LoopApprovalHook; onElicitation?: ElicitationHandler; io?: CliIO } = {},
 ): Promise<Harness> {
   const { createHarness, loadConfig } = await import("@capgate/harness");
   const config = loadConfig(global.config ? { path: global.config } : {});
   const approval = parseApproval(request.approval);
-  return createHarness({
+  const harness = await createHarness({
     config,
     ...(request.workspace ? { workspace: request.workspace } : {}),
     ...(request.stateDir ? { stateDir: request.stateDir } : {}),
     ...(approval ? { approval } : {}),
     ...(extra.approve ? { approve: extra.approve } : {}),
     ...(extra.onElicitation ? { onElicitation: extra.onElicitation } : {}),
+    ...(global.capability?.length ? { capabilityPlugins: global.capability } : {}),
   });
+  const io = extra.io;
+  if (io) {
+    const p = paint(io);
+    for (const problem of harness.capabilityProblems) {
+      const loaded = problem.severity === "warning";
+      if (global.json)
+        io.err(
+          JSON.stringify({
+            warning: { code: loaded ? "capability_contract" : "capability_not_loaded", ...problem },
+          }),
+        );
+      else if (loaded) io.err(`${p.yellow("warning:")} capability '${problem.spec}': ${problem.message}`);
+      else io.err(`${p.yellow("warning:")} capability '${problem.spec}' not loaded: ${problem.message}`);
+    }
+  }
+  return harness;
 }
 
-/** Parse a JSON argument for a tool, naming the problem. */
-export function parseJsonArgument(text: string | undefined, what: string): Record<string, unknown> {
+/** Parse a JSON argument for a tool, naming the problem (line and column, in words). */
+export async function parseJsonArgument(
+  text: string | undefined,
+  what: string,
+): Promise<Record<string, unknown>> {
   if (text === undefined || text.trim() === "") return {};
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
+  const { parseJsonStrict } = await import("@capgate/schema");
+  const parsed = parseJsonStrict(text);
+  if (!parsed.ok) {
+    const at = parsed.line > 1 ? `line ${parsed.line}, column ${parsed.column}` : `column ${parsed.column}`;
     throw new CliError(
-      `${what} is not valid JSON: ${(error as Error).message}`,
-      2,
+      `${what} are not valid JSON at ${at}: ${parsed.message}`,
+      ExitCode.rejected,
       `e.g. '{"path": "README.md"}'`,
+      {
+        code: "invalid_json",
+      },
     );
   }
+  const value = parsed.value;
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    throw new CliError(`${what} must be a JSON object, e.g. '{"path": "README.md"}'`, 2);
+    throw new CliError(`${what} must be a JSON object`, ExitCode.rejected, `e.g. '{"path": "README.md"}'`, {
+      code: "invalid_json",
+    });
   }
   return value as Record<string, unknown>;
 }

@@ -1,4 +1,5 @@
 import pc from "picocolors";
+import { createOutput, type Output } from "./output.js";
 
 /** Where the CLI writes, and whether it may use colour. Tests pass their own. */
 export interface CliIO {
@@ -9,16 +10,28 @@ export interface CliIO {
   interactive: boolean;
   /** Read one line from the user (interactive only). */
   prompt?: (question: string) => Promise<string>;
+  /**
+   * Aborted when stdout's reader went away (`capgate … | head -1`): long commands stop
+   * their work, clean up and exit 0. Writes after that are dropped.
+   */
+  closed?: AbortSignal;
 }
 
+let stdout: Output | undefined;
+let stderr: Output | undefined;
+
+/** The process's streams, EPIPE-safe (see output.ts). */
 export function processIO(): CliIO {
+  stdout ??= createOutput(process.stdout);
+  stderr ??= createOutput(process.stderr);
   const color = !process.env.NO_COLOR && process.stdout.isTTY === true && process.env.TERM !== "dumb";
   const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true;
   return {
-    out: (t) => process.stdout.write(t.endsWith("\n") ? t : `${t}\n`),
-    err: (t) => process.stderr.write(t.endsWith("\n") ? t : `${t}\n`),
+    out: stdout.line,
+    err: stderr.line,
     color,
     interactive,
+    closed: stdout.closed,
     prompt: interactive
       ? async (question) => {
           const { createInterface } = await import("node:readline/promises");
@@ -31,6 +44,11 @@ export function processIO(): CliIO {
         }
       : undefined,
   };
+}
+
+/** Whether stdout's reader has gone away. */
+export function outputClosed(io: CliIO): boolean {
+  return io.closed?.aborted === true;
 }
 
 /** Colour helpers that become identity functions when colour is off (NO_COLOR, pipes). */

@@ -96,4 +96,21 @@ describe("capgate chat", () => {
     expect(r.stdout).toContain("web.fetch(url: string, max_bytes?: integer)");
     expect(r.stdout).toContain("second answer");
   });
+
+  it("--json makes the chat an event stream of JSON lines", async () => {
+    const box = sandbox();
+    const s = script(box, [
+      ["verify", { claim: "fine", command: "true" }],
+      ["finish", { summary: "the answer" }],
+    ]);
+    const r = await cli(["chat", "--model", `scripted:${s}`, "--json"], box, { input: "hello\n/exit\n" });
+    expect(r.code).toBe(0);
+    const lines = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string; reply?: string });
+    expect(lines.some((l) => l.type === "verified")).toBe(true);
+    expect(lines.find((l) => l.type === "chat_reply")).toMatchObject({ reply: "the answer" });
+    expect(lines.at(-1)?.type).toBe("run_ended");
+  });
 });

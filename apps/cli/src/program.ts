@@ -16,16 +16,28 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
     .version(VERSION, "-v, --version")
     .option("--config <file>", "config file (default: ./capgate.config.json)")
     .option("--debug", "print stack traces on errors")
-    .showHelpAfterError("(run with --help for usage)")
-    .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) })
+    .option(
+      "--capability <pkg-or-path>",
+      "load a capability plugin (repeatable; package name or path)",
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
+    // Usage errors are reported by runCli (one line plus a hint), not by commander.
+    .configureOutput({
+      writeOut: (s) => io.out(s.trimEnd()),
+      writeErr: (s) => io.err(s.trimEnd()),
+      outputError: () => undefined,
+    })
     .exitOverride();
 
-  const global = (): GlobalOptions => program.opts<GlobalOptions>();
+  const global = (options: unknown): GlobalOptions => ({
+    ...program.opts<GlobalOptions>(),
+    json: (options as { json?: boolean } | undefined)?.json === true,
+  });
   const run =
     <A extends unknown[]>(load: () => Promise<(...args: [...A, GlobalOptions, CliIO]) => Promise<number>>) =>
     async (...args: A) => {
       const fn = await load();
-      setExit(await fn(...args, global(), io));
+      setExit(await fn(...args, global(args.at(-1)), io));
     };
   const local =
     <A extends unknown[]>(load: () => Promise<(...args: [...A, CliIO]) => Promise<number>>) =>
@@ -33,11 +45,17 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
       const fn = await load();
       setExit(await fn(...args, io));
     };
-  // commander passes (args…, options, command); drop the command object.
+  // commander passes (args…, options, command). Drop the command object, and merge the
+  // options of every ancestor: `capabilities show fs --json` must see --json even though
+  // the parent `capabilities` declares it too (commander gives it to the parent).
   const strip =
     <A extends unknown[]>(f: (...args: A) => Promise<void>) =>
-    async (...args: unknown[]) =>
-      f(...(args.slice(0, -1) as A));
+    async (...args: unknown[]) => {
+      const command = args.at(-1) as Command;
+      const rest = args.slice(0, -1);
+      rest[rest.length - 1] = { ...command.optsWithGlobals(), ...(rest.at(-1) as object) };
+      return f(...(rest as A));
+    };
 
   program
     .command("run")
@@ -64,6 +82,7 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
       new Option("--approval <mode>", "ask before tools run").choices(["never", "on-risk", "always"]),
     )
     .option("--quiet", "show only the answers")
+    .option("--json", "print events and replies as JSON lines")
     .action(strip(run(async () => (await import("./commands/chat.js")).chatCommand)));
 
   program
@@ -217,6 +236,18 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
     .argument("[run]", "run id or .jsonl file")
     .option("--json", "print the raw events")
     .action(strip(run(async () => (await import("./commands/trace.js")).traceCommand)));
+
+  program
+    .command("hook")
+    .description(
+      "answer another agent's tool-call hook with the shell policy (claude-code: a PreToolUse hook)",
+    )
+    .argument("<agent>", "claude-code")
+    .action(async (agent: string) => {
+      const { runHookCommand } = await import("./hook/entry.js");
+      const config = program.opts<GlobalOptions>().config;
+      setExit(await runHookCommand([agent, ...(config ? ["--config", config] : [])]));
+    });
 
   return program;
 }

@@ -143,6 +143,14 @@ export const configSchema: JsonSchema = {
       minLength: 1,
       description: "Workspace root (default: the current directory).",
     },
+    capabilities: {
+      type: "array",
+      uniqueItems: true,
+      maxItems: 100,
+      items: { type: "string", minLength: 1, maxLength: 1000 },
+      description:
+        "Capability plugins beside the ten built-ins: package names installed next to this file (npm install …) or paths (./…, ../…, /…) to a package directory or module, relative to this file. Each must export `capability`; it is linted before it is registered, and one that fails is reported by name while the rest load.",
+    },
     stateDir: {
       type: "string",
       minLength: 1,

@@ -11,6 +11,8 @@ export const CONFIG_FILE_NAME = "capgate.config.json";
 
 export interface CapgateConfig {
   model?: string;
+  /** Capability plugins: package names or paths (relative to this file's directory). */
+  capabilities?: string[];
   workspace?: string;
   stateDir?: string;
   /** PostgreSQL URL: `capgate serve` hands runs to `capgate worker` nodes through it, and `capgate worker` takes them. */
@@ -162,7 +164,9 @@ export function loadConfig(options: { cwd?: string; path?: string } = {}): Resol
   const path = explicit ? resolve(cwd, options.path as string) : join(cwd, CONFIG_FILE_NAME);
   if (!existsSync(path)) {
     if (explicit)
-      throw new InvalidConfigError(path, [{ property: "", message: "the config file does not exist" }]);
+      throw new CapgateError("invalid_config", `The config file ${path} does not exist.`, {
+        property: "config",
+      });
     return parseConfig({}, { source: "the default config", baseDir: cwd });
   }
   const parsed = parseJsonStrict(readFileSync(path, "utf8"));

@@ -35,6 +35,7 @@ import { createDefaultRegistry } from "./default-registry.js";
 import { defaultStateDir, toolEnvironment } from "./environment.js";
 import { createGateSession, type GateSession, type GateSessionOptions } from "./gate.js";
 import { modelSamplingHandler } from "./mcp-sampling.js";
+import { type CapabilityLoadProblem, type CapabilitySource, loadCapabilityPlugins } from "./plugins.js";
 
 export interface HarnessOptions {
   /** A config value or an already loaded one (from loadConfig); default: an empty config. */
@@ -49,6 +50,13 @@ export interface HarnessOptions {
   approval?: PolicyConfig["approval"];
   /** More capabilities to register beside the ten built-ins. */
   capabilities?: Capability[];
+  /**
+   * More capability plugins (package names or paths, resolved against `pluginBaseDir`,
+   * default the current directory) beside the config's `capabilities` — the CLI's
+   * `--capability`. Loaded, linted and registered like the config's.
+   */
+  capabilityPlugins?: string[];
+  pluginBaseDir?: string;
   /** Process environment to take the minimal tool environment from (default process.env). */
   processEnv?: Record<string, string | undefined>;
   /**
@@ -82,6 +90,10 @@ export interface Harness {
   readonly stateDir: string;
   readonly registry: Registry;
   readonly capabilities: CapabilitySet;
+  /** Where each registered capability came from (built-in, an option, a plugin's package or path). */
+  readonly capabilitySources: ReadonlyMap<string, CapabilitySource>;
+  /** Plugin problems by spec: errors (it did not load; the rest did) and contract warnings. */
+  readonly capabilityProblems: readonly CapabilityLoadProblem[];
   readonly profiles: ProfileSet;
   /** This process's traces under the state dir (a queue worker's runs go to its own store instead). */
   readonly store: FileRunStore;
@@ -143,8 +155,44 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     ? options.config
     : parseConfig(options.config ?? {}, { source: "the capgate config" });
   const config = resolved.config;
+  const capabilities = new CapabilitySet();
+  const capabilitySources = new Map<string, CapabilitySource>();
+  for (const c of builtinCapabilities()) {
+    capabilities.add(c);
+    capabilitySources.set(c.manifest.name, { kind: "builtin" });
+  }
+  for (const c of options.capabilities ?? []) {
+    capabilities.add(c);
+    capabilitySources.set(c.manifest.name, { kind: "option" });
+  }
+  const taken = {
+    has: (name: string) => capabilities.get(name) !== undefined,
+    toolTaken: (tool: string) => capabilities.lookup(tool)?.capability.manifest.name,
+  };
+  const profileNames = Object.keys(resolved.profiles);
+  // The config's entries resolve against the config file's directory; --capability against the cwd.
+  const fromConfig = await loadCapabilityPlugins(
+    config.capabilities ?? [],
+    resolved.baseDir,
+    taken,
+    profileNames,
+  );
+  for (const p of fromConfig.loaded) {
+    capabilities.add(p.capability);
+    capabilitySources.set(p.capability.manifest.name, p.source);
+  }
+  const fromOptions = await loadCapabilityPlugins(
+    options.capabilityPlugins ?? [],
+    resolve(options.pluginBaseDir ?? process.cwd()),
+    taken,
+    profileNames,
+  );
+  for (const p of fromOptions.loaded) {
+    capabilities.add(p.capability);
+    capabilitySources.set(p.capability.manifest.name, p.source);
+  }
+  const capabilityProblems = [...fromConfig.problems, ...fromOptions.problems];
   // Checked before anything is created (state dir, MCP pool), so a bad config leaves nothing behind.
-  const capabilities = new CapabilitySet([...builtinCapabilities(), ...(options.capabilities ?? [])]);
   await checkConfigAgainstHarness(
     resolved,
     capabilities.list().map((c) => c.manifest.name),
@@ -266,6 +314,8 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     stateDir,
     registry,
     capabilities,
+    capabilitySources,
+    capabilityProblems,
     profiles: resolved.profiles,
     store,
     memory,

@@ -20,3 +20,5 @@ export type {
   McpIndexResult,
 } from "./harness.js";
 export { createHarness } from "./harness.js";
+export type { CapabilityLoadProblem, CapabilitySource, LoadedPlugin } from "./plugins.js";
+export { capabilityProblems, loadCapabilityPlugin, resolveCapabilitySpec } from "./plugins.js";

@@ -2,6 +2,7 @@ import type { ModelClient } from "@capgate/models";
 import type { ProfilePolicy } from "@capgate/profiles";
 import type { LoopEnvironment } from "./deps.js";
 import { EventEmitterForRun, type RunEventListener } from "./events.js";
+import { runGoal } from "./goal-loop.js";
 import { takeModelTurn } from "./model-turn.js";
 import { buildContextPacket, type PacketStep } from "./packet.js";
 import { resolveProfile } from "./profile-lookup.js";
@@ -65,6 +66,7 @@ export function createChat(env: LoopEnvironment, options: CreateChatOptions): Ch
     mcp,
     depth: 0,
     emit: (body) => emitter.emit(body),
+    runGoal,
   });
   let turnSignal: AbortSignal = lifetime.signal;
   const session = new Session({

@@ -75,6 +75,7 @@ export async function runGoal(env: LoopEnvironment, options: RunGoalOptions): Pr
     mcp: options.mcp === true,
     depth: options.depth ?? 0,
     emit: (body) => emitter.emit(body),
+    runGoal,
   });
   const session = new Session({
     env,

@@ -3,7 +3,7 @@ import { inferProfileFromGoal } from "@capgate/profiles";
 import type { WorkerInfo, WorkerService } from "@capgate/tools";
 import type { LoopEnvironment } from "./deps.js";
 import type { RunEventBody } from "./events.js";
-import { type RunGoalResult, runGoal } from "./goal-loop.js";
+import type { RunGoalOptions, RunGoalResult } from "./goal-loop.js";
 import { resolveProfile } from "./profile-lookup.js";
 import { newRunId } from "./run-id.js";
 
@@ -22,6 +22,11 @@ export interface WorkerServiceOptions {
   mcp: boolean;
   depth: number;
   emit: (body: RunEventBody) => void;
+  /**
+   * Runs a worker's goal: the goal loop, handed in by whoever creates the service (so this
+   * module does not import the loop that imports it).
+   */
+  runGoal: (env: LoopEnvironment, options: RunGoalOptions) => Promise<RunGoalResult>;
 }
 
 /** Workers of one run: each a child goal loop with its own router, profile and run id. */
@@ -84,17 +89,18 @@ export function createWorkerService(options: WorkerServiceOptions): RunWorkers {
         runId: childRunId,
       };
       gauge.count++;
-      const done = runGoal(env, {
-        goal: request.goal,
-        profile,
-        model,
-        workspace: options.workspace,
-        mcp: options.mcp,
-        signal: controller.signal,
-        runId: childRunId,
-        parentRunId: options.parentRunId,
-        depth: options.depth + 1,
-      })
+      const done = options
+        .runGoal(env, {
+          goal: request.goal,
+          profile,
+          model,
+          workspace: options.workspace,
+          mcp: options.mcp,
+          signal: controller.signal,
+          runId: childRunId,
+          parentRunId: options.parentRunId,
+          depth: options.depth + 1,
+        })
         .then((r) => {
           info.status =
             r.outcome === "finished"

@@ -1,4 +1,3 @@
-import { CapgateError } from "@capgate/schema";
 import {
   type GlobalOptions,
   openHarness,
@@ -7,8 +6,10 @@ import {
   terminalApprover,
 } from "../context.js";
 import { terminalElicitation } from "../elicitation.js";
-import { CliError } from "../errors.js";
+import { CliError, ExitCode } from "../errors.js";
 import { type CliIO, paint } from "../io.js";
+import { printJson } from "../json.js";
+import { unknownName } from "../suggest.js";
 
 export interface CallOptions {
   workspace?: string;
@@ -17,7 +18,10 @@ export interface CallOptions {
   json?: boolean;
 }
 
-/** `capgate call TOOL '<json>'`: exit 0 success, 1 tool failure, 2 rejected. */
+/**
+ * `capgate call TOOL '<json>'`: exit 0 success, 1 tool failure (an MCP server that crashed
+ * or timed out included), 2 rejected (unknown tool or profile, invalid arguments, policy).
+ */
 export async function callCommand(
   tool: string,
   argsText: string | undefined,
@@ -25,7 +29,7 @@ export async function callCommand(
   global: GlobalOptions,
   io: CliIO,
 ): Promise<number> {
-  const args = parseJsonArgument(argsText, "the tool arguments");
+  const args = await parseJsonArgument(argsText, "the tool arguments");
   parseApproval(options.approval);
   const harness = await openHarness(
     global,
@@ -33,35 +37,26 @@ export async function callCommand(
       ...(options.workspace ? { workspace: options.workspace } : {}),
       ...(options.approval ? { approval: options.approval } : {}),
     },
-    { approve: terminalApprover(io), onElicitation: terminalElicitation(io) },
+    { io, approve: terminalApprover(io), onElicitation: terminalElicitation(io) },
   );
-  const p = paint(io);
   try {
+    if (options.profile && !harness.profiles[options.profile])
+      throw await unknownName("profile", options.profile, Object.keys(harness.profiles));
     const outcome = await harness.callTool(tool, args, options.profile ? { profile: options.profile } : {});
     if (options.json) {
-      io.out(
-        JSON.stringify(
-          { ...outcome.result, via: outcome.via, ...(outcome.server ? { server: outcome.server } : {}) },
-          null,
-          2,
-        ),
-      );
+      printJson(io, {
+        ...outcome.result,
+        via: outcome.via,
+        ...(outcome.server ? { server: outcome.server } : {}),
+      });
     } else if (outcome.result.success) {
       io.out(outcome.result.summary);
     } else {
-      io.err(`${p.yellow("tool failed:")} ${outcome.result.summary}`);
+      // The summary (a command's output, say) is the result; the one stderr line says it failed.
+      io.out(outcome.result.summary);
+      io.err(`${paint(io).yellow("tool failed:")} ${tool} — ${outcome.result.summary.split("\n")[0]}`);
     }
-    return outcome.result.success ? 0 : 1;
-  } catch (error) {
-    if (CapgateError.isInstance(error)) {
-      if (options.json) {
-        io.out(JSON.stringify({ error: error.toJSON() }, null, 2));
-        return 2;
-      }
-      const where = error.property ? ` (at ${error.property})` : "";
-      throw new CliError(`${error.code}${where}: ${error.message}`, 2);
-    }
-    throw error;
+    return outcome.result.success ? ExitCode.ok : ExitCode.failure;
   } finally {
     await harness.close();
   }

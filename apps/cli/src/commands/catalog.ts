@@ -1,7 +1,9 @@
 import { signatureFromSchema } from "@capgate/schema";
 import { type GlobalOptions, openHarness } from "../context.js";
-import { CliError } from "../errors.js";
+import { CliError, ExitCode } from "../errors.js";
 import { type CliIO, paint } from "../io.js";
+import { printJson } from "../json.js";
+import { unknownName } from "../suggest.js";
 
 export async function searchCommand(
   query: string,
@@ -11,29 +13,38 @@ export async function searchCommand(
 ): Promise<number> {
   const limit = options.limit === undefined ? 5 : Number(options.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 50)
-    throw new CliError(`--limit must be an integer from 1 to 50, got '${options.limit}'`, 2);
-  const harness = await openHarness(global, {});
+    throw new CliError(`--limit must be an integer from 1 to 50, got '${options.limit}'`, ExitCode.rejected);
+  const harness = await openHarness(global, {}, { io });
   try {
     // Configured MCP servers' tools are searchable too (cached lists at once; a short connect refreshes them).
     if (harness.mcp) await harness.indexMcpTools({ connectTimeoutMs: 5_000 });
     const hits = harness.registry.search(query, { limit });
     if (options.json) {
-      io.out(JSON.stringify(hits, null, 2));
-      return 0;
+      printJson(io, hits);
+      return ExitCode.ok;
     }
     const p = paint(io);
     if (hits.length === 0) {
       io.out(p.dim(`no capability matches "${query}"`));
-      return 0;
+      return ExitCode.ok;
     }
     for (const hit of hits) {
       io.out(`${p.bold(hit.capability)} ${p.dim(hit.score.toFixed(2))} — ${hit.description}`);
       for (const t of hit.tools) io.out(`  ${p.cyan(t.signature)}`);
     }
-    return 0;
+    return ExitCode.ok;
   } finally {
     await harness.close();
   }
+}
+
+/** `built-in`, or the plugin's package@version / path it was loaded from. */
+function sourceLabel(
+  source: { kind: string; spec?: string; package?: string; file?: string } | undefined,
+): string {
+  if (!source || source.kind === "builtin") return "built-in";
+  if (source.kind === "option") return "added by the host";
+  return source.package ? `${source.package} (${source.spec})` : `${source.spec} → ${source.file}`;
 }
 
 export async function capabilitiesCommand(
@@ -41,14 +52,17 @@ export async function capabilitiesCommand(
   global: GlobalOptions,
   io: CliIO,
 ): Promise<number> {
-  const harness = await openHarness(global, {});
+  const harness = await openHarness(global, {}, { io });
   try {
     // Configured MCP servers are listed too: from the disk cache, or by connecting within a short budget (as search does).
     const servers = harness.mcp ? await harness.indexMcpTools({ connectTimeoutMs: 5_000 }) : [];
     const manifests = harness.registry.list();
     if (options.json) {
-      io.out(JSON.stringify(manifests, null, 2));
-      return 0;
+      printJson(
+        io,
+        manifests.map((m) => ({ ...m, source: harness.capabilitySources.get(m.name) ?? { kind: "mcp" } })),
+      );
+      return ExitCode.ok;
     }
     const p = paint(io);
     for (const s of servers) {
@@ -58,8 +72,9 @@ export async function capabilitiesCommand(
       );
     }
     for (const m of manifests) {
+      const from = harness.capabilitySources.get(m.name);
       io.out(
-        `${p.bold(m.name)} ${p.dim(`v${m.version} · ${m.tools.length} tools · ${m.profileFit.join(", ")}`)}`,
+        `${p.bold(m.name)} ${p.dim(`v${m.version} · ${m.tools.length} tools · ${m.profileFit.join(", ")} · ${from ? sourceLabel(from) : "MCP server"}`)}`,
       );
       io.out(`  ${m.description}`);
     }
@@ -75,7 +90,7 @@ export async function capabilitiesCommand(
         `${manifests.length} capabilities, ${manifests.reduce((n, m) => n + m.tools.length, 0)} tools — \`capgate capabilities show NAME\` for signatures`,
       ),
     );
-    return 0;
+    return ExitCode.ok;
   } finally {
     await harness.close();
   }
@@ -87,26 +102,23 @@ export async function showCapabilityCommand(
   global: GlobalOptions,
   io: CliIO,
 ): Promise<number> {
-  const harness = await openHarness(global, {});
+  const harness = await openHarness(global, {}, { io });
   try {
     const manifest = harness.registry.get(name);
-    if (!manifest) {
-      const names = harness.registry.list().map((m) => m.name);
-      const { closestMatch } = await import("@capgate/schema");
-      const guess = closestMatch(name, names);
-      throw new CliError(
-        `no capability named '${name}'`,
-        2,
-        guess ? `did you mean '${guess}'?` : `known: ${names.join(", ")}`,
+    if (!manifest)
+      throw await unknownName(
+        "capability",
+        name,
+        harness.registry.list().map((m) => m.name),
       );
-    }
+    const source = harness.capabilitySources.get(manifest.name);
     if (options.json) {
-      io.out(JSON.stringify(manifest, null, 2));
-      return 0;
+      printJson(io, { ...manifest, source: source ?? { kind: "mcp" } });
+      return ExitCode.ok;
     }
     const p = paint(io);
     io.out(
-      `${p.bold(manifest.name)} ${p.dim(`v${manifest.version} · fits ${manifest.profileFit.join(", ")}`)}`,
+      `${p.bold(manifest.name)} ${p.dim(`v${manifest.version} · fits ${manifest.profileFit.join(", ")} · ${source ? sourceLabel(source) : "MCP server"}`)}`,
     );
     io.out(manifest.description);
     for (const tool of manifest.tools) {
@@ -115,7 +127,7 @@ export async function showCapabilityCommand(
       );
       io.out(`    ${tool.description}`);
     }
-    return 0;
+    return ExitCode.ok;
   } finally {
     await harness.close();
   }

@@ -3,6 +3,7 @@ import type { RunEvent } from "@capgate/loop";
 import { type GlobalOptions, openHarness, terminalApprover } from "../context.js";
 import { terminalElicitation } from "../elicitation.js";
 import { type CliIO, paint } from "../io.js";
+import { printJsonLine } from "../json.js";
 import { renderEvent } from "../render.js";
 import { createSpinner } from "../spinner.js";
 
@@ -12,6 +13,7 @@ export interface ChatOptions {
   workspace?: string;
   approval?: string;
   quiet?: boolean;
+  json?: boolean;
 }
 
 const HELP =
@@ -20,7 +22,8 @@ const HELP =
 /** `capgate chat`: the chat loop as a REPL. Lines from a pipe work too (one message per line). */
 export async function chatCommand(options: ChatOptions, global: GlobalOptions, io: CliIO): Promise<number> {
   const p = paint(io);
-  const spinner = createSpinner(io, true);
+  const json = options.json === true;
+  const spinner = createSpinner(io, !json);
   const harness = await openHarness(
     global,
     {
@@ -28,11 +31,14 @@ export async function chatCommand(options: ChatOptions, global: GlobalOptions, i
       ...(options.approval ? { approval: options.approval } : {}),
     },
     {
+      io,
       approve: terminalApprover(io, () => spinner.stop()),
       onElicitation: terminalElicitation(io, () => spinner.stop()),
     },
   );
   const onEvent = (e: RunEvent) => {
+    // --json: the chat is an event stream, one JSON object per line (replies are `chat_reply`).
+    if (json) return printJsonLine(io, e);
     if (e.type === "model_request") return spinner.start("thinking…");
     if (e.type === "model_response") return spinner.stop();
     if (options.quiet || e.type === "finished" || e.type === "run_started" || e.type === "run_ended") return;
@@ -47,7 +53,7 @@ export async function chatCommand(options: ChatOptions, global: GlobalOptions, i
     ...(options.profile ? { profile: options.profile } : {}),
     onEvent,
   });
-  io.out(p.dim(`capgate chat · profile ${chat.profile} · ${HELP}`));
+  if (!json) io.out(p.dim(`capgate chat · profile ${chat.profile} · ${HELP}`));
   const rl = createInterface({
     input: process.stdin,
     output: io.interactive ? process.stdout : undefined,
@@ -81,7 +87,8 @@ export async function chatCommand(options: ChatOptions, global: GlobalOptions, i
         const name = line.slice("/profile".length).trim();
         try {
           const loaded = chat.setProfile(name);
-          io.out(p.magenta(`profile ${chat.profile} · loaded ${loaded.join(", ") || "nothing"}`));
+          if (json) printJsonLine(io, { type: "chat_profile", profile: chat.profile, loaded });
+          else io.out(p.magenta(`profile ${chat.profile} · loaded ${loaded.join(", ") || "nothing"}`));
         } catch (error) {
           io.err(p.red((error as Error).message));
         }
@@ -92,8 +99,8 @@ export async function chatCommand(options: ChatOptions, global: GlobalOptions, i
         const result = await chat.send(line, { signal: turn.signal });
         turn = undefined;
         spinner.stop();
-        const color = result.outcome === "answered" ? (s: string) => s : p.yellow;
-        io.out(color(result.reply));
+        if (json) printJsonLine(io, { type: "chat_reply", outcome: result.outcome, reply: result.reply });
+        else io.out((result.outcome === "answered" ? (s: string) => s : p.yellow)(result.reply));
       }
       prompt();
     }

@@ -1,11 +1,26 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { accessSync, constants, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import type { RunEvent } from "@capgate/loop";
 import { createScriptedModel } from "@capgate/models";
 import { type GlobalOptions, openHarness } from "../context.js";
-import { type CliIO, paint } from "../io.js";
+import { type CliIO, outputClosed, paint } from "../io.js";
+import { printJsonLine } from "../json.js";
 import { exitCodeForOutcome, renderEvent } from "../render.js";
+
+/** Whether `capgate` is a command on PATH (the closing hint tells how to get it there when not). */
+function capgateOnPath(): boolean {
+  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
+    if (!dir) continue;
+    try {
+      accessSync(join(dir, "capgate"), constants.X_OK);
+      return true;
+    } catch {
+      // not in this one
+    }
+  }
+  return false;
+}
 
 /** The broken project the demo fixes: add() subtracts. */
 const PROJECT: Record<string, string> = {
@@ -55,8 +70,13 @@ export async function demoCommand(
   const p = paint(io);
   const workspace = mkdtempSync(join(tmpdir(), "capgate-demo-"));
   for (const [file, text] of Object.entries(PROJECT)) writeFileSync(join(workspace, file), text);
-  const harness = await openHarness(global, { workspace, approval: "never" });
+  // Stop (and clean up the temp workspace) when our reader goes away: `capgate demo | head`.
+  const stop = new AbortController();
+  const onClosed = () => stop.abort(new Error("the output pipe was closed"));
+  io.closed?.addEventListener("abort", onClosed, { once: true });
+  let harness: Awaited<ReturnType<typeof openHarness>> | undefined;
   try {
+    harness = await openHarness(global, { workspace, approval: "never" }, { io });
     if (!options.json) {
       io.out(
         p.bold("capgate demo") +
@@ -68,22 +88,31 @@ export async function demoCommand(
       goal: DEMO_GOAL,
       model: createScriptedModel(DEMO_REPLIES, { name: "demo" }),
       maxSteps: DEMO_REPLIES.length,
+      signal: stop.signal,
       onEvent: (e: RunEvent) => {
-        if (options.json) return io.out(JSON.stringify(e));
+        if (options.json) return printJsonLine(io, e);
         const line = renderEvent(e, p);
         if (line) io.out(line);
       },
     });
+    if (outputClosed(io)) return 0;
     if (!options.json) {
       const fixed = readFileSync(join(workspace, "math.js"), "utf8").includes("return a + b;");
       io.out("");
       io.out(`${p.bold("trace:")} ${result.tracePath}`);
       io.out(p.dim(`replay it with: capgate trace ${result.runId}`));
+      if (!capgateOnPath())
+        io.out(
+          p.dim(
+            `(capgate is not on your PATH: from a checkout run \`pnpm link:cli\`, or meanwhile: node ${process.argv[1] ?? "apps/cli/dist/bin.js"} trace ${result.runId})`,
+          ),
+        );
       io.out(p.dim(fixed ? "math.js now adds; the tests pass." : "math.js was not fixed."));
     }
     return exitCodeForOutcome(result.outcome);
   } finally {
-    await harness.close();
+    io.closed?.removeEventListener("abort", onClosed);
+    await harness?.close();
     if (!options.keep) rmSync(workspace, { recursive: true, force: true });
   }
 }

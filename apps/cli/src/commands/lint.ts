@@ -4,6 +4,7 @@ import { pathToFileURL } from "node:url";
 import { validateManifest } from "@capgate/registry";
 import { CliError } from "../errors.js";
 import { type CliIO, paint } from "../io.js";
+import { printJson } from "../json.js";
 
 /** Where the manifest comes from: a .json file, a module exporting `manifest`, a package directory, or a package name. */
 async function loadManifest(target: string, cwd: string): Promise<{ manifest: unknown; source: string }> {
@@ -82,14 +83,22 @@ async function manifestFromModule(path: string): Promise<unknown> {
 export async function lintCommand(target: string, options: { json?: boolean }, io: CliIO): Promise<number> {
   const { manifest, source } = await loadManifest(target, process.cwd());
   const result = validateManifest(manifest);
+  // The quality bar of the manifest contract (descriptions, bounds): findings are warnings,
+  // since a capability may have reasons (a string that may be empty) the contract cannot see.
+  const { manifestContractProblems } = await import("@capgate/tools");
+  const warnings = result.ok
+    ? manifestContractProblems(manifest as Parameters<typeof manifestContractProblems>[0])
+    : [];
   if (options.json) {
-    io.out(JSON.stringify({ source, ...result }, null, 2));
+    printJson(io, { source, ...result, warnings });
     return result.ok ? 0 : 1;
   }
   const p = paint(io);
+  for (const w of warnings) io.err(`${p.yellow("⚠")} ${w}`);
   if (result.ok) {
     const m = manifest as { name: string; version: string; tools: unknown[] };
-    io.out(`${p.green("ok")} ${m.name} v${m.version} — ${m.tools.length} tool(s) ${p.dim(source)}`);
+    const note = warnings.length > 0 ? p.yellow(` (${warnings.length} contract warning(s))`) : "";
+    io.out(`${p.green("ok")} ${m.name} v${m.version} — ${m.tools.length} tool(s)${note} ${p.dim(source)}`);
     return 0;
   }
   for (const problem of result.problems)

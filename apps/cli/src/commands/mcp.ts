@@ -2,6 +2,7 @@ import type { ToolResult } from "@capgate/tools";
 import { type GlobalOptions, parseJsonArgument } from "../context.js";
 import { CliError } from "../errors.js";
 import { type CliIO, paint } from "../io.js";
+import { printJson } from "../json.js";
 import { VERSION } from "../version.js";
 
 export interface McpTargetOptions {
@@ -51,7 +52,7 @@ export async function mcpToolsCommand(options: McpTargetOptions, io: CliIO): Pro
   try {
     const tools = await target.listTools();
     if (options.json) {
-      io.out(JSON.stringify(tools, null, 2));
+      printJson(io, tools);
       return 0;
     }
     const p = paint(io);
@@ -70,11 +71,11 @@ export async function mcpCallCommand(
   options: McpTargetOptions,
   io: CliIO,
 ): Promise<number> {
-  const args = parseJsonArgument(argsText, "the tool arguments");
+  const args = await parseJsonArgument(argsText, "the tool arguments");
   const target = await openTarget(options);
   try {
     const result = await target.callTool(tool, args);
-    if (options.json) io.out(JSON.stringify(result, null, 2));
+    if (options.json) printJson(io, result);
     else if (result.success) io.out(result.summary);
     else io.err(`${paint(io).yellow("tool failed:")} ${result.summary}`);
     return result.success ? 0 : 1;
@@ -129,6 +130,7 @@ export async function mcpServeCommand(
   const harness = await createHarness({
     config,
     ...(explicitWorkspace ? { workspace: explicitWorkspace } : {}),
+    ...(global.capability?.length ? { capabilityPlugins: global.capability } : {}),
   });
   let session: ReturnType<typeof harness.createGateSession>;
   try {

@@ -1,6 +1,7 @@
 import { parseToolAction } from "@capgate/schema";
 import { CliError } from "../errors.js";
 import { type CliIO, paint } from "../io.js";
+import { printJson } from "../json.js";
 
 export async function parseCommand(
   text: string | undefined,
@@ -12,7 +13,7 @@ export async function parseCommand(
     throw new CliError("nothing to parse", 2, "pass the model output as an argument or on stdin");
   const result = parseToolAction(input);
   if (options.json) {
-    io.out(JSON.stringify(result, null, 2));
+    printJson(io, result);
     return result.ok ? 0 : 1;
   }
   const p = paint(io);

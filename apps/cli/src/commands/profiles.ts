@@ -1,6 +1,8 @@
 import { explainProfileInference, profileNames } from "@capgate/profiles";
 import type { GlobalOptions } from "../context.js";
+import { ExitCode } from "../errors.js";
 import { type CliIO, paint } from "../io.js";
+import { printJson } from "../json.js";
 
 export async function profilesCommand(
   options: { json?: boolean },
@@ -10,8 +12,8 @@ export async function profilesCommand(
   const { loadConfig } = await import("@capgate/harness");
   const { profiles } = loadConfig(global.config ? { path: global.config } : {});
   if (options.json) {
-    io.out(JSON.stringify(profiles, null, 2));
-    return 0;
+    printJson(io, profiles);
+    return ExitCode.ok;
   }
   const p = paint(io);
   for (const name of profileNames(profiles)) {
@@ -23,16 +25,17 @@ export async function profilesCommand(
     );
     io.out(`  ${policy.promptDelta}`);
   }
-  return 0;
+  return ExitCode.ok;
 }
 
+/** `capgate profiles infer "<goal>"`: the profile name, or with --json the name and the deciding word. */
 export async function inferProfileCommand(
   goal: string,
   options: { json?: boolean },
   io: CliIO,
 ): Promise<number> {
   const inference = explainProfileInference(goal);
-  if (options.json) io.out(JSON.stringify(inference));
+  if (options.json) printJson(io, inference);
   else io.out(inference.profile);
-  return 0;
+  return ExitCode.ok;
 }

@@ -1,10 +1,12 @@
 import type { RunEvent } from "@capgate/loop";
 import { type GlobalOptions, openHarness, terminalApprover } from "../context.js";
 import { terminalElicitation } from "../elicitation.js";
-import { CliError } from "../errors.js";
+import { CliError, ExitCode } from "../errors.js";
 import { type CliIO, paint } from "../io.js";
+import { printJsonLine } from "../json.js";
 import { exitCodeForOutcome, renderEvent } from "../render.js";
 import { createSpinner } from "../spinner.js";
+import { unknownName } from "../suggest.js";
 
 export interface RunOptions {
   profile?: string;
@@ -25,10 +27,13 @@ export async function runCommand(
 ): Promise<number> {
   const maxSteps = options.maxSteps === undefined ? undefined : Number(options.maxSteps);
   if (maxSteps !== undefined && (!Number.isInteger(maxSteps) || maxSteps < 1)) {
-    throw new CliError(`--max-steps must be a positive integer, got '${options.maxSteps}'`, 2);
+    throw new CliError(
+      `--max-steps must be a positive integer, got '${options.maxSteps}'`,
+      ExitCode.rejected,
+    );
   }
   if (goal.trim() === "")
-    throw new CliError("the goal is empty", 2, 'e.g. capgate run "make the tests pass"');
+    throw new CliError("the goal is empty", ExitCode.rejected, 'e.g. capgate run "make the tests pass"');
   const p = paint(io);
   const spinner = createSpinner(io, !options.json);
   const harness = await openHarness(
@@ -38,6 +43,7 @@ export async function runCommand(
       ...(options.approval ? { approval: options.approval } : {}),
     },
     {
+      io,
       approve: terminalApprover(
         io,
         () => spinner.stop(),
@@ -46,8 +52,22 @@ export async function runCommand(
       onElicitation: terminalElicitation(io, () => spinner.stop()),
     },
   );
-  const model = harness.model(options.model);
+  // The profile is checked before the model: a typo in --profile is a usage error (2) whatever the model.
+  if (options.profile && !harness.profiles[options.profile]) {
+    await harness.close();
+    throw await unknownName("profile", options.profile, Object.keys(harness.profiles));
+  }
+  let model: ReturnType<typeof harness.model>;
+  try {
+    model = harness.model(options.model);
+  } catch (error) {
+    await harness.close();
+    throw error;
+  }
   const controller = new AbortController();
+  // The reader of our output went away (`capgate run … | head`): stop the run, exit 0.
+  const onClosed = () => controller.abort(new Error("the output pipe was closed"));
+  io.closed?.addEventListener("abort", onClosed, { once: true });
   let interrupts = 0;
   const onSigint = () => {
     interrupts++;
@@ -63,7 +83,7 @@ export async function runCommand(
   process.on("SIGTERM", onSigint);
   const onEvent = (e: RunEvent) => {
     if (options.json) {
-      io.out(JSON.stringify(e));
+      printJsonLine(io, e);
       return;
     }
     if (e.type === "model_request") {
@@ -78,7 +98,9 @@ export async function runCommand(
     const line = renderEvent(e, p);
     if (line) {
       spinner.stop();
-      io.out(line);
+      // A run that ended in an error says so on stderr, in one line, like every other error.
+      if (e.type === "run_ended" && e.outcome === "error") io.err(line);
+      else io.out(line);
     }
   };
   try {
@@ -96,6 +118,7 @@ export async function runCommand(
     return exitCodeForOutcome(result.outcome);
   } finally {
     spinner.stop();
+    io.closed?.removeEventListener("abort", onClosed);
     process.off("SIGINT", onSigint);
     process.off("SIGTERM", onSigint);
     await harness.close();

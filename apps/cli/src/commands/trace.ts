@@ -2,11 +2,17 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { type RunEvent, readTraceFile } from "@capgate/loop";
 import { type GlobalOptions, openHarness } from "../context.js";
-import { CliError } from "../errors.js";
-import { type CliIO, paint } from "../io.js";
+import { CliError, ExitCode } from "../errors.js";
+import { type CliIO, outputClosed, paint } from "../io.js";
+import { printJson, printJsonLine } from "../json.js";
 import { renderEvent } from "../render.js";
 
-/** `capgate trace RUN_ID|FILE`: pretty-print a stored trace (or the raw JSON lines with --json). */
+const looksLikeFile = (target: string) => target.endsWith(".jsonl") || target.includes("/");
+
+/**
+ * `capgate trace RUN_ID|FILE`: pretty-print a stored trace (with --json its events as JSON
+ * lines). Without an argument: the recent runs (with --json one JSON array).
+ */
 export async function traceCommand(
   target: string | undefined,
   options: { json?: boolean },
@@ -15,26 +21,44 @@ export async function traceCommand(
 ): Promise<number> {
   let events: RunEvent[];
   let badLines: number[] = [];
-  if (target && (target.endsWith(".jsonl") || target.includes("/")) && existsSync(resolve(target))) {
-    ({ events, badLines } = readTraceFile(resolve(target)));
+  if (target && looksLikeFile(target)) {
+    const file = resolve(target);
+    if (!existsSync(file))
+      throw new CliError(
+        `no trace file ${file}`,
+        ExitCode.failure,
+        "`capgate trace` lists the recent runs by id",
+        {
+          code: "not_found",
+          property: "run",
+        },
+      );
+    ({ events, badLines } = readTraceFile(file));
   } else {
-    const harness = await openHarness(global, {});
+    const harness = await openHarness(global, {}, { io });
     try {
       if (!target) {
         const runs = harness.store.list(20);
+        if (options.json) {
+          printJson(io, runs);
+          return ExitCode.ok;
+        }
         const p = paint(io);
         if (runs.length === 0) io.out(p.dim(`no runs in ${harness.store.dir}`));
-        for (const r of runs)
+        for (const r of runs) {
+          if (outputClosed(io)) break;
           io.out(
             `${r.runId}  ${(r.outcome ?? "running").padEnd(10)} ${p.dim(r.profile.padEnd(16))} ${r.goal.slice(0, 80)}`,
           );
-        return 0;
+        }
+        return ExitCode.ok;
       }
       if (!harness.store.has(target)) {
         throw new CliError(
-          `no trace for '${target}' in ${harness.store.dir}`,
-          1,
-          "run `capgate trace` to list recent runs, or pass a .jsonl file",
+          `no run '${target}' in ${harness.store.dir}`,
+          ExitCode.failure,
+          "`capgate trace` lists the recent runs; a trace file is given by its path (…/name.jsonl)",
+          { code: "not_found", property: "run" },
         );
       }
       ({ events, badLines } = harness.store.read(target));
@@ -43,20 +67,23 @@ export async function traceCommand(
     }
   }
   const p = paint(io);
-  if (options.json) {
-    for (const e of events) io.out(JSON.stringify(e));
-  } else {
-    for (const e of events) {
-      const line =
-        e.type === "model_response"
-          ? `${p.dim(`  model: ${e.text.replace(/\s+/g, " ").slice(0, 160)}`)}`
-          : renderEvent(e, p);
-      if (line) io.out(line);
+  for (const e of events) {
+    if (outputClosed(io)) return ExitCode.ok;
+    if (options.json) {
+      printJsonLine(io, e);
+      continue;
     }
-    if (events.at(-1)?.type !== "run_ended")
-      io.out(p.yellow("(the run has not ended, or its process was killed: the trace stops here)"));
+    const line =
+      e.type === "model_response"
+        ? `${p.dim(`  model: ${e.text.replace(/\s+/g, " ").slice(0, 160)}`)}`
+        : renderEvent(e, p);
+    if (line) io.out(line);
   }
-  if (badLines.length > 0)
-    io.err(p.yellow(`skipped ${badLines.length} unreadable line(s): ${badLines.join(", ")}`));
-  return 0;
+  if (!options.json && events.at(-1)?.type !== "run_ended")
+    io.out(p.yellow("(the run has not ended, or its process was killed: the trace stops here)"));
+  if (badLines.length > 0) {
+    if (options.json) io.err(JSON.stringify({ warning: { code: "unreadable_lines", lines: badLines } }));
+    else io.err(p.yellow(`warning: skipped ${badLines.length} unreadable line(s): ${badLines.join(", ")}`));
+  }
+  return ExitCode.ok;
 }

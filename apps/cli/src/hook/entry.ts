@@ -1,0 +1,51 @@
+import { setFlagsFromString } from "node:v8";
+import { runClaudeCodeHook } from "./claude-code.js";
+
+const USAGE =
+  "usage: capgate hook claude-code [--config FILE]   (a Claude Code PreToolUse hook: JSON on stdin)";
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/**
+ * `capgate hook …` without commander or the rest of the CLI: bin.ts comes here first, so
+ * a hook that runs on every Bash call pays only for the shell policy.
+ */
+export async function runHookCommand(argv: string[]): Promise<number> {
+  const [target, ...rest] = argv;
+  let config: string | undefined;
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i] as string;
+    if (arg === "--config" && rest[i + 1] !== undefined) config = rest[++i];
+    else if (arg.startsWith("--config=")) config = arg.slice("--config=".length);
+    else if (arg === "--help" || arg === "-h") {
+      process.stdout.write(`${USAGE}\n`);
+      return 0;
+    } else {
+      process.stderr.write(`error: unknown argument '${arg}'\nhint: ${USAGE}\n`);
+      return 2;
+    }
+  }
+  if (target === "--help" || target === "-h" || target === undefined) {
+    (target ? process.stdout : process.stderr).write(`${USAGE}\n`);
+    return target ? 0 : 2;
+  }
+  if (target !== "claude-code") {
+    const hint = target.toLowerCase().startsWith("cl") ? "did you mean 'claude-code'?" : USAGE;
+    process.stderr.write(`error: no hook named '${target}'\nhint: ${hint}\n`);
+    return 2;
+  }
+  // One short-lived check: the shell grammar's WebAssembly runs on V8's baseline compiler
+  // only. Optimising it (TurboFan tier-up) costs background work that the process then
+  // waits for at exit — on a busy machine most of the hook's wall time.
+  setFlagsFromString("--liftoff-only");
+  return runClaudeCodeHook(config ? { config } : {}, {
+    stdin: readStdin,
+    out: (t) => process.stdout.write(`${t}\n`),
+    err: (t) => process.stderr.write(`${t}\n`),
+    cwd: process.cwd(),
+  });
+}
