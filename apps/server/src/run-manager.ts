@@ -254,7 +254,8 @@ export function checkRunRequest(
     );
   }
   try {
-    const spec = request.model === undefined ? undefined : checkScriptedModel(request.model, scriptedModelsDir);
+    const spec =
+      request.model === undefined ? undefined : checkScriptedModel(request.model, scriptedModelsDir);
     return harness.model(spec);
   } catch (error) {
     if (error instanceof HttpError) throw error;

@@ -274,7 +274,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     );
   }
   const queued =
-    mode === "queue" && database ? await openQueue(database.url, database.setting, options, scriptedModelsDir) : undefined;
+    mode === "queue" && database
+      ? await openQueue(database.url, database.setting, options, scriptedModelsDir)
+      : undefined;
   const approvals: ApprovalRegistry =
     queued?.approvals ??
     new MemoryApprovalRegistry(
