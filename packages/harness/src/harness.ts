@@ -32,6 +32,7 @@ import { type CallToolOptions, type CallToolOutcome, callTool } from "./call-too
 import { type CapgateConfig, parseConfig, type ResolvedConfig, resolveConfigPath } from "./config.js";
 import { defaultStateDir, toolEnvironment } from "./environment.js";
 import { createGateSession, type GateSession } from "./gate.js";
+import { sandboxServers } from "./sandboxed-servers.js";
 
 export interface HarnessOptions {
   /** A config value or an already loaded one (from loadConfig); default: an empty config. */
@@ -140,9 +141,23 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   const registry = new Registry();
   for (const c of capabilities.list()) registry.register(c.manifest);
 
+  const limits: ToolLimits = { ...DEFAULT_LIMITS, ...pickLimits(config.limits) };
+  const policy: PolicyConfig = {
+    ...(config.shell ? { shell: config.shell } : {}),
+    ...(config.web ? { web: config.web } : {}),
+    approval: options.approval ?? config.approval ?? "never",
+  };
+  const toolEnv = toolEnvironment(processEnv, config.env);
+
   const hasServers = Object.keys(resolved.mcpServers).length > 0;
+  const servers = await sandboxServers(resolved.mcpServers, resolved.sandboxedServers ?? [], {
+    workspace,
+    stateDir,
+    policy,
+    env: toolEnv,
+  });
   const mcp = hasServers
-    ? createNodeMcpPool(resolved.mcpServers, {
+    ? createNodeMcpPool(servers, {
         stateDir,
         // A server that says its tools changed is re-indexed, so search follows it.
         onEvent: (event) => {
@@ -155,12 +170,6 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     for (const entry of await mcp.knownTools()) registerMcp(registry, entry.server, entry.tools);
   }
 
-  const limits: ToolLimits = { ...DEFAULT_LIMITS, ...pickLimits(config.limits) };
-  const policy: PolicyConfig = {
-    ...(config.shell ? { shell: config.shell } : {}),
-    ...(config.web ? { web: config.web } : {}),
-    approval: options.approval ?? config.approval ?? "never",
-  };
   const store = new RunStore(stateDir);
   const memory = new MemoryStore(stateDir);
   const resources = createHostResources();
@@ -177,7 +186,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     limits,
     ...(options.approve ? { approve: options.approve } : {}),
     resources,
-    env: toolEnvironment(processEnv, config.env),
+    env: toolEnv,
     ...(mcp ? { mcp } : {}),
     ...(browserExecutable ? { browserExecutable } : {}),
     ...(config.limits?.workers ? { workerLimit: config.limits.workers } : {}),
