@@ -172,7 +172,7 @@ export async function sandboxCommand(argv: readonly string[], options: SandboxOp
     }
     const proxy = await egressProxy(network, options.web?.allowHosts ?? []);
     args.push("--bind", proxy.socketPath, PROXY_SOCKET_INSIDE);
-    for (const [name, value] of Object.entries(proxyEnv())) {
+    for (const [name, value] of Object.entries(proxyEnv(network, options.web?.allowHosts ?? []))) {
       env[name] = value;
       args.push("--setenv", name, value);
     }
@@ -182,11 +182,18 @@ export async function sandboxCommand(argv: readonly string[], options: SandboxOp
   return { file: bwrap, args, env, sandboxed: true, release: git.release };
 }
 
-function proxyEnv(): Record<string, string> {
+/**
+ * The proxy variables. Loopback names bypass the proxy (so a server the same command
+ * started is reached on the sandbox's own loopback) — except with `full`, or when an
+ * `allowHosts` entry names a loopback host: then the operator wants the host's one, which
+ * only the proxy can reach.
+ */
+function proxyEnv(network: ShellNetwork, allowHosts: readonly string[]): Record<string, string> {
   const http = `http://127.0.0.1:${SANDBOX_PROXY_PORT}`;
   const socks = `socks5h://127.0.0.1:${SANDBOX_PROXY_PORT}`;
-  // The sandbox's own loopback (a server the same command started) is reached directly.
-  const noProxy = "localhost,127.0.0.1,::1";
+  const hostLoopback =
+    network === "full" || allowHosts.some((h) => /^(localhost\.?|127(\.\d{1,3}){3}|\[::1\]|::1)(:\d+)?$/i.test(h.trim()));
+  const noProxy = hostLoopback ? "" : "localhost,127.0.0.1,::1";
   return {
     HTTP_PROXY: http,
     HTTPS_PROXY: http,
