@@ -10,7 +10,8 @@ import { afterAll, describe, expect, it } from "vitest";
 
 const REQUIRED = Boolean(process.env.CAPGATE_REQUIRE_SYSTEM_TESTS);
 const BIN = fileURLToPath(new URL("../../apps/cli/dist/bin.js", import.meta.url));
-const describeLifetime = (existsSync("/usr/bin/bwrap") && existsSync(BIN)) || REQUIRED ? describe : describe.skip;
+const describeLifetime =
+  (existsSync("/usr/bin/bwrap") && existsSync(BIN)) || REQUIRED ? describe : describe.skip;
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), "capgate-lifetime-")));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -99,7 +100,11 @@ async function killAndCheck(host: ChildProcess, ws: string): Promise<void> {
 describeLifetime("a sandboxed command dies with its host", () => {
   it("kill -9 of `capgate call shell.run` mid-command leaves nothing running", async () => {
     const { ws, state } = workspace("cli");
-    const host = cli(["call", "shell.run", JSON.stringify({ command: HEARTBEAT, timeout_ms: 100_000 })], ws, state);
+    const host = cli(
+      ["call", "shell.run", JSON.stringify({ command: HEARTBEAT, timeout_ms: 100_000 })],
+      ws,
+      state,
+    );
     await killAndCheck(host, ws);
   }, 60_000);
 
@@ -111,7 +116,10 @@ describeLifetime("a sandboxed command dies with its host", () => {
     host.stdout?.on("data", (c: Buffer) => {
       out += c.toString();
     });
-    const url = await until("the server to listen", () => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1]);
+    const url = await until(
+      "the server to listen",
+      () => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1],
+    );
     const call = fetch(`${url}/tools/call`, {
       method: "POST",
       headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },

@@ -108,7 +108,7 @@ export const configSchema: JsonSchema = {
         sandbox: {
           enum: ["on", "off"],
           description:
-            'on (default): every command the model causes runs in the OS sandbox (bubblewrap) and is refused when it cannot start; off: commands run unsandboxed, and the CLI warns on every run.',
+            "on (default): every command the model causes runs in the OS sandbox (bubblewrap) and is refused when it cannot start; off: commands run unsandboxed, and the CLI warns on every run.",
         },
         network: {
           enum: ["none", "guarded", "full"],

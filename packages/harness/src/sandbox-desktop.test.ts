@@ -7,10 +7,10 @@
 // appear. The same corpus with the sandbox off proves the detectors fire. Then 40+ harmless
 // look-alikes must still run inside the sandbox.
 import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
-import { connect, createServer, type Server } from "node:net";
 import type { AddressInfo } from "node:net";
+import { connect, createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runVerify } from "@capgate/loop";
@@ -85,10 +85,14 @@ async function standIn(path: string, count: () => void, forward?: string): Promi
 }
 
 async function startXvfb(): Promise<void> {
-  const child = spawn("/usr/bin/Xvfb", ["-displayfd", "3", "-nolisten", "tcp", "-noreset", "-screen", "0", "640x480x24"], {
-    stdio: ["ignore", "ignore", "ignore", "pipe"],
-    detached: true,
-  });
+  const child = spawn(
+    "/usr/bin/Xvfb",
+    ["-displayfd", "3", "-nolisten", "tcp", "-noreset", "-screen", "0", "640x480x24"],
+    {
+      stdio: ["ignore", "ignore", "ignore", "pipe"],
+      detached: true,
+    },
+  );
   xvfb = child;
   const fd = child.stdio[3] as NodeJS.ReadableStream;
   realDisplay = await new Promise<string>((resolve, reject) => {
@@ -225,8 +229,8 @@ const SHELL_CORPUS = (): string[] => [
   "notify-send hi",
   // out of scope for any parser: files the model wrote, renamed/symlinked/copied binaries, interpreters
   "printf '#!/bin/sh\\nxdg-open https://example.com\\n' > s.sh && chmod +x s.sh && ./s.sh",
-  "cp \"$(command -v firefox)\" ./ff && ./ff https://example.com",
-  "ln -sf \"$(command -v chromium)\" ./viewer && ./viewer https://example.com",
+  'cp "$(command -v firefox)" ./ff && ./ff https://example.com',
+  'ln -sf "$(command -v chromium)" ./viewer && ./viewer https://example.com',
   `perl -e 'system("xdg-open https://example.com")'`,
   `node -e 'require("child_process").execSync("xdg-open https://example.com")'`,
   `awk 'BEGIN { system("xdg-open https://example.com") }'`,
@@ -256,7 +260,8 @@ const CODE_CORPUS = (): { language: "javascript" | "python"; source: string }[] 
   },
   {
     language: "python",
-    source: "import subprocess\nsubprocess.run(['xdg-open', 'https://example.com'])\nsubprocess.run(['firefox'])",
+    source:
+      "import subprocess\nsubprocess.run(['xdg-open', 'https://example.com'])\nsubprocess.run(['firefox'])",
   },
 ];
 
@@ -290,7 +295,11 @@ async function runCorpus(h: Harness): Promise<{ denied: number; ran: number; hin
     policy: h.environment.policy,
     stateDir: h.stateDir,
   });
-  for (const command of ["./s.sh", "make --eval='v: ; @xdg-open https://example.com' v", `xdpyinfo -display ${X()}`]) {
+  for (const command of [
+    "./s.sh",
+    "make --eval='v: ; @xdg-open https://example.com' v",
+    `xdpyinfo -display ${X()}`,
+  ]) {
     const outcome = await runVerify({ command, timeoutMs: 15_000, ctx });
     if (outcome.denied) denied++;
     else ran++;
@@ -365,8 +374,12 @@ const LOOK_ALIKES = (): [string, RegExp?][] => [
   ["env | grep -c '^PATH='", /^1\n$/],
   ["make -s", /^built\n$/],
   ["perl -e 'print \"open\\n\"'", /^open\n$/],
-  ["echo '{\"open\": true}' | python3 -c 'import sys, json; print(json.load(sys.stdin)[\"open\"])'", /^True\n$/],
+  [
+    "echo '{\"open\": true}' | python3 -c 'import sys, json; print(json.load(sys.stdin)[\"open\"])'",
+    /^True\n$/,
+  ],
   ["for i in 1 2 3; do echo $i; done | tail -1", /^3\n$/],
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: bash's ${x^^}, not a template
   ["x=open; echo ${x^^}", /^OPEN\n$/],
   ["[[ -f README.md ]] && echo yes", /^yes\n$/],
   ["(( 2 + 2 == 4 )) && echo four", /^four\n$/],

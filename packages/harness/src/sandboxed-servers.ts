@@ -13,14 +13,23 @@ import { type PolicyConfig, sandboxCommand, systemBash } from "@capgate/tools";
 export async function sandboxServers(
   servers: McpServersMap,
   names: readonly string[],
-  options: { workspace: string; stateDir: string; policy: PolicyConfig; env: Record<string, string | undefined> },
+  options: {
+    workspace: string;
+    stateDir: string;
+    policy: PolicyConfig;
+    env: Record<string, string | undefined>;
+  },
 ): Promise<McpServersMap> {
   if (names.length === 0) return servers;
   const out: McpServersMap = { ...servers };
   for (const name of names) {
     const entry = servers[name] as McpStdioServerConfig | undefined;
     if (!entry || typeof entry.command !== "string") continue;
-    const cwd = entry.cwd ? (isAbsolute(entry.cwd) ? entry.cwd : resolve(options.workspace, entry.cwd)) : options.workspace;
+    const cwd = entry.cwd
+      ? isAbsolute(entry.cwd)
+        ? entry.cwd
+        : resolve(options.workspace, entry.cwd)
+      : options.workspace;
     try {
       const wrapped = await sandboxCommand([entry.command, ...(entry.args ?? [])], {
         workspace: options.workspace,

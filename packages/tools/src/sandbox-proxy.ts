@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer as createHttpServer, type IncomingMessage, request as httpRequest } from "node:http";
+import { createServer as createHttpServer, request as httpRequest, type IncomingMessage } from "node:http";
 import { connect, createServer as createNetServer, isIP, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -108,11 +108,15 @@ async function startProxy(mode: ProxyMode, allowHosts: string[]): Promise<Egress
       try {
         url = new URL(req.url ?? "");
       } catch {
-        res.writeHead(400, { "content-type": "text/plain" }).end("capgate sandbox proxy: expected an absolute http:// URL\n");
+        res
+          .writeHead(400, { "content-type": "text/plain" })
+          .end("capgate sandbox proxy: expected an absolute http:// URL\n");
         return;
       }
       if (url.protocol !== "http:") {
-        res.writeHead(400, { "content-type": "text/plain" }).end("capgate sandbox proxy: only http:// is forwarded; https goes through CONNECT\n");
+        res
+          .writeHead(400, { "content-type": "text/plain" })
+          .end("capgate sandbox proxy: only http:// is forwarded; https goes through CONNECT\n");
         return;
       }
       let target: Target;
@@ -128,7 +132,15 @@ async function startProxy(mode: ProxyMode, allowHosts: string[]): Promise<Egress
       }
       headers.connection = "close";
       const upstream = httpRequest(
-        { host: target.host, port: target.port, method: req.method, path: `${url.pathname}${url.search}`, headers, setHost: false, agent: false },
+        {
+          host: target.host,
+          port: target.port,
+          method: req.method,
+          path: `${url.pathname}${url.search}`,
+          headers,
+          setHost: false,
+          agent: false,
+        },
         (up) => {
           res.writeHead(up.statusCode ?? 502, up.rawHeaders as unknown as Record<string, string>);
           up.pipe(res);

@@ -164,6 +164,7 @@ describeSandbox("the sandbox's filesystem", () => {
 describeSandbox("the sandbox's environment and shell", () => {
   it("desktop, bus and agent variables are unset inside; others pass", async () => {
     const r = await sh(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: bash's ${!v-unset}, not a template
       'for v in DISPLAY WAYLAND_DISPLAY DBUS_SESSION_BUS_ADDRESS BROWSER XAUTHORITY XDG_RUNTIME_DIR SSH_AUTH_SOCK; do echo "$v=${!v-unset}"; done; echo "KEEP=$KEEP"',
       {},
       undefined,
@@ -273,25 +274,31 @@ describeSandbox("where the sandbox cannot start, nothing runs", () => {
 
   it("runShell, runSandboxed and startShell refuse with the fix named", async () => {
     const marker = join(ws, "ran-unsandboxed");
-    const refusal = /bubblewrap is not installed.*apt-get install bubblewrap.*"shell": \{ "sandbox": "off" \}/;
+    const refusal =
+      /bubblewrap is not installed.*apt-get install bubblewrap.*"shell": \{ "sandbox": "off" \}/;
     await expect(sh(`touch ${marker}`, missing)).rejects.toMatchObject({ code: "sandbox_unavailable" });
     await expect(sh(`touch ${marker}`, missing)).rejects.toThrow(refusal);
     await expect(
       runSandboxed({ file: "touch", args: [marker], cwd: ws, env, shellPolicy: missing }),
     ).rejects.toThrow(refusal);
     const bg = new BackgroundProcesses();
-    await expect(bg.startShell({ command: `touch ${marker}`, cwd: ws, env, policy: missing })).rejects.toThrow(
-      refusal,
-    );
+    await expect(
+      bg.startShell({ command: `touch ${marker}`, cwd: ws, env, policy: missing }),
+    ).rejects.toThrow(refusal);
     expect(bg.list()).toEqual([]);
     expect(existsSync(marker)).toBe(false);
   });
 
   it('"sandbox": "off" runs unconfined (the operator\'s choice), still under bash without desktop variables', async () => {
     const outsideFile = join(root, "written-unsandboxed");
-    const r = await sh(`echo "\${DISPLAY-unset}" > ${outsideFile}; cat ${outsideFile}`, { sandbox: "off" }, undefined, {
-      env: { ...env, DISPLAY: ":0" },
-    });
+    const r = await sh(
+      `echo "\${DISPLAY-unset}" > ${outsideFile}; cat ${outsideFile}`,
+      { sandbox: "off" },
+      undefined,
+      {
+        env: { ...env, DISPLAY: ":0" },
+      },
+    );
     expect(r.stdout).toBe("unset\n");
     expect(existsSync(outsideFile)).toBe(true);
   });

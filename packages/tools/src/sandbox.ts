@@ -2,8 +2,8 @@ import { lstatSync, mkdirSync, mkdtempSync, realpathSync, rmdirSync, type Stats 
 import { homedir, tmpdir } from "node:os";
 import { join, resolve, sep } from "node:path";
 import { CapgateError } from "@capgate/schema";
+import { BWRAP_BASE_ARGS, DEFAULT_BWRAP, findSystemBinary, probeBwrap, systemBash } from "./sandbox-host.js";
 import { egressProxy } from "./sandbox-proxy.js";
-import { BWRAP_BASE_ARGS, DEFAULT_BWRAP, findSystemBinary, probeBwrap, SANDBOX_OFF_HINT, systemBash } from "./sandbox-host.js";
 import type { ShellNetwork, ShellPolicyConfig, WebPolicyConfig } from "./types.js";
 
 /**
@@ -132,7 +132,10 @@ export function networkMode(shell: ShellPolicyConfig | undefined): ShellNetwork 
  * its parent. With `"sandbox": "off"` the argv is returned as is (env still scrubbed).
  * @throws CapgateError `sandbox_unavailable` (nothing ran) when the sandbox cannot start here.
  */
-export async function sandboxCommand(argv: readonly string[], options: SandboxOptions): Promise<SandboxedCommand> {
+export async function sandboxCommand(
+  argv: readonly string[],
+  options: SandboxOptions,
+): Promise<SandboxedCommand> {
   const [file, ...rest] = argv;
   if (file === undefined) throw new TypeError("sandboxCommand: argv is empty");
   const env = scrubEnv(options.env);
@@ -176,7 +179,16 @@ export async function sandboxCommand(argv: readonly string[], options: SandboxOp
       env[name] = value;
       args.push("--setenv", name, value);
     }
-    inner = [systemBash(), "--noprofile", "--norc", "-c", bridgeScript(socat), "capgate-sandbox", file, ...rest];
+    inner = [
+      systemBash(),
+      "--noprofile",
+      "--norc",
+      "-c",
+      bridgeScript(socat),
+      "capgate-sandbox",
+      file,
+      ...rest,
+    ];
   }
   args.push("--chdir", options.cwd, "--", ...inner);
   return { file: bwrap, args, env, sandboxed: true, release: git.release };
@@ -192,7 +204,8 @@ function proxyEnv(network: ShellNetwork, allowHosts: readonly string[]): Record<
   const http = `http://127.0.0.1:${SANDBOX_PROXY_PORT}`;
   const socks = `socks5h://127.0.0.1:${SANDBOX_PROXY_PORT}`;
   const hostLoopback =
-    network === "full" || allowHosts.some((h) => /^(localhost\.?|127(\.\d{1,3}){3}|\[::1\]|::1)(:\d+)?$/i.test(h.trim()));
+    network === "full" ||
+    allowHosts.some((h) => /^(localhost\.?|127(\.\d{1,3}){3}|\[::1\]|::1)(:\d+)?$/i.test(h.trim()));
   const noProxy = hostLoopback ? "" : "localhost,127.0.0.1,::1";
   return {
     HTTP_PROXY: http,
@@ -341,4 +354,3 @@ function protectGit(workspace: string): { args: string[]; release(): void } {
     },
   };
 }
-

@@ -1,5 +1,5 @@
-import { type AdHocSession, connectAdHoc } from "@capgate/mcp-client/stdio";
 import { basename } from "node:path";
+import { type AdHocSession, connectAdHoc } from "@capgate/mcp-client/stdio";
 import { stableHash } from "@capgate/schema";
 import { sandboxCommand, type ToolContext } from "@capgate/tools";
 
@@ -35,7 +35,7 @@ function definedEnv(env: ToolContext["env"]): Record<string, string> {
  * a failed start is forgotten, so the next call tries again.
  */
 export function adHocSession(ctx: ToolContext, argv: readonly string[]): Promise<AdHocSession> {
-  const [command, ...args] = argv;
+  const [command, ..._args] = argv;
   if (command === undefined) throw new Error("adHocSession: argv is empty");
   const env = definedEnv(ctx.env);
   const key = `${AD_HOC_RESOURCE_PREFIX}${stableHash({ argv, cwd: ctx.workspace, env })}`;
