@@ -180,17 +180,20 @@ beforeAll(async () => {
 }, 30_000);
 
 afterAll(async () => {
-  await harnessOn?.close();
-  await harnessOff?.close();
-  for (const s of servers) s.close();
-  web?.close();
-  await closeEgressProxies();
+  // The display first: nothing below may keep it alive if it fails.
   if (xvfb?.pid) {
     try {
       process.kill(-xvfb.pid, "SIGKILL");
     } catch {}
   }
-  rmSync(root, { recursive: true, force: true });
+  for (const s of servers) s.close();
+  web?.close();
+  try {
+    await Promise.allSettled([harnessOn?.close(), harnessOff?.close()]);
+    await closeEgressProxies();
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 });
 
 const X = () => `:${display}`;
