@@ -19,6 +19,10 @@ export interface HarnessRequest {
   stateDir?: string;
 }
 
+/** Printed to stderr on every run while the config turns the sandbox off. */
+export const SANDBOX_OFF_WARNING =
+  'capgate: warning: the OS sandbox is off ("shell": { "sandbox": "off" } in capgate.config.json) — commands the model runs are not confined to the workspace, can read your secrets and reach your desktop and network.';
+
 const APPROVAL_MODES: readonly ApprovalMode[] = ["never", "on-risk", "always"];
 
 export function parseApproval(value: string | undefined): ApprovalMode | undefined {
@@ -68,6 +72,10 @@ export async function openHarness(
   const { createHarness, loadConfig } = await import("@capgate/harness");
   const config = loadConfig(global.config ? { path: global.config } : {});
   const approval = parseApproval(request.approval);
+  if (config.config.shell?.sandbox === "off") {
+    // Every run, one line: the operator chose this, but must not forget it.
+    process.stderr.write(`${SANDBOX_OFF_WARNING}\n`);
+  }
   const harness = await createHarness({
     config,
     ...(request.workspace ? { workspace: request.workspace } : {}),

@@ -115,6 +115,11 @@ const mcpServer: JsonSchema = {
       type: "boolean",
       description: "true lets the server ask the run's model for completions (default false: refused).",
     },
+    sandbox: {
+      type: "boolean",
+      description:
+        "true runs this stdio server in the same OS sandbox as shell commands (workspace writable, secrets hidden, no desktop, shell.network rules). Default false: a configured server is trusted like any program you installed.",
+    },
   },
   additionalProperties: false,
   oneOf: [{ required: ["command"] }, { required: ["url"] }],
@@ -180,6 +185,21 @@ export const configSchema: JsonSchema = {
       properties: {
         deny: { type: "array", items: prefixRule },
         ask: { type: "array", items: prefixRule },
+        sandbox: {
+          enum: ["on", "off"],
+          description:
+            "on (default): every command the model causes runs in the OS sandbox (bubblewrap) and is refused when it cannot start; off: commands run unsandboxed, and the CLI warns on every run.",
+        },
+        network: {
+          enum: ["none", "guarded", "full"],
+          description:
+            "The sandbox's network: none; guarded (default) — only through a proxy applying the web.* rules (no private, loopback or link-local addresses unless web.allowHosts); full — that proxy without address checks.",
+        },
+        bwrap: {
+          type: "string",
+          pattern: "^/",
+          description: "Absolute path of bubblewrap (default /usr/bin/bwrap).",
+        },
       },
     },
     web: {

@@ -4,7 +4,13 @@ import { type McpServersMap, parseMcpServersConfig } from "@capgate/mcp-client";
 import { parseModelSpec } from "@capgate/models";
 import { type ProfileSet, resolveProfiles } from "@capgate/profiles";
 import { CapgateError, parseJsonStrict, validate } from "@capgate/schema";
-import { type ApprovalMode, parseAllowHost, type ShellPrefixRule, type ToolLimits } from "@capgate/tools";
+import {
+  type ApprovalMode,
+  parseAllowHost,
+  type ShellPolicyConfig,
+  type ShellPrefixRule,
+  type ToolLimits,
+} from "@capgate/tools";
 import { configSchema } from "./config-schema.js";
 
 export const CONFIG_FILE_NAME = "capgate.config.json";
@@ -18,9 +24,10 @@ export interface CapgateConfig {
   /** PostgreSQL URL: `capgate serve` hands runs to `capgate worker` nodes through it, and `capgate worker` takes them. */
   database?: string;
   profiles?: Record<string, Record<string, unknown>>;
-  mcpServers?: McpServersMap;
+  /** Server entries; a stdio entry may also carry `"sandbox": true` (see ResolvedConfig.sandboxedServers). */
+  mcpServers?: Record<string, McpServersMap[string] & { sandbox?: boolean }>;
   approval?: ApprovalMode;
-  shell?: { deny?: ShellPrefixRule[]; ask?: ShellPrefixRule[] };
+  shell?: ShellPolicyConfig;
   web?: { allowHosts?: string[] };
   limits?: Partial<ToolLimits> & { maxSteps?: number; workers?: number };
   browser?: { executablePath?: string };
@@ -51,6 +58,8 @@ export interface ResolvedConfig {
   baseDir: string;
   profiles: ProfileSet;
   mcpServers: McpServersMap;
+  /** Configured stdio servers with `"sandbox": true`: the harness runs them in the OS sandbox. */
+  sandboxedServers: string[];
 }
 
 export interface ConfigProblem {
@@ -99,8 +108,9 @@ export function parseConfig(
     problems.push(...problemsOf(error, "profiles"));
   }
   let mcpServers: McpServersMap = {};
+  const { servers, sandboxed } = splitSandboxFlags(config.mcpServers, problems);
   try {
-    mcpServers = config.mcpServers ? parseMcpServersConfig(config.mcpServers) : {};
+    mcpServers = servers ? parseMcpServersConfig(servers) : {};
   } catch (error) {
     problems.push(...problemsOf(error, "mcpServers"));
   }
@@ -112,6 +122,7 @@ export function parseConfig(
     baseDir: options.baseDir ?? process.cwd(),
     profiles,
     mcpServers,
+    sandboxedServers: sandboxed,
   };
 }
 
@@ -141,6 +152,33 @@ function modelProblems(model: string | undefined): ConfigProblem[] {
   } catch (error) {
     return [{ property: "model", message: error instanceof Error ? error.message : String(error) }];
   }
+}
+
+/**
+ * `"sandbox"` is the harness's key, not the MCP client's: take it out of each entry before
+ * the client parses the servers, and remember which servers asked for it (stdio only).
+ */
+function splitSandboxFlags(
+  entries: CapgateConfig["mcpServers"],
+  problems: ConfigProblem[],
+): { servers: Record<string, unknown> | undefined; sandboxed: string[] } {
+  if (!entries) return { servers: undefined, sandboxed: [] };
+  const servers: Record<string, unknown> = {};
+  const sandboxed: string[] = [];
+  for (const [name, entry] of Object.entries(entries)) {
+    const { sandbox, ...rest } = entry;
+    servers[name] = rest;
+    if (sandbox !== true) continue;
+    if (typeof (rest as { command?: unknown }).command !== "string") {
+      problems.push({
+        property: `mcpServers.${name}.sandbox`,
+        message: `mcpServers.${name}.sandbox applies to stdio servers (with "command") only; an HTTP server is not a process capgate starts.`,
+      });
+      continue;
+    }
+    sandboxed.push(name);
+  }
+  return { servers, sandboxed };
 }
 
 function problemsOf(error: unknown, section: string): ConfigProblem[] {

@@ -36,6 +36,7 @@ import { defaultStateDir, toolEnvironment } from "./environment.js";
 import { createGateSession, type GateSession, type GateSessionOptions } from "./gate.js";
 import { modelSamplingHandler } from "./mcp-sampling.js";
 import { type CapabilityLoadProblem, type CapabilitySource, loadCapabilityPlugins } from "./plugins.js";
+import { sandboxServers } from "./sandboxed-servers.js";
 
 export interface HarnessOptions {
   /** A config value or an already loaded one (from loadConfig); default: an empty config. */
@@ -212,6 +213,14 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   const registry = createDefaultRegistry();
   for (const c of capabilities.list()) registry.register(c.manifest);
 
+  const limits: ToolLimits = { ...DEFAULT_LIMITS, ...pickLimits(config.limits) };
+  const policy: PolicyConfig = {
+    ...(config.shell ? { shell: config.shell } : {}),
+    ...(config.web ? { web: config.web } : {}),
+    approval: options.approval ?? config.approval ?? "never",
+  };
+  const toolEnv = toolEnvironment(processEnv, config.env);
+
   const hasServers = Object.keys(resolved.mcpServers).length > 0;
   // Sampling uses the run's model: the one the latest run or chat started with.
   let samplingModel: ModelClient | undefined;
@@ -223,8 +232,14 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
       return undefined;
     }
   };
+  const servers = await sandboxServers(resolved.mcpServers, resolved.sandboxedServers ?? [], {
+    workspace,
+    stateDir,
+    policy,
+    env: toolEnv,
+  });
   const mcp = hasServers
-    ? createNodeMcpPool(resolved.mcpServers, {
+    ? createNodeMcpPool(servers, {
         stateDir,
         onSampling: options.onSampling ?? modelSamplingHandler(currentSamplingModel),
         ...(options.onElicitation ? { onElicitation: options.onElicitation } : {}),
@@ -239,12 +254,6 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     for (const entry of await mcp.knownTools()) registerMcp(registry, entry.server, entry.tools);
   }
 
-  const limits: ToolLimits = { ...DEFAULT_LIMITS, ...pickLimits(config.limits) };
-  const policy: PolicyConfig = {
-    ...(config.shell ? { shell: config.shell } : {}),
-    ...(config.web ? { web: config.web } : {}),
-    approval: options.approval ?? config.approval ?? "never",
-  };
   const store = new FileRunStore(stateDir);
   const memory = new MemoryStore(stateDir);
   const resources = createHostResources();
@@ -261,7 +270,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     limits,
     ...(options.approve ? { approve: options.approve } : {}),
     resources,
-    env: toolEnvironment(processEnv, config.env),
+    env: toolEnv,
     ...(mcp ? { mcp } : {}),
     ...(browserExecutable ? { browserExecutable } : {}),
     ...(config.limits?.workers ? { workerLimit: config.limits.workers } : {}),

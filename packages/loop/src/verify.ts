@@ -1,5 +1,5 @@
 import { CapgateError } from "@capgate/schema";
-import { approvalNeeded, requireApproval, runShell, type ToolContext } from "@capgate/tools";
+import { approvalNeeded, requireApproval, runShell, sandboxTarget, type ToolContext } from "@capgate/tools";
 
 export interface VerifyOutcome {
   passed: boolean;
@@ -53,6 +53,7 @@ export async function runVerify(options: {
       command,
       cwd: ctx.workspace,
       env: ctx.env,
+      sandbox: sandboxTarget(ctx),
       timeoutMs,
       maxOutputBytes: ctx.limits.outputBytes,
       signal: ctx.signal,

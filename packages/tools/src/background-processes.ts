@@ -3,6 +3,8 @@ import { execa } from "execa";
 import { HeadTailCapture, tailLines } from "./output-capture.js";
 import { DEFAULT_KILL_GRACE_MS, terminateGroup, trackGroup } from "./process-group.js";
 import { assertShellAllowed, type ShellGateOptions } from "./run-shell.js";
+import { bashArgv, sandboxCommand } from "./sandbox.js";
+import { type SandboxTarget, sandboxOptionsFor } from "./sandbox-run.js";
 import type { HostResources } from "./types.js";
 
 /** The `ctx.resources` key under which `backgroundProcesses(ctx)` keeps the manager. */
@@ -37,12 +39,15 @@ export interface StartProcessOptions {
   env: Record<string, string | undefined>;
   /** Shown in list(); defaults to the file and args. */
   label?: string;
+  /** Called once the process has exited (sandbox clean-up). */
+  onExit?: () => void;
 }
 
 export interface StartShellOptions extends ShellGateOptions {
   cwd: string;
   env: Record<string, string | undefined>;
-  shell?: string;
+  /** Where the OS sandbox puts the command (pass `sandboxTarget(ctx)`; default workspace: `cwd`). */
+  sandbox?: SandboxTarget;
 }
 
 export interface BackgroundProcessesOptions {
@@ -125,21 +130,36 @@ export class BackgroundProcesses {
         );
       }
       if (child.pid !== undefined) void terminateGroup(child.pid, this.#graceMs); // leftovers of the group
+      options.onExit?.();
     });
     this.#entries.set(id, { info, output, exited });
     return { ...info };
   }
 
-  /** Start a shell command line (`/bin/sh -c`) — only after the shell policy allowed it. */
+  /**
+   * Start a shell command line (`bash --noprofile --norc -c`) — only after the shell policy
+   * allowed it, inside the OS sandbox unless `policy.sandbox` is "off".
+   * @throws CapgateError `sandbox_unavailable` (nothing started) when the sandbox cannot start.
+   */
   async startShell(options: StartShellOptions): Promise<BackgroundProcessInfo> {
     await assertShellAllowed(options);
-    return this.start({
-      file: options.shell ?? "/bin/sh",
-      args: ["-c", options.command],
-      cwd: options.cwd,
-      env: options.env,
-      label: options.command,
-    });
+    const wrapped = await sandboxCommand(
+      bashArgv(options.command),
+      sandboxOptionsFor(options.cwd, options.env, options.policy, options.sandbox),
+    );
+    try {
+      return this.start({
+        file: wrapped.file,
+        args: wrapped.args,
+        cwd: options.cwd,
+        env: wrapped.env,
+        label: options.command,
+        onExit: wrapped.release,
+      });
+    } catch (error) {
+      wrapped.release();
+      throw error;
+    }
   }
 
   /** The last `lines` lines of a process's combined output (default 100) and its state. */

@@ -56,6 +56,22 @@ export { describeFileType, fileTypeOf, NotRegularFileError, openRegularFile } fr
 export { createHostResources } from "./resources.js";
 export type { OnAsk, RunShellOptions, ShellGateOptions } from "./run-shell.js";
 export { assertShellAllowed, runShell } from "./run-shell.js";
+export type { SandboxedCommand, SandboxOptions } from "./sandbox.js";
+export {
+  bashArgv,
+  HIDDEN_HOME_PATHS,
+  networkMode,
+  SANDBOX_PROXY_PORT,
+  SCRUBBED_ENV,
+  sandboxCommand,
+  sandboxMode,
+  scrubEnv,
+} from "./sandbox.js";
+export { DEFAULT_BWRAP, probeBwrap, systemBash } from "./sandbox-host.js";
+export type { EgressProxy, ProxyMode } from "./sandbox-proxy.js";
+export { closeEgressProxies, egressProxy } from "./sandbox-proxy.js";
+export type { RunSandboxedOptions, SandboxTarget } from "./sandbox-run.js";
+export { runSandboxed, sandboxTarget } from "./sandbox-run.js";
 export type { FromSchema } from "./schema-types.js";
 export type { ResolvedCommand } from "./shell-commands.js";
 export type { ShellDecision, ShellPolicy } from "./shell-policy.js";
@@ -87,6 +103,7 @@ export type {
   PolicyConfig,
   PolicyVerdict,
   ProfileInfo,
+  ShellNetwork,
   ShellPolicyConfig,
   ShellPrefixRule,
   ToolContent,

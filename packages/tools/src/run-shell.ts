@@ -1,5 +1,7 @@
 import { PolicyDeniedError } from "./errors.js";
-import { type ProcessResult, type RunProcessOptions, runProcess } from "./process-runner.js";
+import type { ProcessResult, RunProcessOptions } from "./process-runner.js";
+import { bashArgv } from "./sandbox.js";
+import { runSandboxed, type SandboxTarget } from "./sandbox-run.js";
 import { checkShellCommand } from "./shell-policy.js";
 import type { ShellPolicyConfig } from "./types.js";
 
@@ -12,16 +14,22 @@ import type { ShellPolicyConfig } from "./types.js";
 export type OnAsk = "deny" | "allow" | ((reason: string) => Promise<boolean>);
 
 export interface ShellGateOptions {
-  /** The command line, run by `/bin/sh -c`. */
+  /** The command line, run by `bash --noprofile --norc -c` (the grammar the policy parses). */
   command: string;
-  /** Extra deny/ask rules (pass `ctx.policy.shell`). The built-in GUI-opener rules always apply. */
+  /**
+   * Extra deny/ask rules and the sandbox settings (`sandbox`, `network`, `bwrap`) — pass
+   * `ctx.policy.shell`. The built-in GUI-opener rules always apply.
+   */
   policy?: ShellPolicyConfig;
   onAsk?: OnAsk;
 }
 
 export interface RunShellOptions extends Omit<RunProcessOptions, "file" | "args">, ShellGateOptions {
-  /** The shell binary (default /bin/sh). */
-  shell?: string;
+  /**
+   * Where the OS sandbox puts the command (pass `sandboxTarget(ctx)`): the workspace it may
+   * write (default: `cwd`), the state dir it may not read, the web rules of its network.
+   */
+  sandbox?: SandboxTarget;
 }
 
 /**
@@ -43,13 +51,22 @@ export async function assertShellAllowed(options: ShellGateOptions): Promise<voi
 }
 
 /**
- * Run a shell command line (`/bin/sh -c command`) — only after the shell policy allowed it.
- * Otherwise exactly like `runProcess`: own process group killed on timeout/abort/exit,
- * streamed output capped head+tail.
+ * Run a shell command line (`bash --noprofile --norc -c command`, BASH_ENV/ENV unset) —
+ * only after the shell policy allowed it, and inside the OS sandbox (bubblewrap: see
+ * docs/security.md) unless `policy.sandbox` is "off". Otherwise exactly like `runProcess`:
+ * own process group killed on timeout/abort/exit, streamed output capped head+tail.
  * @throws PolicyDeniedError before anything runs when the policy denies it.
+ * @throws CapgateError `sandbox_unavailable` before anything runs when the sandbox cannot start.
  */
 export async function runShell(options: RunShellOptions): Promise<ProcessResult> {
   await assertShellAllowed(options);
-  const { command, policy: _policy, onAsk: _onAsk, shell, ...rest } = options;
-  return runProcess({ ...rest, file: shell ?? "/bin/sh", args: ["-c", command] });
+  const { command, policy, onAsk: _onAsk, sandbox, ...rest } = options;
+  const [file, ...args] = bashArgv(command) as [string, ...string[]];
+  return runSandboxed({
+    ...rest,
+    file,
+    args,
+    ...(policy ? { shellPolicy: policy } : {}),
+    ...(sandbox ? { sandbox } : {}),
+  });
 }

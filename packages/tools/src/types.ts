@@ -114,9 +114,26 @@ export interface ShellPrefixRule {
   mustNotMatch?: string[];
 }
 
+/**
+ * How sandboxed commands reach the network: `none` — not at all; `guarded` (default) — only
+ * through a host proxy that applies the web.* rules (no loopback, link-local or private
+ * addresses unless `web.allowHosts`, checked on the resolved address); `full` — the same
+ * proxy without address checks (any host, the host's loopback included).
+ */
+export type ShellNetwork = "none" | "guarded" | "full";
+
 export interface ShellPolicyConfig {
   deny?: ShellPrefixRule[];
   ask?: ShellPrefixRule[];
+  /**
+   * `on` (default): every command runs in the OS sandbox (bubblewrap), and is refused when the
+   * sandbox cannot start. `off`: commands run unsandboxed (the CLI warns on every run).
+   */
+  sandbox?: "on" | "off";
+  /** The sandbox's network (default `guarded`). */
+  network?: ShellNetwork;
+  /** Absolute path of bubblewrap (default /usr/bin/bwrap). */
+  bwrap?: string;
 }
 
 export interface WebPolicyConfig {

@@ -2,7 +2,8 @@ import { CapgateError } from "@capgate/schema";
 import {
   type ProcessResult,
   realWorkspace,
-  runProcess,
+  runSandboxed,
+  sandboxTarget,
   type ToolContext,
   type ToolResult,
 } from "@capgate/tools";
@@ -64,7 +65,10 @@ export async function runCode(args: RunArgs, ctx: ToolContext): Promise<ToolResu
   const started = performance.now();
   let result: ProcessResult;
   try {
-    result = await runProcess({
+    // Inside the same OS sandbox as shell.run: workspace writable, secrets hidden, no desktop.
+    result = await runSandboxed({
+      shellPolicy: ctx.policy.shell ?? {},
+      sandbox: sandboxTarget(ctx),
       file: interpreter.file,
       args: interpreter.args,
       cwd,

@@ -1,6 +1,7 @@
+import { basename } from "node:path";
 import { type AdHocSession, connectAdHoc } from "@capgate/mcp-client/stdio";
 import { stableHash } from "@capgate/schema";
-import type { ToolContext } from "@capgate/tools";
+import { sandboxCommand, type ToolContext } from "@capgate/tools";
 
 /** The config's upper bound for a server's timeoutMs (1 hour). */
 const MAX_TIMEOUT_MS = 3_600_000;
@@ -34,21 +35,63 @@ function definedEnv(env: ToolContext["env"]): Record<string, string> {
  * a failed start is forgotten, so the next call tries again.
  */
 export function adHocSession(ctx: ToolContext, argv: readonly string[]): Promise<AdHocSession> {
-  const [command, ...args] = argv;
+  const [command, ..._args] = argv;
   if (command === undefined) throw new Error("adHocSession: argv is empty");
   const env = definedEnv(ctx.env);
   const key = `${AD_HOC_RESOURCE_PREFIX}${stableHash({ argv, cwd: ctx.workspace, env })}`;
   return ctx.resources.acquire(
     key,
-    () =>
-      connectAdHoc({
-        command,
-        args,
-        env,
+    async () => {
+      // The model chose this program: it runs in the same OS sandbox as shell.run (workspace
+      // writable, secrets hidden, no desktop, guarded network), dying with the host.
+      const sandboxed = await sandboxCommand(argv, {
+        workspace: ctx.workspace,
         cwd: ctx.workspace,
-        timeoutMs: mcpTimeoutMs(ctx),
-        outputBytes: ctx.limits.outputBytes,
-      }),
+        env,
+        stateDir: ctx.stateDir,
+        ...(ctx.policy.shell ? { shell: ctx.policy.shell } : {}),
+        ...(ctx.policy.web ? { web: ctx.policy.web } : {}),
+      });
+      let session: AdHocSession;
+      try {
+        session = await connectAdHoc({
+          command: sandboxed.file,
+          args: sandboxed.args,
+          env: definedEnv(sandboxed.env),
+          cwd: ctx.workspace,
+          name: serverName(command),
+          timeoutMs: mcpTimeoutMs(ctx),
+          outputBytes: ctx.limits.outputBytes,
+        });
+      } catch (error) {
+        sandboxed.release();
+        throw error;
+      }
+      const inner = session;
+      const wrapped: AdHocSession = {
+        server: inner.server,
+        pid: inner.pid,
+        listTools: (options) => inner.listTools(options),
+        callTool: (tool, toolArgs, options) => inner.callTool(tool, toolArgs, options),
+        close: async () => {
+          try {
+            await inner.close();
+          } finally {
+            sandboxed.release();
+          }
+        },
+      };
+      return wrapped;
+    },
     (session) => session.close(),
   );
+}
+
+/** The server's name as the MCP client derives it from the program (not from bubblewrap, which now runs it). */
+function serverName(command: string): string {
+  const name = basename(command)
+    .replace(/\.(c|m)?js$/, "")
+    .replace(/[^A-Za-z0-9_-]/g, "_")
+    .slice(0, 64);
+  return name || "adhoc";
 }

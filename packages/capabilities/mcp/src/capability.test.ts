@@ -292,11 +292,12 @@ describe("mcp capability with ad-hoc command lines", () => {
 });
 
 describe("ad-hoc commands pass the shell policy before anything is spawned", () => {
-  const marker = () => join(workspace(), "spawned");
+  // Inside the context's workspace: the only place a sandboxed spawn could write it.
+  const marker = (ctx: ExecuteContext) => join(ctx.workspace, "spawned");
 
   it("a spawn is visible: without a rule, `sh -c 'touch M'` does run (the control case)", async () => {
-    const m = marker();
     const ctx = context();
+    const m = marker(ctx);
     const result = await executeTool(
       "mcp.list_tools",
       { command: `sh -c ${shellQuote([`touch ${m}`])}` },
@@ -331,8 +332,8 @@ describe("ad-hoc commands pass the shell policy before anything is spawned", () 
   ];
 
   it.each(DENIED)("refuses %s, and nothing runs", async (_name, build, property) => {
-    const m = marker();
     const ctx = context();
+    const m = marker(ctx);
     const call = build(m);
     for (const tool of ["mcp.list_tools", "mcp.call"]) {
       const args = tool === "mcp.call" ? { ...call, tool: "echo" } : call;
@@ -348,7 +349,7 @@ describe("ad-hoc commands pass the shell policy before anything is spawned", () 
   });
 
   it("applies configured deny rules and asks the operator for ask rules", async () => {
-    const m = marker();
+    const m = join(workspace(), "spawned");
     const command = `sh -c ${shellQuote([`touch ${m}`])}`;
     const denyCtx = context({ policy: { shell: { deny: [{ prefix: ["sh"], reason: "no shells here" }] } } });
     const denied = await rejection(executeTool("mcp.list_tools", { command }, denyCtx));
@@ -371,8 +372,8 @@ describe("ad-hoc commands pass the shell policy before anything is spawned", () 
   });
 
   it("checks again inside the handler, so a direct call cannot bypass the policy", async () => {
-    const m = marker();
     const ctx = context();
+    const m = marker(ctx);
     const handler = capability.handlers.get("mcp.list_tools")!;
     await expect(
       handler({ command: `sh -c ${shellQuote([`touch ${m}; xdg-open x`])}` }, ctx),

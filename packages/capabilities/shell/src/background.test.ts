@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { BACKGROUND_PROCESSES_KEY } from "@capgate/tools";
 import { afterAll, describe, expect, it } from "vitest";
-import { createShellTestHost, groupMembers, waitFor } from "./test-support.js";
+import { createShellTestHost, treeMembers, waitFor } from "./test-support.js";
 
 const host = createShellTestHost();
 afterAll(() => host.close());
@@ -43,7 +43,7 @@ describe("background processes: shell.start → shell.output → shell.stop", ()
     expect(out.summary).toMatch(/--- output, last 2 lines \(stdout\+stderr\) ---\nline4\nline5$/);
     expect(out.info.output).toBe("line4\nline5\n");
 
-    if (hasProc) expect(groupMembers(info.pid).length).toBeGreaterThanOrEqual(3);
+    if (hasProc) expect(treeMembers(info.pid).length).toBeGreaterThanOrEqual(3);
     const stopped = await host.call("shell.stop", { id: info.id });
     expect(stopped.success).toBe(true);
     expect(stopped.summary).toMatch(
@@ -51,7 +51,7 @@ describe("background processes: shell.start → shell.output → shell.stop", ()
     );
     expect(stopped.summary).toContain("line5");
     // Grandchildren (the two sleeps) are gone too.
-    if (hasProc) expect(groupMembers(info.pid)).toEqual([]);
+    if (hasProc) expect(treeMembers(info.pid)).toEqual([]);
 
     const after = await host.call("shell.output", { id: info.id });
     expect(after.success).toBe(false);
@@ -104,12 +104,12 @@ describe("background processes: shell.start → shell.output → shell.stop", ()
       // Another host does not see this host's processes.
       expect((await host.call("shell.output", { id: b.id })).summary).not.toContain("sleep 301");
       if (hasProc) {
-        await waitFor(() => (groupMembers(a.pid).length >= 2 ? true : undefined), "sleep child");
+        await waitFor(() => (treeMembers(a.pid).length >= 2 ? true : undefined), "sleep child");
       }
       await other.ctx.resources.closeAll();
       if (hasProc) {
-        expect(groupMembers(a.pid)).toEqual([]);
-        expect(groupMembers(b.pid)).toEqual([]);
+        expect(treeMembers(a.pid)).toEqual([]);
+        expect(treeMembers(b.pid)).toEqual([]);
       }
     } finally {
       await other.close();

@@ -9,6 +9,7 @@ import {
   realWorkspace,
   resolveInWorkspace,
   runShell,
+  sandboxTarget,
   shellPolicyCheck,
   type ToolContext,
   type ToolResult,
@@ -119,6 +120,7 @@ export const capability = defineCapability({
         onAsk: "allow",
         cwd,
         env: ctx.env,
+        sandbox: sandboxTarget(ctx),
         timeoutMs,
         maxOutputBytes: ctx.limits.outputBytes,
         signal: ctx.signal,
@@ -140,6 +142,7 @@ export const capability = defineCapability({
         onAsk: "allow",
         cwd,
         env: ctx.env,
+        sandbox: sandboxTarget(ctx),
       });
       const id = JSON.stringify({ id: info.id });
       if (!info.running) {

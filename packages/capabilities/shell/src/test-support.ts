@@ -36,7 +36,8 @@ export function createShellTestHost(over: Partial<ToolContext> = {}): ShellTestH
   const bin = join(root, "bin");
   mkdirSync(workspace);
   mkdirSync(bin);
-  const marker = join(root, "ran.log");
+  // In the workspace: the only place a sandboxed command (and so a fake that did run) can write.
+  const marker = join(workspace, ".ran.log");
   for (const name of FAKE_OPENERS) {
     const file = join(bin, name);
     writeFileSync(file, `#!/bin/sh\necho "${name} $*" >> '${marker}'\n`);
@@ -51,7 +52,7 @@ export function createShellTestHost(over: Partial<ToolContext> = {}): ShellTestH
     policy: {},
     services: {},
     resources: createHostResources(),
-    stateDir: root,
+    stateDir: join(root, "state"),
     capabilities: new CapabilitySet([capability]),
     loaded: { isToolLoaded: (tool) => tool.startsWith("shell.") },
     ...over,
@@ -76,9 +77,14 @@ export function createShellTestHost(over: Partial<ToolContext> = {}): ShellTestH
   };
 }
 
-/** Live (non-zombie) processes whose process group is `pgid`, from /proc. */
-export function groupMembers(pgid: number): number[] {
-  const members: number[] = [];
+/**
+ * Live (non-zombie) processes in the tree under `pid` (it included), from /proc. The
+ * sandbox starts the command in a new session (bubblewrap --new-session), so the tree, not
+ * the process group of the spawned pid, is what must be gone.
+ */
+export function treeMembers(pid: number): number[] {
+  const parent = new Map<number, number>();
+  const live = new Set<number>();
   for (const name of readdirSync("/proc")) {
     if (!/^\d+$/.test(name)) continue;
     let stat: string;
@@ -88,7 +94,17 @@ export function groupMembers(pgid: number): number[] {
       continue;
     }
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (Number(fields[2]) === pgid && fields[0] !== "Z" && fields[0] !== "X") members.push(Number(name));
+    parent.set(Number(name), Number(fields[1]));
+    if (fields[0] !== "Z" && fields[0] !== "X") live.add(Number(name));
+  }
+  const members: number[] = [];
+  for (const candidate of live) {
+    for (let p: number | undefined = candidate; p !== undefined && p > 1; p = parent.get(p)) {
+      if (p === pid) {
+        members.push(candidate);
+        break;
+      }
+    }
   }
   return members;
 }

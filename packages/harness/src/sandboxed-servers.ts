@@ -1,0 +1,71 @@
+import { isAbsolute, resolve } from "node:path";
+import type { McpServersMap, McpStdioServerConfig } from "@capgate/mcp-client";
+import { CapgateError } from "@capgate/schema";
+import { type PolicyConfig, sandboxCommand, systemBash } from "@capgate/tools";
+
+/**
+ * The servers map with each `"sandbox": true` stdio server's command replaced by the
+ * bubblewrap invocation that runs it in the OS sandbox (the same one as shell commands:
+ * workspace writable, secrets and the state dir hidden, no desktop, `shell.network`).
+ * Where the sandbox cannot start, the server is replaced by a command that fails with the
+ * refusal on stderr — it never starts unsandboxed.
+ */
+export async function sandboxServers(
+  servers: McpServersMap,
+  names: readonly string[],
+  options: {
+    workspace: string;
+    stateDir: string;
+    policy: PolicyConfig;
+    env: Record<string, string | undefined>;
+  },
+): Promise<McpServersMap> {
+  if (names.length === 0) return servers;
+  const out: McpServersMap = { ...servers };
+  for (const name of names) {
+    const entry = servers[name] as McpStdioServerConfig | undefined;
+    if (!entry || typeof entry.command !== "string") continue;
+    const cwd = entry.cwd
+      ? isAbsolute(entry.cwd)
+        ? entry.cwd
+        : resolve(options.workspace, entry.cwd)
+      : options.workspace;
+    try {
+      const wrapped = await sandboxCommand([entry.command, ...(entry.args ?? [])], {
+        workspace: options.workspace,
+        cwd,
+        // The MCP client builds the server's environment itself; bwrap's --unsetenv strips desktop variables from it.
+        env: { PATH: options.env.PATH, HOME: options.env.HOME },
+        stateDir: options.stateDir,
+        ...(options.policy.shell ? { shell: options.policy.shell } : {}),
+        ...(options.policy.web ? { web: options.policy.web } : {}),
+      });
+      // Proxy settings must reach the server even though the client builds its own env.
+      const proxyEnv: Record<string, string> = {};
+      for (const [key, value] of Object.entries(wrapped.env)) {
+        if (/_proxy$/i.test(key) && typeof value === "string") proxyEnv[key] = value;
+      }
+      out[name] = {
+        ...entry,
+        command: wrapped.file,
+        args: wrapped.args,
+        env: { ...proxyEnv, ...(entry.env ?? {}) },
+      };
+    } catch (error) {
+      if (!CapgateError.isInstance(error) || error.code !== "sandbox_unavailable") throw error;
+      out[name] = {
+        ...entry,
+        command: systemBash(),
+        args: [
+          "--noprofile",
+          "--norc",
+          "-c",
+          'printf "%s\\n" "$1" >&2; exit 1',
+          "capgate",
+          `MCP server '${name}' has "sandbox": true, but ${error.message}`,
+        ],
+      };
+    }
+  }
+  return out;
+}

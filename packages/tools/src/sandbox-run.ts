@@ -1,0 +1,86 @@
+import { accessSync, constants, statSync } from "node:fs";
+import { join } from "node:path";
+import { CapgateError } from "@capgate/schema";
+import { type ProcessResult, type RunProcessOptions, runProcess } from "./process-runner.js";
+import { type SandboxOptions, sandboxCommand } from "./sandbox.js";
+import type { ShellPolicyConfig, ToolContext, WebPolicyConfig } from "./types.js";
+
+/** Where a sandboxed command lives: its writable workspace, the hidden state dir, the web rules of its network. */
+export interface SandboxTarget {
+  /** Read-write inside the sandbox (default: the command's cwd). */
+  workspace?: string;
+  /** Hidden inside the sandbox ($CAPGATE_HOME). */
+  stateDir?: string;
+  /** `allowHosts` for `shell.network: "guarded"`. */
+  web?: WebPolicyConfig;
+}
+
+/** The sandbox target of a tool call: ctx.workspace read-write, ctx.stateDir hidden, ctx.policy.web for the network. */
+export function sandboxTarget(ctx: Pick<ToolContext, "workspace" | "stateDir" | "policy">): SandboxTarget {
+  return {
+    workspace: ctx.workspace,
+    stateDir: ctx.stateDir,
+    ...(ctx.policy.web ? { web: ctx.policy.web } : {}),
+  };
+}
+
+export interface RunSandboxedOptions extends RunProcessOptions {
+  /** `sandbox`, `network`, `bwrap` (pass ctx.policy.shell). */
+  shellPolicy?: ShellPolicyConfig;
+  sandbox?: SandboxTarget;
+}
+
+/** The SandboxOptions for a process started in `cwd` with `env`. */
+export function sandboxOptionsFor(
+  cwd: string,
+  env: Record<string, string | undefined>,
+  shellPolicy: ShellPolicyConfig | undefined,
+  target: SandboxTarget | undefined,
+): SandboxOptions {
+  return {
+    workspace: target?.workspace ?? cwd,
+    cwd,
+    env,
+    ...(target?.stateDir ? { stateDir: target.stateDir } : {}),
+    ...(shellPolicy ? { shell: shellPolicy } : {}),
+    ...(target?.web ? { web: target.web } : {}),
+  };
+}
+
+/**
+ * `runProcess` inside the OS sandbox (see `sandboxCommand`): same result shape, same
+ * process-group handling (the group is bubblewrap's; the sandbox dies with it).
+ * @throws CapgateError `sandbox_unavailable` before anything runs when the sandbox cannot start.
+ */
+export async function runSandboxed(options: RunSandboxedOptions): Promise<ProcessResult> {
+  const { shellPolicy, sandbox, file, args, ...rest } = options;
+  const wrapped = await sandboxCommand(
+    [resolveProgram(file, options.env.PATH), ...(args ?? [])],
+    sandboxOptionsFor(options.cwd, options.env, shellPolicy, sandbox),
+  );
+  try {
+    return await runProcess({ ...rest, file: wrapped.file, args: wrapped.args, env: wrapped.env });
+  } finally {
+    wrapped.release();
+  }
+}
+
+/**
+ * A bare program name resolved on `PATH` the way the host would, so "not found" is the same
+ * `spawn_failed` error as without a sandbox (inside, bubblewrap could only exit non-zero).
+ * @throws CapgateError `spawn_failed` when no directory of PATH has it.
+ */
+function resolveProgram(file: string, path: string | undefined): string {
+  if (file.includes("/")) return file;
+  for (const dir of (path ?? "").split(":")) {
+    if (!dir.startsWith("/")) continue;
+    const candidate = join(dir, file);
+    try {
+      accessSync(candidate, constants.X_OK);
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {
+      // not here
+    }
+  }
+  throw new CapgateError("spawn_failed", `could not start '${file}': no such program or working directory`);
+}

@@ -1,0 +1,305 @@
+// The OS sandbox's guarantees, each against real bubblewrap and real processes: filesystem,
+// environment, one shell, network (none / guarded / full against a real HTTP server on
+// 127.0.0.1), refusal when bubblewrap is missing. CI sets CAPGATE_REQUIRE_SYSTEM_TESTS=1,
+// so a missing bwrap or socat fails there instead of skipping.
+import { execFileSync } from "node:child_process";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { homedir, tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BackgroundProcesses } from "./background-processes.js";
+import { runShell } from "./run-shell.js";
+import { closeEgressProxies } from "./sandbox-proxy.js";
+import { runSandboxed } from "./sandbox-run.js";
+import type { ShellPolicyConfig, WebPolicyConfig } from "./types.js";
+
+const REQUIRED = Boolean(process.env.CAPGATE_REQUIRE_SYSTEM_TESTS);
+const HAVE = existsSync("/usr/bin/bwrap") && existsSync("/usr/bin/socat") && existsSync("/usr/bin/curl");
+const describeSandbox = HAVE || REQUIRED ? describe : describe.skip;
+
+const root = realpathSync(mkdtempSync(join(tmpdir(), "capgate-sbx-")));
+const ws = join(root, "ws");
+// The fake home and state dir live OUTSIDE /tmp (which the sandbox replaces wholesale), so
+// hiding them is the hide list's doing, not the private /tmp's.
+const outside = realpathSync(mkdtempSync(join(homedir(), ".capgate-sbx-test-")));
+const home = join(outside, "home");
+const stateDir = join(outside, "state");
+const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, LANG: "C.UTF-8" };
+
+interface Run {
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function sh(
+  command: string,
+  shell: ShellPolicyConfig = {},
+  web?: WebPolicyConfig,
+  over: { cwd?: string; workspace?: string; env?: Record<string, string | undefined> } = {},
+): Promise<Run> {
+  return runShell({
+    command,
+    cwd: over.cwd ?? ws,
+    env: over.env ?? env,
+    policy: shell,
+    sandbox: { workspace: over.workspace ?? over.cwd ?? ws, stateDir, ...(web ? { web } : {}) },
+    timeoutMs: 20_000,
+  });
+}
+
+let server: Server;
+let port = 0;
+let hits = 0;
+
+beforeAll(async () => {
+  mkdirSync(ws);
+  mkdirSync(join(home, ".ssh"), { recursive: true });
+  writeFileSync(join(home, ".ssh", "id_ed25519"), "SECRET-SSH-KEY\n");
+  writeFileSync(join(home, ".netrc"), "machine example.com password SECRET-NETRC\n");
+  mkdirSync(join(home, ".aws"));
+  writeFileSync(join(home, ".aws", "credentials"), "aws_secret_access_key = SECRET-AWS\n");
+  writeFileSync(join(home, "notes.txt"), "readable but not writable\n");
+  mkdirSync(join(stateDir, "traces"), { recursive: true });
+  writeFileSync(join(stateDir, "traces", "run.jsonl"), "SECRET-TRACE\n");
+  execFileSync("git", ["init", "-q", ws]);
+  writeFileSync(join(ws, "README.md"), "open the door\n");
+  server = createServer((_req, res) => {
+    hits++;
+    res.end("hello from the host\n");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  port = (server.address() as AddressInfo).port;
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => server?.close(resolve));
+  await closeEgressProxies();
+  rmSync(root, { recursive: true, force: true });
+  rmSync(outside, { recursive: true, force: true });
+});
+
+describeSandbox("the sandbox's filesystem", () => {
+  it("the workspace is read-write", async () => {
+    const r = await sh("echo written > out.txt && mkdir -p sub && echo deep > sub/f && cat out.txt sub/f");
+    expect(r).toMatchObject({ exitCode: 0, stdout: "written\ndeep\n" });
+    expect(readFileSync(join(ws, "out.txt"), "utf8")).toBe("written\n");
+  });
+
+  it("secrets under HOME and the state dir are unreadable; the rest of HOME reads", async () => {
+    const r = await sh(
+      `cat ~/.ssh/id_ed25519; cat ~/.netrc; cat ~/.aws/credentials; cat ${stateDir}/traces/run.jsonl; ls -A ${stateDir}; cat ~/notes.txt`,
+    );
+    const all = r.stdout + r.stderr;
+    for (const secret of ["SECRET-SSH-KEY", "SECRET-NETRC", "SECRET-AWS", "SECRET-TRACE"]) {
+      expect(all).not.toContain(secret);
+    }
+    expect(r.stderr).toMatch(/id_ed25519: No such file or directory/);
+    expect(r.stderr).toMatch(/run\.jsonl: No such file or directory/);
+    expect(r.stdout).toContain("readable but not writable");
+  });
+
+  it("everything outside the workspace is read-only, /tmp is private", async () => {
+    const hostTmp = join(tmpdir(), `capgate-host-only-${process.pid}`);
+    writeFileSync(hostTmp, "host tmp\n");
+    try {
+      const r = await sh(
+        `echo x > ~/new-file; echo x > ${root}/beside-ws; touch /usr/capgate-sbx; echo y >> ~/notes.txt; cat ${hostTmp}; echo private > /tmp/inside && cat /tmp/inside`,
+      );
+      expect(r.stderr).toMatch(/new-file: Read-only file system/);
+      expect(r.stderr).toMatch(/capgate-sbx.*Read-only file system/);
+      expect(r.stderr).toContain("No such file or directory");
+      expect(r.stdout).toBe("private\n");
+      expect(existsSync(join(home, "new-file"))).toBe(false);
+      expect(existsSync(join(root, "beside-ws"))).toBe(false);
+      expect(existsSync("/usr/capgate-sbx")).toBe(false);
+      expect(existsSync("/tmp/inside")).toBe(false);
+      expect(readFileSync(join(home, "notes.txt"), "utf8")).toBe("readable but not writable\n");
+    } finally {
+      rmSync(hostTmp, { force: true });
+    }
+  });
+
+  it(".git/hooks and .git/config refuse writes; the rest of the repository works", async () => {
+    const config = readFileSync(join(ws, ".git", "config"), "utf8");
+    const r = await sh(
+      "echo 'touch /tmp/pwned' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit; echo '[core] fsmonitor = evil' >> .git/config; git config core.hooksPath /tmp; git add README.md && git status --short",
+    );
+    expect(r.stderr).toMatch(/pre-commit: Read-only file system/);
+    expect(r.stderr).toMatch(/config: Read-only file system/);
+    expect(r.stdout).toContain("A  README.md");
+    expect(existsSync(join(ws, ".git", "hooks", "pre-commit"))).toBe(false);
+    expect(readFileSync(join(ws, ".git", "config"), "utf8")).toBe(config);
+  });
+
+  it("a missing .git/hooks cannot be created by the command either", async () => {
+    rmSync(join(ws, ".git", "hooks"), { recursive: true, force: true });
+    const r = await sh("mkdir -p .git/hooks; echo evil > .git/hooks/post-checkout; ls -A .git/hooks");
+    expect(r.stderr).toMatch(/Read-only file system/);
+    expect(existsSync(join(ws, ".git", "hooks", "post-checkout"))).toBe(false);
+  });
+
+  it("a workspace without .git: the model cannot create a repository (hooks, config) of its own", async () => {
+    const bare = join(root, "no-git");
+    mkdirSync(bare);
+    const r = await sh("git init -q . ; mkdir -p .git/hooks; echo x > .git/config; ls -A", {}, undefined, {
+      cwd: bare,
+    });
+    expect(r.stderr).toMatch(/Read-only file system|Permission denied|cannot/i);
+    // The read-only placeholder is gone again afterwards.
+    expect(existsSync(join(bare, ".git"))).toBe(false);
+  });
+});
+
+describeSandbox("the sandbox's environment and shell", () => {
+  it("desktop, bus and agent variables are unset inside; others pass", async () => {
+    const r = await sh(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: bash's ${!v-unset}, not a template
+      'for v in DISPLAY WAYLAND_DISPLAY DBUS_SESSION_BUS_ADDRESS BROWSER XAUTHORITY XDG_RUNTIME_DIR SSH_AUTH_SOCK; do echo "$v=${!v-unset}"; done; echo "KEEP=$KEEP"',
+      {},
+      undefined,
+      {
+        env: {
+          ...env,
+          DISPLAY: ":0",
+          WAYLAND_DISPLAY: "wayland-0",
+          DBUS_SESSION_BUS_ADDRESS: "unix:path=/run/user/0/bus",
+          BROWSER: "firefox",
+          XAUTHORITY: "/root/.Xauthority",
+          XDG_RUNTIME_DIR: "/run/user/0",
+          SSH_AUTH_SOCK: "/tmp/agent.sock",
+          KEEP: "kept",
+        },
+      },
+    );
+    expect(r.stdout).toBe(
+      "DISPLAY=unset\nWAYLAND_DISPLAY=unset\nDBUS_SESSION_BUS_ADDRESS=unset\nBROWSER=unset\nXAUTHORITY=unset\nXDG_RUNTIME_DIR=unset\nSSH_AUTH_SOCK=unset\nKEEP=kept\n",
+    );
+  });
+
+  it("runs bash --noprofile --norc with BASH_ENV and ENV ignored", async () => {
+    writeFileSync(join(ws, "startup.sh"), "echo SOURCED\n");
+    const r = await sh('((n = 2 + 3)); [[ $n == 5 ]] && echo "bash:$n" {a,b}; echo "$0"', {}, undefined, {
+      env: { ...env, BASH_ENV: join(ws, "startup.sh"), ENV: join(ws, "startup.sh") },
+    });
+    expect(r.stdout).toMatch(/^bash:5 a b\n.*bash\n$/);
+    expect(r.stdout).not.toContain("SOURCED");
+  });
+
+  it("the command is pid 2 of its own pid namespace and sees no host process", async () => {
+    const r = await sh("echo $$; ls /proc | grep -c '^[0-9]'");
+    const [pid, count] = r.stdout.trim().split("\n").map(Number);
+    expect(pid).toBeLessThan(10);
+    expect(count).toBeLessThan(10);
+  });
+});
+
+describeSandbox("the sandbox's network", () => {
+  const curl = (url: string, extra = "") =>
+    `curl -sS -m 10 ${extra} -w '\\nhttp=%{http_code}\\n' ${url}; echo "curl=$?"`;
+
+  it("guarded: the host's 127.0.0.1 servers, link-local and private addresses are refused like web.fetch", async () => {
+    const before = hits;
+    const r = await sh(
+      [
+        curl(`http://127.0.0.1:${port}/`, "--noproxy ''"),
+        curl("http://169.254.169.254/latest/meta-data/"),
+        curl("http://10.1.2.3/"),
+        curl(`http://2130706433:${port}/`, "--noproxy ''"),
+        curl(`https://127.0.0.1:${port}/`, "--noproxy ''"),
+        curl(`http://127.0.0.1:${port}/`, `--socks5-hostname 127.0.0.1:3128 --noproxy ''`),
+        curl(`http://127.0.0.1:${port}/`, "--noproxy '*'"),
+        `bash -c ': > /dev/tcp/127.0.0.1/${port}' 2>/dev/null && echo tcp=open || echo tcp=refused`,
+      ].join("; "),
+    );
+    expect(hits).toBe(before);
+    // 127.0.0.1 and its integer spelling 2130706433 both arrive as loopback.
+    expect(r.stdout.match(/'127\.0\.0\.1'[^\n]* is loopback/g)?.length).toBeGreaterThanOrEqual(2);
+    expect(r.stdout).toContain("'169.254.169.254' is linkLocal");
+    expect(r.stdout).toContain("'10.1.2.3' is private");
+    expect(r.stdout).toContain("tcp=refused");
+    expect(r.stderr).toMatch(/CONNECT tunnel failed, response 403/);
+    expect(r.stdout).not.toContain("hello from the host");
+  });
+
+  it("guarded: a web.allowHosts entry is reachable, over HTTP proxy and SOCKS5 alike", async () => {
+    const before = hits;
+    const r = await sh(
+      [
+        curl(`http://127.0.0.1:${port}/`),
+        curl(`http://127.0.0.1:${port}/`, `--socks5-hostname 127.0.0.1:3128 --noproxy ''`),
+      ].join("; "),
+      {},
+      { allowHosts: [`127.0.0.1:${port}`] },
+    );
+    expect(r.stdout.match(/hello from the host/g)).toHaveLength(2);
+    expect(hits).toBe(before + 2);
+  });
+
+  it("none: no network at all, not even through an allowHosts entry", async () => {
+    const before = hits;
+    const r = await sh(
+      `${curl(`http://127.0.0.1:${port}/`)}; echo "proxy=\${HTTP_PROXY-unset}"`,
+      { network: "none" },
+      { allowHosts: [`127.0.0.1:${port}`] },
+    );
+    expect(r.stdout).toContain("proxy=unset");
+    expect(r.stdout).toMatch(/curl=7/);
+    expect(hits).toBe(before);
+  });
+
+  it("full: the proxy without address checks (the host's loopback too), still no direct route", async () => {
+    const before = hits;
+    const r = await sh(
+      `${curl(`http://127.0.0.1:${port}/`)}; ${curl(`http://127.0.0.1:${port}/`, "--noproxy '*'")}`,
+      { network: "full" },
+    );
+    expect(r.stdout.match(/hello from the host/g)).toHaveLength(1);
+    expect(hits).toBe(before + 1);
+  });
+});
+
+describeSandbox("where the sandbox cannot start, nothing runs", () => {
+  const missing = { bwrap: join(root, "no-such-bwrap") };
+
+  it("runShell, runSandboxed and startShell refuse with the fix named", async () => {
+    const marker = join(ws, "ran-unsandboxed");
+    const refusal =
+      /bubblewrap is not installed.*apt-get install bubblewrap.*"shell": \{ "sandbox": "off" \}/;
+    await expect(sh(`touch ${marker}`, missing)).rejects.toMatchObject({ code: "sandbox_unavailable" });
+    await expect(sh(`touch ${marker}`, missing)).rejects.toThrow(refusal);
+    await expect(
+      runSandboxed({ file: "touch", args: [marker], cwd: ws, env, shellPolicy: missing }),
+    ).rejects.toThrow(refusal);
+    const bg = new BackgroundProcesses();
+    await expect(
+      bg.startShell({ command: `touch ${marker}`, cwd: ws, env, policy: missing }),
+    ).rejects.toThrow(refusal);
+    expect(bg.list()).toEqual([]);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('"sandbox": "off" runs unconfined (the operator\'s choice), still under bash without desktop variables', async () => {
+    const outsideFile = join(root, "written-unsandboxed");
+    const r = await sh(
+      `echo "\${DISPLAY-unset}" > ${outsideFile}; cat ${outsideFile}`,
+      { sandbox: "off" },
+      undefined,
+      {
+        env: { ...env, DISPLAY: ":0" },
+      },
+    );
+    expect(r.stdout).toBe("unset\n");
+    expect(existsSync(outsideFile)).toBe(true);
+  });
+});

@@ -1,0 +1,356 @@
+import { lstatSync, mkdirSync, mkdtempSync, realpathSync, rmdirSync, type Stats } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { join, resolve, sep } from "node:path";
+import { CapgateError } from "@capgate/schema";
+import { BWRAP_BASE_ARGS, DEFAULT_BWRAP, findSystemBinary, probeBwrap, systemBash } from "./sandbox-host.js";
+import { egressProxy } from "./sandbox-proxy.js";
+import type { ShellNetwork, ShellPolicyConfig, WebPolicyConfig } from "./types.js";
+
+/**
+ * Paths under the user's home that no sandboxed command may read: credentials, keys,
+ * tokens, browser profiles, shell history. Each is replaced by an empty directory (or an
+ * empty file) inside the sandbox. The list is documented in docs/security.md.
+ */
+export const HIDDEN_HOME_PATHS: readonly string[] = [
+  ".ssh",
+  ".aws",
+  ".azure",
+  ".config/gcloud",
+  ".gnupg",
+  ".netrc",
+  ".docker",
+  ".kube",
+  ".npmrc",
+  ".yarnrc",
+  ".yarnrc.yml",
+  ".pypirc",
+  ".git-credentials",
+  ".config/git/credentials",
+  ".config/gh",
+  ".config/hub",
+  ".config/op",
+  ".cargo/credentials",
+  ".cargo/credentials.toml",
+  ".gem/credentials",
+  ".m2/settings.xml",
+  ".terraform.d/credentials.tfrc.json",
+  ".vault-token",
+  ".password-store",
+  ".local/share/keyrings",
+  ".config/chromium",
+  ".config/google-chrome",
+  ".mozilla",
+  ".pki",
+  ".bash_history",
+  ".zsh_history",
+  ".python_history",
+  ".node_repl_history",
+  ".psql_history",
+  ".claude",
+  ".codex",
+  ".capgate",
+];
+
+/** Directories that get a private, empty tmpfs: no host /tmp (X11 and other sockets), no /run (D-Bus, $XDG_RUNTIME_DIR). */
+const PRIVATE_TMPFS = ["/tmp", "/var/tmp", "/run", "/dev/shm"];
+
+/** Variables never passed into a command: desktop and session buses, agent sockets, shell start-up files. */
+export const SCRUBBED_ENV: readonly string[] = [
+  "DISPLAY",
+  "WAYLAND_DISPLAY",
+  "WAYLAND_SOCKET",
+  "XAUTHORITY",
+  "DBUS_SESSION_BUS_ADDRESS",
+  "DBUS_SYSTEM_BUS_ADDRESS",
+  "XDG_RUNTIME_DIR",
+  "BROWSER",
+  "SESSION_MANAGER",
+  "SSH_AUTH_SOCK",
+  "GPG_AGENT_INFO",
+  "BASH_ENV",
+  "ENV",
+];
+
+/** Inside the sandbox the proxy's unix socket is bridged to this loopback port. */
+export const SANDBOX_PROXY_PORT = 3128;
+const PROXY_SOCKET_INSIDE = "/run/capgate/proxy.sock";
+
+export interface SandboxOptions {
+  /** The workspace: the only place a command may write (its real path). */
+  workspace: string;
+  /** The host's state directory ($CAPGATE_HOME: traces, memory, tokens) — unreadable inside. */
+  stateDir?: string;
+  /** Working directory (inside the workspace). */
+  cwd: string;
+  /** The command's environment (ctx.env); desktop variables are removed from it. */
+  env: Record<string, string | undefined>;
+  /** `sandbox`, `network`, `bwrap` come from here (ctx.policy.shell). */
+  shell?: ShellPolicyConfig;
+  /** `allowHosts` for the guarded network (ctx.policy.web). */
+  web?: WebPolicyConfig;
+}
+
+export interface SandboxedCommand {
+  file: string;
+  args: string[];
+  env: Record<string, string | undefined>;
+  /** False only when the operator turned the sandbox off. */
+  sandboxed: boolean;
+  /** Call once the process has exited (removes placeholders made for it). */
+  release(): void;
+}
+
+/** The argv that runs a command line the way the policy parsed it: bash, no profile, no rc files. */
+export function bashArgv(command: string): string[] {
+  return [systemBash(), "--noprofile", "--norc", "-c", command];
+}
+
+/** The environment a command gets: `env` without desktop, bus and agent variables, nor BASH_ENV/ENV. */
+export function scrubEnv(env: Record<string, string | undefined>): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [key, value] of Object.entries(env)) {
+    if (value !== undefined && !SCRUBBED_ENV.includes(key)) out[key] = value;
+  }
+  return out;
+}
+
+/** The sandbox mode in effect for a shell policy ("on" unless the operator wrote "off"). */
+export function sandboxMode(shell: ShellPolicyConfig | undefined): "on" | "off" {
+  return shell?.sandbox === "off" ? "off" : "on";
+}
+
+/** The network mode in effect (default "guarded"). */
+export function networkMode(shell: ShellPolicyConfig | undefined): ShellNetwork {
+  return shell?.network ?? "guarded";
+}
+
+/**
+ * Wrap `argv` (program and arguments) so it runs inside the OS sandbox: bubblewrap with
+ * new user, pid, network, ipc, uts namespaces; the workspace read-write, everything else
+ * read-only, secrets and the state dir hidden, private /tmp and /run, `.git/hooks` and
+ * `.git/config` read-only; the network per `shell.network`; the whole sandbox killed with
+ * its parent. With `"sandbox": "off"` the argv is returned as is (env still scrubbed).
+ * @throws CapgateError `sandbox_unavailable` (nothing ran) when the sandbox cannot start here.
+ */
+export async function sandboxCommand(
+  argv: readonly string[],
+  options: SandboxOptions,
+): Promise<SandboxedCommand> {
+  const [file, ...rest] = argv;
+  if (file === undefined) throw new TypeError("sandboxCommand: argv is empty");
+  const env = scrubEnv(options.env);
+  if (sandboxMode(options.shell) === "off") {
+    return { file, args: rest, env, sandboxed: false, release: () => undefined };
+  }
+  const bwrap = options.shell?.bwrap ?? DEFAULT_BWRAP;
+  await probeBwrap(bwrap);
+  const network = networkMode(options.shell);
+
+  const args: string[] = [...BWRAP_BASE_ARGS];
+  // Also inside, whatever environment the spawner adds (an MCP client merges its own): none of these exist there.
+  for (const name of SCRUBBED_ENV) args.push("--unsetenv", name);
+  const workspace = realpathSync(options.workspace);
+  const hidden = hiddenPaths(options, workspace);
+  args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
+  for (const dir of PRIVATE_TMPFS) args.push("--tmpfs", dir);
+  // Programs the host put on the command's PATH under /tmp & co. stay callable (read-only).
+  for (const dir of pathDirsUnderTmpfs(env.PATH, workspace)) args.push("--ro-bind", dir, dir);
+  // Secrets that contain the workspace are hidden first, so the workspace bind shows through them.
+  // (Their tmpfs stays writable: bubblewrap must create the workspace's mount point in it; writes there vanish.)
+  for (const h of hidden.filter((p) => isWithin(p.path, workspace))) args.push(...hide(h, false));
+  args.push("--bind", workspace, workspace);
+  for (const h of hidden.filter((p) => !isWithin(p.path, workspace))) args.push(...hide(h, true));
+  const git = protectGit(workspace);
+  args.push(...git.args);
+
+  let inner = [file, ...rest];
+  if (network !== "none") {
+    const socat = findSystemBinary("socat");
+    if (!socat) {
+      git.release();
+      throw new CapgateError(
+        "sandbox_unavailable",
+        `The sandbox's network bridge needs socat, which is not installed, so the command was refused and nothing ran. Install it (\`apt-get install socat\`), or set "shell": { "network": "none" } in capgate.config.json for commands without network.`,
+      );
+    }
+    const proxy = await egressProxy(network, options.web?.allowHosts ?? []);
+    args.push("--bind", proxy.socketPath, PROXY_SOCKET_INSIDE);
+    for (const [name, value] of Object.entries(proxyEnv(network, options.web?.allowHosts ?? []))) {
+      env[name] = value;
+      args.push("--setenv", name, value);
+    }
+    inner = [
+      systemBash(),
+      "--noprofile",
+      "--norc",
+      "-c",
+      bridgeScript(socat),
+      "capgate-sandbox",
+      file,
+      ...rest,
+    ];
+  }
+  args.push("--chdir", options.cwd, "--", ...inner);
+  return { file: bwrap, args, env, sandboxed: true, release: git.release };
+}
+
+/**
+ * The proxy variables. Loopback names bypass the proxy (so a server the same command
+ * started is reached on the sandbox's own loopback) — except with `full`, or when an
+ * `allowHosts` entry names a loopback host: then the operator wants the host's one, which
+ * only the proxy can reach.
+ */
+function proxyEnv(network: ShellNetwork, allowHosts: readonly string[]): Record<string, string> {
+  const http = `http://127.0.0.1:${SANDBOX_PROXY_PORT}`;
+  const socks = `socks5h://127.0.0.1:${SANDBOX_PROXY_PORT}`;
+  const hostLoopback =
+    network === "full" ||
+    allowHosts.some((h) => /^(localhost\.?|127(\.\d{1,3}){3}|\[::1\]|::1)(:\d+)?$/i.test(h.trim()));
+  const noProxy = hostLoopback ? "" : "localhost,127.0.0.1,::1";
+  return {
+    HTTP_PROXY: http,
+    HTTPS_PROXY: http,
+    http_proxy: http,
+    https_proxy: http,
+    ALL_PROXY: socks,
+    all_proxy: socks,
+    NO_PROXY: noProxy,
+    no_proxy: noProxy,
+  };
+}
+
+/**
+ * Runs first inside the sandbox: bridge 127.0.0.1:3128 to the host proxy's socket, wait
+ * until the port listens (read from /proc/net/tcp: no connection is made), then exec the
+ * command. socat dies with the sandbox's pid namespace when the command ends.
+ */
+function bridgeScript(socat: string): string {
+  const port = SANDBOX_PROXY_PORT.toString(16).toUpperCase().padStart(4, "0");
+  return [
+    `${socat} TCP-LISTEN:${SANDBOX_PROXY_PORT},bind=127.0.0.1,reuseaddr,fork UNIX-CONNECT:${PROXY_SOCKET_INSIDE} </dev/null >/dev/null 2>&1 &`,
+    "i=0",
+    `while ! grep -q ': 0100007F:${port} 00000000:0000 0A' /proc/net/tcp; do`,
+    '  i=$((i+1)); if [ "$i" -gt 1000 ]; then echo "capgate sandbox: the network bridge did not start" >&2; exit 125; fi',
+    "  sleep 0.002",
+    "done",
+    'exec "$@"',
+  ].join("\n");
+}
+
+interface HiddenPath {
+  path: string;
+  directory: boolean;
+}
+
+function lstatOrUndefined(path: string): Stats | undefined {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+function isWithin(parent: string, child: string): boolean {
+  return child === parent || child.startsWith(parent.endsWith(sep) ? parent : `${parent}${sep}`);
+}
+
+/** Existing secret paths and the state dir, by real path (a symlinked ~/.ssh is hidden where it points too). */
+function hiddenPaths(options: SandboxOptions, workspace: string): HiddenPath[] {
+  const homes = new Set<string>([homedir()]);
+  if (options.env.HOME?.startsWith("/")) homes.add(options.env.HOME);
+  const candidates: string[] = [];
+  for (const home of homes) for (const rel of HIDDEN_HOME_PATHS) candidates.push(join(home, rel));
+  if (options.stateDir) candidates.push(resolve(options.stateDir));
+  const out = new Map<string, HiddenPath>();
+  for (const candidate of candidates) {
+    for (const path of [candidate, realOrUndefined(candidate)]) {
+      if (!path) continue;
+      // The workspace itself cannot be hidden from its own command (a state dir equal to it is documented).
+      if (path === workspace) continue;
+      if (PRIVATE_TMPFS.some((t) => isWithin(t, path)) && !isWithin(path, workspace)) continue; // already empty
+      const st = lstatOrUndefined(path);
+      if (!st || st.isSymbolicLink()) continue;
+      out.set(path, { path, directory: st.isDirectory() });
+    }
+  }
+  return [...out.values()];
+}
+
+/** Real, existing directories of `PATH` that the private tmpfs mounts would otherwise hide. */
+function pathDirsUnderTmpfs(path: string | undefined, workspace: string): string[] {
+  const out = new Set<string>();
+  for (const entry of (path ?? "").split(":")) {
+    if (!entry.startsWith("/")) continue;
+    const real = realOrUndefined(entry);
+    if (!real || isWithin(workspace, real) || !PRIVATE_TMPFS.some((t) => isWithin(t, real))) continue;
+    if (lstatOrUndefined(real)?.isDirectory()) out.add(real);
+  }
+  return [...out];
+}
+
+function realOrUndefined(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+function hide(h: HiddenPath, readOnly: boolean): string[] {
+  if (!h.directory) return ["--ro-bind", "/dev/null", h.path];
+  return readOnly ? ["--tmpfs", h.path, "--remount-ro", h.path] : ["--tmpfs", h.path];
+}
+
+const placeholders = new Map<string, number>();
+let emptyDir: string | undefined;
+
+/**
+ * `.git/hooks` and `.git/config` are run and read by the host's git later (and by the
+ * user's), so a command must not write them. Existing ones are bound read-only; a missing
+ * hooks directory is created first (empty, as `git init` would). When the workspace has no
+ * `.git` at all, an empty read-only `.git` is put in its place for the command's lifetime,
+ * so the model cannot create a repository whose hooks and config someone else's git would
+ * trust; it is removed again when the last sandbox using it ends.
+ */
+function protectGit(workspace: string): { args: string[]; release(): void } {
+  const dotGit = join(workspace, ".git");
+  const st = lstatOrUndefined(dotGit);
+  if (st?.isDirectory()) {
+    const args: string[] = [];
+    const hooks = join(dotGit, "hooks");
+    const hooksStat = lstatOrUndefined(hooks);
+    if (!hooksStat) mkdirSync(hooks, { mode: 0o755 });
+    if (!hooksStat || hooksStat.isDirectory()) args.push("--ro-bind", hooks, hooks);
+    else args.push("--ro-bind", "/dev/null", hooks);
+    const config = join(dotGit, "config");
+    const configStat = lstatOrUndefined(config);
+    if (configStat?.isFile()) args.push("--ro-bind", config, config);
+    else if (!configStat) args.push("--ro-bind", "/dev/null", config);
+    return { args, release: () => undefined };
+  }
+  if (st) {
+    // A .git file (gitdir: pointer) or symlink: the pointer itself must not change.
+    return { args: st.isSymbolicLink() ? [] : ["--ro-bind", dotGit, dotGit], release: () => undefined };
+  }
+  emptyDir ??= mkdtempSync(join(tmpdir(), "capgate-empty-"));
+  placeholders.set(dotGit, (placeholders.get(dotGit) ?? 0) + 1);
+  let released = false;
+  return {
+    args: ["--ro-bind", emptyDir, dotGit],
+    release: () => {
+      if (released) return;
+      released = true;
+      const left = (placeholders.get(dotGit) ?? 1) - 1;
+      if (left > 0) {
+        placeholders.set(dotGit, left);
+        return;
+      }
+      placeholders.delete(dotGit);
+      try {
+        rmdirSync(dotGit); // only if still the empty mount point bwrap made
+      } catch {
+        // not empty or gone: leave it
+      }
+    },
+  };
+}

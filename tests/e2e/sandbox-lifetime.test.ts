@@ -1,0 +1,131 @@
+// kill -9 of the CLI, or of the server, in the middle of a sandboxed command leaves nothing
+// running: bubblewrap runs with --die-with-parent and its own pid namespace, so the whole
+// sandbox goes with the host process. Real processes: the built CLI (`node apps/cli/dist/bin.js`).
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+
+const REQUIRED = Boolean(process.env.CAPGATE_REQUIRE_SYSTEM_TESTS);
+const BIN = fileURLToPath(new URL("../../apps/cli/dist/bin.js", import.meta.url));
+const describeLifetime =
+  (existsSync("/usr/bin/bwrap") && existsSync(BIN)) || REQUIRED ? describe : describe.skip;
+
+const root = realpathSync(mkdtempSync(join(tmpdir(), "capgate-lifetime-")));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/** The command: a heartbeat in the workspace every 50 ms, forever (its pids are the sandbox's, so the file is the witness). */
+const HEARTBEAT = "while :; do date +%s%N > beat; sleep 0.05; done";
+
+const pause = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+async function until<T>(what: string, probe: () => T | undefined): Promise<T> {
+  for (let i = 0; i < 600; i++) {
+    const value = probe();
+    if (value !== undefined) return value;
+    await pause(25);
+  }
+  throw new Error(`gave up waiting for ${what}`);
+}
+
+/** Every live process below `pid` (host pids, read from /proc). */
+function descendants(pid: number): number[] {
+  const parent = new Map<number, number>();
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "latin1");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (fields[0] !== "Z" && fields[0] !== "X") parent.set(Number(name), Number(fields[1]));
+    } catch {}
+  }
+  const out: number[] = [];
+  for (const candidate of parent.keys()) {
+    for (let p = parent.get(candidate); p !== undefined && p > 1; p = parent.get(p)) {
+      if (p === pid) {
+        out.push(candidate);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+function alive(pids: number[]): number[] {
+  return pids.filter((pid) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+      return !/^[ZX]$/.test(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0] ?? "");
+    } catch {
+      return false;
+    }
+  });
+}
+
+function workspace(name: string): { ws: string; state: string } {
+  const ws = join(root, name);
+  const state = join(root, `${name}-state`);
+  mkdirSync(ws);
+  mkdirSync(state);
+  execFileSync("git", ["init", "-q", ws]);
+  return { ws, state };
+}
+
+function cli(args: string[], ws: string, state: string): ChildProcess {
+  return spawn(process.execPath, [BIN, ...args], {
+    cwd: ws,
+    env: { PATH: process.env.PATH, HOME: root, CAPGATE_HOME: state, LANG: "C.UTF-8" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+}
+
+/** kill -9 `host` once the heartbeat runs; then the sandbox's processes must be gone and the heartbeat stopped. */
+async function killAndCheck(host: ChildProcess, ws: string): Promise<void> {
+  const beat = join(ws, "beat");
+  await until("the heartbeat", () => (existsSync(beat) ? true : undefined));
+  const tree = descendants(host.pid as number);
+  expect(tree.length).toBeGreaterThanOrEqual(3); // bwrap, the namespace's init, bash (and its sleep)
+  const exited = new Promise((done) => host.once("exit", done));
+  host.kill("SIGKILL");
+  await exited;
+  await until("the sandbox to die with its parent", () => (alive(tree).length === 0 ? true : undefined));
+  await pause(200);
+  const last = readFileSync(beat, "utf8");
+  await pause(500);
+  expect(readFileSync(beat, "utf8")).toBe(last);
+}
+
+describeLifetime("a sandboxed command dies with its host", () => {
+  it("kill -9 of `capgate call shell.run` mid-command leaves nothing running", async () => {
+    const { ws, state } = workspace("cli");
+    const host = cli(
+      ["call", "shell.run", JSON.stringify({ command: HEARTBEAT, timeout_ms: 100_000 })],
+      ws,
+      state,
+    );
+    await killAndCheck(host, ws);
+  }, 60_000);
+
+  it("kill -9 of `capgate serve` during POST /tools/call leaves nothing running", async () => {
+    const { ws, state } = workspace("serve");
+    const token = "t".repeat(40);
+    const host = cli(["serve", "--port", "0", "--token", token, "--workspace", ws], ws, state);
+    let out = "";
+    host.stdout?.on("data", (c: Buffer) => {
+      out += c.toString();
+    });
+    const url = await until(
+      "the server to listen",
+      () => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1],
+    );
+    const call = fetch(`${url}/tools/call`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ tool: "shell.run", arguments: { command: HEARTBEAT, timeout_ms: 100_000 } }),
+    }).catch(() => undefined); // the server dies under it
+    await killAndCheck(host, ws);
+    await call;
+  }, 60_000);
+});
