@@ -85,7 +85,7 @@ describe("third-party MCP servers through capgate", () => {
     const configured = sandbox({ mcpServers: servers(box) });
     const bad = await capgate(configured, ["call", "everything/get-sum", '{"a":"1","b":2}']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain("invalid_arguments (at a)");
+    expect(bad.stderr).toContain("(at arguments.a)");
     expect(bad.stderr).toContain("Nothing was sent to the server");
     const sum = await capgate(configured, ["call", "everything/get-sum", '{"a":1,"b":2}']);
     expect(sum.code, sum.stderr).toBe(0);
@@ -111,7 +111,7 @@ describe("third-party MCP servers through capgate", () => {
     // draft-07 with $ref (packages/mcp-client/src/call-checks.test.ts proves no request reaches the server).
     const rejected = await capgate(configured, ["call", "checks/add", '{"a":"1","b":2}']);
     expect(rejected.code).toBe(2);
-    expect(rejected.stderr).toContain("invalid_arguments (at a)");
+    expect(rejected.stderr).toContain("(at arguments.a)");
   }, 120_000);
 
   it("a server that changes its tool list mid-session: the gate's search follows it", async () => {

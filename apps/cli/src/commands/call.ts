@@ -42,7 +42,11 @@ export async function callCommand(
   try {
     if (options.profile && !harness.profiles[options.profile])
       throw await unknownName("profile", options.profile, Object.keys(harness.profiles));
-    const outcome = await harness.callTool(tool, args, options.profile ? { profile: options.profile } : {});
+    const outcome = await harness
+      .callTool(tool, args, options.profile ? { profile: options.profile } : {})
+      .catch((error: unknown) => {
+        throw asArgumentsError(error);
+      });
     if (options.json) {
       printJson(io, {
         ...outcome.result,
@@ -60,4 +64,18 @@ export async function callCommand(
   } finally {
     await harness.close();
   }
+}
+
+/**
+ * A schema error names the property inside the tool's arguments (`a`); the command line
+ * passed them as the `arguments` JSON, so name it as `/tools/call` does: `arguments.a`.
+ */
+function asArgumentsError(error: unknown): unknown {
+  const e = error as { code?: unknown; property?: unknown; message?: unknown; exitCode?: unknown };
+  if (e?.code !== "invalid_arguments" || typeof e.property !== "string" || e.property.startsWith("arguments"))
+    return error;
+  return new CliError(String(e.message), ExitCode.rejected, undefined, {
+    code: "invalid_arguments",
+    property: e.property === "" ? "arguments" : `arguments.${e.property}`,
+  });
 }

@@ -144,14 +144,16 @@ describe("mcp capability with a configured server (the host's pool)", () => {
     expect(sum.summary).toContain("5");
     expect(await p.pidOf("everything")).toBe(pid);
 
-    // A tool that reports an error is a failed result, not a crash.
+    // Arguments that break the server's inputSchema are a failed result naming the
+    // property, checked before anything is sent — not a crash.
     const bad = await executeTool(
       "mcp.call",
       { command: "everything", tool: "get-sum", arguments: { a: "x" } },
       ctx,
     );
     expect(bad.success).toBe(false);
-    expect(bad.data).toMatchObject({ server: "everything", isError: true });
+    expect(bad.data).toMatchObject({ code: "invalid_arguments" });
+    expect(bad.summary).toMatch(/\ba\b/);
   }, 30_000);
 
   it("answers an unknown tool with the server's tool names and a suggestion", async () => {
