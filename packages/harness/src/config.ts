@@ -4,13 +4,7 @@ import { type McpServersMap, parseMcpServersConfig } from "@capgate/mcp-client";
 import { parseModelSpec } from "@capgate/models";
 import { type ProfileSet, resolveProfiles } from "@capgate/profiles";
 import { CapgateError, parseJsonStrict, validate } from "@capgate/schema";
-import {
-  type ApprovalMode,
-  parseAllowHost,
-  type ShellPolicyConfig,
-  type ShellPrefixRule,
-  type ToolLimits,
-} from "@capgate/tools";
+import { type ApprovalMode, parseAllowHost, type ShellPolicyConfig, type ToolLimits } from "@capgate/tools";
 import { configSchema } from "./config-schema.js";
 
 export const CONFIG_FILE_NAME = "capgate.config.json";
