@@ -1,7 +1,7 @@
 import { CapgateError, closestMatch } from "@capgate/schema";
 import { execa } from "execa";
 import { HeadTailCapture, tailLines } from "./output-capture.js";
-import { DEFAULT_KILL_GRACE_MS, terminateGroup, trackGroup } from "./process-group.js";
+import { DEFAULT_KILL_GRACE_MS, killMarkedProcesses, terminateGroup, trackGroup } from "./process-group.js";
 import { assertShellAllowed, type ShellGateOptions } from "./run-shell.js";
 import { bashArgv, sandboxCommand } from "./sandbox.js";
 import { type SandboxTarget, sandboxOptionsFor } from "./sandbox-run.js";
@@ -41,6 +41,8 @@ export interface StartProcessOptions {
   label?: string;
   /** Called once the process has exited (sandbox clean-up). */
   onExit?: () => void;
+  /** An OS sandbox's mark (`SandboxedCommand.mark`): its processes are killed too when the group stops. */
+  sandboxMark?: string;
 }
 
 export interface StartShellOptions extends ShellGateOptions {
@@ -63,6 +65,8 @@ interface Entry {
   info: BackgroundProcessInfo;
   output: HeadTailCapture;
   exited: Promise<void>;
+  /** Stop the group and, for a sandbox, every process carrying its mark. */
+  terminate: () => Promise<void>;
 }
 
 /**
@@ -118,6 +122,19 @@ export class BackgroundProcesses {
       signal: null,
     };
     if (child.pid !== undefined) trackGroup(child.pid);
+    const pid = child.pid;
+    let terminating: Promise<void> | undefined;
+    const terminate = () => {
+      terminating ??= (pid === undefined ? Promise.resolve() : terminateGroup(pid, this.#graceMs)).then(
+        () => {
+          if (options.sandboxMark) killMarkedProcesses(options.sandboxMark);
+        },
+      );
+      return terminating;
+    };
+    // Leftovers of the group (and of a sandbox) go when the process itself exits — before its
+    // pipes close, which a leftover holding them open would delay forever.
+    child.once("exit", () => void terminate());
     child.stdout?.on("data", (c: Uint8Array) => output.push(c));
     child.stderr?.on("data", (c: Uint8Array) => output.push(c));
     const exited = child.then((result) => {
@@ -129,10 +146,10 @@ export class BackgroundProcesses {
           new TextEncoder().encode(`[could not start: ${result.shortMessage ?? result.message}]\n`),
         );
       }
-      if (child.pid !== undefined) void terminateGroup(child.pid, this.#graceMs); // leftovers of the group
+      void terminate(); // leftovers of the group
       options.onExit?.();
     });
-    this.#entries.set(id, { info, output, exited });
+    this.#entries.set(id, { info, output, exited, terminate });
     return { ...info };
   }
 
@@ -155,6 +172,7 @@ export class BackgroundProcesses {
         env: wrapped.env,
         label: options.command,
         onExit: wrapped.release,
+        ...(wrapped.mark ? { sandboxMark: wrapped.mark } : {}),
       });
     } catch (error) {
       wrapped.release();
@@ -176,7 +194,7 @@ export class BackgroundProcesses {
   /** Stop a process and everything it started (SIGTERM, SIGKILL after the grace period); it leaves the list. */
   async stop(id: string): Promise<BackgroundProcessInfo> {
     const entry = this.#get(id);
-    if (entry.info.pid !== undefined) await terminateGroup(entry.info.pid, this.#graceMs);
+    await entry.terminate();
     await entry.exited;
     this.#entries.delete(id);
     return { ...entry.info };

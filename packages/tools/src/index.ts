@@ -48,7 +48,7 @@ export {
   toWorkspaceRelative,
   workspacePathPolicy,
 } from "./path-guard.js";
-export { DEFAULT_KILL_GRACE_MS } from "./process-group.js";
+export { DEFAULT_KILL_GRACE_MS, killMarkedProcesses, SANDBOX_MARK_VAR } from "./process-group.js";
 export type { ProcessResult, RunProcessOptions } from "./process-runner.js";
 export { describeExit, runProcess } from "./process-runner.js";
 export type { FileType, OpenRegularFileOptions } from "./regular-file.js";

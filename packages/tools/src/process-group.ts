@@ -103,3 +103,43 @@ export async function terminateGroup(pgid: number, graceMs = DEFAULT_KILL_GRACE_
   for (let i = 0; i < 20 && groupAlive(pgid); i++) await sleep(POLL_MS);
   untrackGroup(pgid);
 }
+
+/** The environment variable that marks every process of one OS sandbox (see `sandboxCommand`). */
+export const SANDBOX_MARK_VAR = "CAPGATE_SANDBOX_MARK";
+
+/**
+ * SIGKILL every process whose environment carries `CAPGATE_SANDBOX_MARK=<mark>`. A sandbox
+ * is started with its own mark in bubblewrap's environment, so its processes are found
+ * whoever their parent is now: bubblewrap's child normally dies with bubblewrap
+ * (`--die-with-parent`), but one stopped while it is still setting up leaves that child
+ * running, re-parented to init. Killing the child — the sandbox's PID-namespace init —
+ * ends everything inside. Returns how many were signalled; 0 where /proc is unreadable.
+ */
+export function killMarkedProcesses(mark: string): number {
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return 0;
+  }
+  const needle = Buffer.from(`\0${SANDBOX_MARK_VAR}=${mark}\0`);
+  const first = Buffer.from(`${SANDBOX_MARK_VAR}=${mark}\0`);
+  let killed = 0;
+  for (const name of entries) {
+    if (name.charCodeAt(0) < 48 || name.charCodeAt(0) > 57) continue;
+    let environ: Buffer;
+    try {
+      environ = readFileSync(`/proc/${name}/environ`);
+    } catch {
+      continue; // gone, or not ours to read
+    }
+    if (environ.indexOf(needle) < 0 && environ.subarray(0, first.length).compare(first) !== 0) continue;
+    try {
+      process.kill(Number(name), "SIGKILL");
+      killed++;
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return killed;
+}

@@ -1,7 +1,13 @@
 import { CapgateError } from "@capgate/schema";
 import { execa } from "execa";
 import { HeadTailCapture } from "./output-capture.js";
-import { DEFAULT_KILL_GRACE_MS, terminateGroup, trackGroup, untrackGroup } from "./process-group.js";
+import {
+  DEFAULT_KILL_GRACE_MS,
+  killMarkedProcesses,
+  terminateGroup,
+  trackGroup,
+  untrackGroup,
+} from "./process-group.js";
 import { DEFAULT_LIMITS } from "./types.js";
 
 export interface RunProcessOptions {
@@ -25,6 +31,8 @@ export interface RunProcessOptions {
   input?: string | Uint8Array;
   /** Time between SIGTERM and SIGKILL (default 2000 ms). */
   killGraceMs?: number;
+  /** An OS sandbox's mark (`SandboxedCommand.mark`): its processes are killed too when the group stops. */
+  sandboxMark?: string;
 }
 
 export interface ProcessResult {
@@ -92,7 +100,9 @@ export async function runProcess(options: RunProcessOptions): Promise<ProcessRes
   let stopping: Promise<void> | undefined;
   const stop = () => {
     if (pid === undefined) return;
-    stopping ??= terminateGroup(pid, graceMs);
+    stopping ??= terminateGroup(pid, graceMs).then(() => {
+      if (options.sandboxMark) killMarkedProcesses(options.sandboxMark);
+    });
   };
   const timer = setTimeout(() => {
     timedOut = true;

@@ -59,7 +59,13 @@ export async function runSandboxed(options: RunSandboxedOptions): Promise<Proces
     sandboxOptionsFor(options.cwd, options.env, shellPolicy, sandbox),
   );
   try {
-    return await runProcess({ ...rest, file: wrapped.file, args: wrapped.args, env: wrapped.env });
+    return await runProcess({
+      ...rest,
+      file: wrapped.file,
+      args: wrapped.args,
+      env: wrapped.env,
+      ...(wrapped.mark ? { sandboxMark: wrapped.mark } : {}),
+    });
   } finally {
     wrapped.release();
   }

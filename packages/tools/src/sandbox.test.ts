@@ -303,3 +303,35 @@ describeSandbox("where the sandbox cannot start, nothing runs", () => {
     expect(existsSync(outsideFile)).toBe(true);
   });
 });
+
+describeSandbox("a sandbox stopped at once leaves nothing behind", () => {
+  it("start then stop, over and over: no sandboxed command outlives the stop", async () => {
+    // bubblewrap's child only dies with its parent once it has armed --die-with-parent;
+    // stopped during setup it would run on, orphaned. terminateGroup also ends such escapees.
+    const bg = new BackgroundProcesses({ killGraceMs: 200 });
+    const marker = `${process.pid}${Date.now() % 100000}`;
+    const survivors = () =>
+      execFileSync("ps", ["-eo", "args="], { encoding: "utf8" })
+        .split("\n")
+        .filter((line) => line.includes(`sleep 9${marker}`));
+    try {
+      for (let i = 0; i < 24; i++) {
+        const started = await bg.startShell({
+          command: `sleep 9${marker} & wait`,
+          cwd: ws,
+          env,
+          policy: { network: "none" },
+          sandbox: { workspace: ws, stateDir },
+        });
+        // Stop at a different point of bubblewrap's start each time (0–11 ms).
+        if (i % 12) await new Promise((r) => setTimeout(r, i % 12));
+        await bg.stop(started.id);
+      }
+      await new Promise((r) => setTimeout(r, 300));
+      expect(survivors()).toEqual([]);
+    } finally {
+      await bg.stopAll();
+      for (const line of survivors()) console.error(`left running: ${line}`);
+    }
+  }, 60_000);
+});

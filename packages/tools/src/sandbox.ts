@@ -1,7 +1,9 @@
+import { randomBytes } from "node:crypto";
 import { lstatSync, mkdirSync, mkdtempSync, realpathSync, rmdirSync, type Stats } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join, resolve, sep } from "node:path";
 import { CapgateError } from "@capgate/schema";
+import { SANDBOX_MARK_VAR } from "./process-group.js";
 import { BWRAP_BASE_ARGS, DEFAULT_BWRAP, findSystemBinary, probeBwrap, systemBash } from "./sandbox-host.js";
 import { egressProxy } from "./sandbox-proxy.js";
 import type { ShellNetwork, ShellPolicyConfig, WebPolicyConfig } from "./types.js";
@@ -98,6 +100,12 @@ export interface SandboxedCommand {
   sandboxed: boolean;
   /** Call once the process has exited (removes placeholders made for it). */
   release(): void;
+  /**
+   * Set on every process of this sandbox through bubblewrap's environment (as
+   * `CAPGATE_SANDBOX_MARK`; unset for the command itself), so a stop can find and kill
+   * them whoever their parent is (`killMarkedProcesses`). Absent when unsandboxed.
+   */
+  mark?: string;
 }
 
 /** The argv that runs a command line the way the policy parsed it: bash, no profile, no rc files. */
@@ -190,8 +198,16 @@ export async function sandboxCommand(
       ...rest,
     ];
   }
-  args.push("--chdir", options.cwd, "--", ...inner);
-  return { file: bwrap, args, env, sandboxed: true, release: git.release };
+  const mark = randomBytes(12).toString("hex");
+  args.push("--unsetenv", SANDBOX_MARK_VAR, "--chdir", options.cwd, "--", ...inner);
+  return {
+    file: bwrap,
+    args,
+    env: { ...env, [SANDBOX_MARK_VAR]: mark },
+    sandboxed: true,
+    release: git.release,
+    mark,
+  };
 }
 
 /**

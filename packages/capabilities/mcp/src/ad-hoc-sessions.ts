@@ -1,7 +1,7 @@
 import { basename } from "node:path";
 import { type AdHocSession, connectAdHoc } from "@capgate/mcp-client/stdio";
 import { stableHash } from "@capgate/schema";
-import { sandboxCommand, type ToolContext } from "@capgate/tools";
+import { killMarkedProcesses, sandboxCommand, type ToolContext } from "@capgate/tools";
 
 /** The config's upper bound for a server's timeoutMs (1 hour). */
 const MAX_TIMEOUT_MS = 3_600_000;
@@ -77,6 +77,8 @@ export function adHocSession(ctx: ToolContext, argv: readonly string[]): Promise
           try {
             await inner.close();
           } finally {
+            // A sandbox stopped while still starting can outlive bubblewrap: end it by its mark.
+            if (sandboxed.mark) killMarkedProcesses(sandboxed.mark);
             sandboxed.release();
           }
         },
