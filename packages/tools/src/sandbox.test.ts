@@ -109,6 +109,32 @@ describeSandbox("the sandbox's filesystem", () => {
     expect(r.stdout).toContain("readable but not writable");
   });
 
+  it("secrets inside a workspace under /tmp stay hidden (the workspace bind does not bring them back)", async () => {
+    const insideHome = join(ws, "inside-home");
+    const insideState = join(ws, "inside-state");
+    mkdirSync(join(insideHome, ".ssh"), { recursive: true });
+    mkdirSync(insideState, { recursive: true });
+    writeFileSync(join(insideHome, ".ssh", "id_rsa"), "SECRET-INSIDE-SSH\n");
+    writeFileSync(join(insideHome, ".netrc"), "SECRET-INSIDE-NETRC\n");
+    writeFileSync(join(insideState, "token.json"), "SECRET-INSIDE-STATE\n");
+    try {
+      const r = await runShell({
+        command: "cat inside-home/.ssh/id_rsa inside-home/.netrc inside-state/token.json",
+        cwd: ws,
+        env: { ...env, HOME: insideHome },
+        policy: {},
+        sandbox: { workspace: ws, stateDir: insideState },
+        timeoutMs: 20_000,
+      });
+      const all = r.stdout + r.stderr;
+      for (const secret of ["SECRET-INSIDE-SSH", "SECRET-INSIDE-NETRC", "SECRET-INSIDE-STATE"])
+        expect(all).not.toContain(secret);
+    } finally {
+      rmSync(insideHome, { recursive: true, force: true });
+      rmSync(insideState, { recursive: true, force: true });
+    }
+  });
+
   it("everything outside the workspace is read-only, /tmp is private", async () => {
     const hostTmp = join(tmpdir(), `capgate-host-only-${process.pid}`);
     writeFileSync(hostTmp, "host tmp\n");

@@ -283,7 +283,14 @@ function hiddenPaths(options: SandboxOptions, workspace: string): HiddenPath[] {
       if (!path) continue;
       // The workspace itself cannot be hidden from its own command (a state dir equal to it is documented).
       if (path === workspace) continue;
-      if (PRIVATE_TMPFS.some((t) => isWithin(t, path)) && !isWithin(path, workspace)) continue; // already empty
+      // Under a private tmpfs it is empty already — unless the workspace bind brings it back
+      // (a secret inside a workspace under /tmp) or must show through it.
+      if (
+        PRIVATE_TMPFS.some((t) => isWithin(t, path)) &&
+        !isWithin(path, workspace) &&
+        !isWithin(workspace, path)
+      )
+        continue;
       const st = lstatOrUndefined(path);
       if (!st || st.isSymbolicLink()) continue;
       out.set(path, { path, directory: st.isDirectory() });
