@@ -168,6 +168,16 @@ describeSandbox("the sandbox's filesystem", () => {
     expect(readFileSync(join(ws, ".git", "config"), "utf8")).toBe(config);
   });
 
+  it(".git cannot be moved aside to plant fresh hooks and config", async () => {
+    const r = await sh(
+      "mv .git .git-aside; mkdir -p .git-new/hooks; echo 'touch /tmp/pwned' > .git-new/hooks/pre-commit; mv .git-new .git; ls -d .git-aside",
+    );
+    expect(r.stderr).toMatch(/mv: cannot move '\.git'.*(busy|Read-only|not permitted)/i);
+    expect(existsSync(join(ws, ".git-aside"))).toBe(false);
+    expect(existsSync(join(ws, ".git", "hooks", "pre-commit"))).toBe(false);
+    rmSync(join(ws, ".git-new"), { recursive: true, force: true });
+  });
+
   it("a missing .git/hooks cannot be created by the command either", async () => {
     rmSync(join(ws, ".git", "hooks"), { recursive: true, force: true });
     const r = await sh("mkdir -p .git/hooks; echo evil > .git/hooks/post-checkout; ls -A .git/hooks");

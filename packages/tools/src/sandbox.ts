@@ -339,7 +339,10 @@ function protectGit(workspace: string): { args: string[]; release(): void } {
   const dotGit = join(workspace, ".git");
   const st = lstatOrUndefined(dotGit);
   if (st?.isDirectory()) {
-    const args: string[] = [];
+    // .git is bound onto itself first: a mount point cannot be renamed or removed, so the
+    // command cannot move the protected repository aside and plant a fresh .git/hooks and
+    // .git/config in its place.
+    const args: string[] = ["--bind", dotGit, dotGit];
     const hooks = join(dotGit, "hooks");
     const hooksStat = lstatOrUndefined(hooks);
     if (!hooksStat) mkdirSync(hooks, { mode: 0o755 });
@@ -349,6 +352,9 @@ function protectGit(workspace: string): { args: string[]; release(): void } {
     const configStat = lstatOrUndefined(config);
     if (configStat?.isFile()) args.push("--ro-bind", config, config);
     else if (!configStat) args.push("--ro-bind", "/dev/null", config);
+    // A commondir names the directory git takes config and hooks from: an existing one stays as it is.
+    const commondir = join(dotGit, "commondir");
+    if (lstatOrUndefined(commondir)?.isFile()) args.push("--ro-bind", commondir, commondir);
     return { args, release: () => undefined };
   }
   if (st) {
