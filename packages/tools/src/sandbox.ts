@@ -163,6 +163,7 @@ export async function sandboxCommand(
   for (const dir of PRIVATE_TMPFS) args.push("--tmpfs", dir);
   // Programs the host put on the command's PATH under /tmp & co. stay callable (read-only).
   for (const dir of pathDirsUnderTmpfs(env.PATH, workspace)) args.push("--ro-bind", dir, dir);
+  for (const dir of programDirsUnderTmpfs(argv, workspace)) args.push("--ro-bind", dir, dir);
   // Secrets that contain the workspace are hidden first, so the workspace bind shows through them.
   // (Their tmpfs stays writable: bubblewrap must create the workspace's mount point in it; writes there vanish.)
   for (const h of hidden.filter((p) => isWithin(p.path, workspace))) args.push(...hide(h, false));
@@ -297,6 +298,31 @@ function hiddenPaths(options: SandboxOptions, workspace: string): HiddenPath[] {
     }
   }
   return [...out.values()];
+}
+
+/**
+ * A program (or its script, argv[1]) installed under /tmp & co. — a checkout in /tmp, say —
+ * must stay runnable with its siblings (node_modules): the top-level directory holding it
+ * (`/tmp/<name>`) is shown read-only. Only for regular files, only a directory this user
+ * owns, and never a dot-directory (`/tmp/.X11-unix` and the other socket directories), so a
+ * command line cannot bring a desktop socket back.
+ */
+function programDirsUnderTmpfs(argv: readonly string[], workspace: string): string[] {
+  const out = new Set<string>();
+  for (const entry of argv.slice(0, 2)) {
+    if (!entry?.startsWith("/")) continue;
+    const real = realOrUndefined(entry);
+    if (!real || isWithin(workspace, real) || !lstatOrUndefined(real)?.isFile()) continue;
+    const tmpfs = PRIVATE_TMPFS.find((t) => isWithin(t, real) && real !== t);
+    if (!tmpfs) continue;
+    const top = real.slice(tmpfs.length + 1).split(sep)[0];
+    if (!top || top.startsWith(".")) continue;
+    const dir = join(tmpfs, top);
+    const st = lstatOrUndefined(dir);
+    if (!st?.isDirectory() || st.uid !== process.getuid?.()) continue;
+    out.add(dir);
+  }
+  return [...out];
 }
 
 /** Real, existing directories of `PATH` that the private tmpfs mounts would otherwise hide. */
