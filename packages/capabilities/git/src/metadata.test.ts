@@ -4,6 +4,7 @@ import {
   chmodSync,
   existsSync,
   lstatSync,
+  mkdirSync,
   readdirSync,
   readFileSync,
   readlinkSync,
@@ -164,6 +165,33 @@ describe("metadata pointing outside the workspace is refused, naming it", () => 
       outside,
       /'\.git\/objects' is a symbolic link to '.*', outside the workspace/,
     );
+  });
+
+  it("a reflog or ref that is a symlink leading out (git.commit would append there, git.branch create there)", async () => {
+    const outside = track(createRepoWithHistory());
+    const repo = track(createRepoWithHistory());
+    const target = join(outside.workspace, "appended-by-reflog");
+    writeFileSync(target, "outside\n");
+    rmSync(join(repo.workspace, ".git/logs/HEAD"), { force: true });
+    symlinkSync(target, join(repo.workspace, ".git/logs/HEAD"));
+    await expectAllRefused(
+      repo,
+      outside,
+      /'\.git\/logs\/HEAD' is a symbolic link to '.*', outside the workspace/,
+    );
+    expect(readFileSync(target, "utf8")).toBe("outside\n");
+
+    const other = track(createRepoWithHistory());
+    const refsOut = join(outside.root, "refs-out");
+    mkdirSync(refsOut, { recursive: true });
+    renameSync(join(other.workspace, ".git/refs/heads"), join(other.root, "own-heads"));
+    symlinkSync(refsOut, join(other.workspace, ".git/refs/heads"));
+    await expectAllRefused(
+      other,
+      outside,
+      /'\.git\/refs\/heads' is a symbolic link to '.*', outside the workspace/,
+    );
+    expect(readdirSync(refsOut)).toEqual([]);
   });
 
   it("include.path and includeIf pulling config from another file", async () => {

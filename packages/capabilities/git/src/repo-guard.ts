@@ -201,6 +201,10 @@ async function checkLinks(root: string, gitDir: string): Promise<void> {
     join(gitDir, "objects"),
     join(gitDir, "objects", "info"),
     join(gitDir, "objects", "pack"),
+    // Every ref and reflog is a file git reads, rewrites or appends to (git.commit appends to
+    // logs/HEAD, git.branch creates refs/heads/<name>): a link anywhere in these trees counts.
+    ...(await subdirectories(join(gitDir, "refs"))),
+    ...(await subdirectories(join(gitDir, "logs"))),
   ];
   for (const dir of dirs) {
     let entries: Dirent[];
@@ -221,6 +225,24 @@ async function checkLinks(root: string, gitDir: string): Promise<void> {
       }
     }
   }
+}
+
+/** `dir` and every real directory below it (links are not followed; they are checked by the caller). */
+async function subdirectories(dir: string, limit = 20_000): Promise<string[]> {
+  const out: string[] = [];
+  const queue = [dir];
+  while (queue.length > 0 && out.length < limit) {
+    const current = queue.shift() as string;
+    let entries: Dirent[];
+    try {
+      entries = await readdir(current, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    out.push(current);
+    for (const entry of entries) if (entry.isDirectory()) queue.push(join(current, entry.name));
+  }
+  return out;
 }
 
 /** `objects/info/alternates` and $GIT_ALTERNATE_OBJECT_DIRECTORIES-style borrowing from outside. */
