@@ -174,6 +174,24 @@ describe("capgate run / demo / trace", () => {
     expect(list.stdout).toContain(runId);
   });
 
+  it("demo still finishes where bubblewrap cannot start (its own scripted commands run unsandboxed, said so)", async () => {
+    const box = sandbox();
+    writeFileSync(
+      join(box.workspace, "capgate.config.json"),
+      JSON.stringify({ shell: { bwrap: join(box.root, "no-such-bwrap") } }),
+    );
+    const r = await cli(["demo"], box);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain("verify passed");
+    expect(r.stdout).toContain("math.js now adds");
+    expect(r.stderr).toContain("bubblewrap is not installed");
+    expect(r.stderr).not.toContain("capgate.config.json) — commands");
+    // A model's command under the same config is still refused, never silently unsandboxed.
+    const call = await cli(["call", "shell.run", '{"command":"true"}'], box);
+    expect(call.code).not.toBe(0);
+    expect(call.stderr).toContain("bubblewrap");
+  });
+
   it("maps outcomes to exit codes: finished 0, impossible 3, step limit 4, model error 1", async () => {
     const box = sandbox();
     const finished = script(box, [

@@ -17,6 +17,12 @@ export interface HarnessRequest {
   workspace?: string;
   approval?: string;
   stateDir?: string;
+  /**
+   * Only for commands whose shell commands are fixed and bundled (the demo), never the
+   * model's: where bubblewrap cannot start, run them without the OS sandbox (with a notice)
+   * instead of refusing. Called with the reason, to print it.
+   */
+  unsandboxedIfUnavailable?: (reason: string) => void;
 }
 
 /** Printed to stderr on every run while the config turns the sandbox off. */
@@ -70,12 +76,23 @@ export async function openHarness(
   extra: { approve?: LoopApprovalHook; onElicitation?: ElicitationHandler; io?: CliIO } = {},
 ): Promise<Harness> {
   const { createHarness, loadConfig } = await import("@capgate/harness");
-  const config = loadConfig(global.config ? { path: global.config } : {});
+  let config = loadConfig(global.config ? { path: global.config } : {});
   const approval = parseApproval(request.approval);
   if (config.config.shell?.sandbox === "off") {
     // Every run, one line: the operator chose this, but must not forget it.
     process.stderr.write(`${SANDBOX_OFF_WARNING}\n`);
+  } else if (request.unsandboxedIfUnavailable) {
+    const { probeBwrap } = await import("@capgate/tools");
+    const reason = await probeBwrap(config.config.shell?.bwrap).then(
+      () => undefined,
+      (error: unknown) => (error instanceof Error ? error.message : String(error)),
+    );
+    if (reason !== undefined) {
+      request.unsandboxedIfUnavailable(reason);
+      config = { ...config, config: { ...config.config, shell: { ...config.config.shell, sandbox: "off" } } };
+    }
   }
+
   const harness = await createHarness({
     config,
     ...(request.workspace ? { workspace: request.workspace } : {}),

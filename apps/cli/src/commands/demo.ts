@@ -76,7 +76,22 @@ export async function demoCommand(
   io.closed?.addEventListener("abort", onClosed, { once: true });
   let harness: Awaited<ReturnType<typeof openHarness>> | undefined;
   try {
-    harness = await openHarness(global, { workspace, approval: "never" }, { io });
+    harness = await openHarness(
+      global,
+      {
+        workspace,
+        approval: "never",
+        // The demo's commands are its own bundled script, not a model's: without bubblewrap
+        // (a fresh machine with only Node and npm) they run unsandboxed, said so up front.
+        unsandboxedIfUnavailable: () =>
+          io.err(
+            p.yellow(
+              "note: bubblewrap is not installed, so the demo's own scripted commands run without the OS sandbox; real runs refuse commands until it is (apt-get install bubblewrap).",
+            ),
+          ),
+      },
+      { io },
+    );
     if (!options.json) {
       io.out(
         p.bold("capgate demo") +
@@ -107,7 +122,15 @@ export async function demoCommand(
             `(capgate is not on your PATH: from a checkout run \`pnpm link:cli\`, or meanwhile: node ${process.argv[1] ?? "apps/cli/dist/bin.js"} trace ${result.runId})`,
           ),
         );
-      io.out(p.dim(fixed ? "math.js now adds; the tests pass." : "math.js was not fixed."));
+      io.out(
+        p.dim(
+          fixed && result.outcome === "finished"
+            ? "math.js now adds; the tests pass."
+            : fixed
+              ? "math.js was patched, but the run did not finish."
+              : "math.js was not fixed.",
+        ),
+      );
     }
     return exitCodeForOutcome(result.outcome);
   } finally {
