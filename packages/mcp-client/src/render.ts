@@ -1,51 +1,17 @@
+import type { ContentAnnotations, ContentBlock } from "@capgate/schema";
 import { truncateUtf8 } from "./truncate.js";
 
 /** MCP content annotations (audience, priority, lastModified, …), kept as sent. */
-export interface McpContentAnnotations {
-  audience?: Array<"user" | "assistant">;
-  priority?: number;
-  lastModified?: string;
-  [key: string]: unknown;
-}
+export type McpContentAnnotations = ContentAnnotations;
 
 /**
  * One MCP content block (text, image, audio, resource_link, embedded resource) with its
- * `annotations` and `_meta`, as the server sent it. Structurally identical to
- * @capgate/tools' ToolContent. A block that does not have its type's required fields is
- * passed on as a text block describing it, so consumers can rely on the shapes.
+ * `annotations` and `_meta`, as the server sent it — the same type as @capgate/tools'
+ * ToolContent (both are @capgate/schema's ContentBlock). A block that does not have its
+ * type's required fields is passed on as a text block describing it, so consumers can
+ * rely on the shapes.
  */
-export type McpContentBlock =
-  | { type: "text"; text: string; annotations?: McpContentAnnotations; _meta?: Record<string, unknown> }
-  | {
-      type: "image" | "audio";
-      data: string;
-      mimeType: string;
-      annotations?: McpContentAnnotations;
-      _meta?: Record<string, unknown>;
-    }
-  | {
-      type: "resource_link";
-      uri: string;
-      name: string;
-      title?: string;
-      description?: string;
-      mimeType?: string;
-      size?: number;
-      annotations?: McpContentAnnotations;
-      _meta?: Record<string, unknown>;
-    }
-  | {
-      type: "resource";
-      resource: {
-        uri: string;
-        mimeType?: string;
-        text?: string;
-        blob?: string;
-        _meta?: Record<string, unknown>;
-      };
-      annotations?: McpContentAnnotations;
-      _meta?: Record<string, unknown>;
-    };
+export type McpContentBlock = ContentBlock;
 
 /** What every tool call returns — structurally identical to @capgate/tools' ToolResult. */
 export interface ToolResult {

@@ -1,3 +1,4 @@
+export type { ContentAnnotations, ContentBlock } from "./content.js";
 export type { CapgateErrorOptions } from "./errors.js";
 export { CapgateError } from "./errors.js";
 export type { JsonSchema, JsonSchemaType } from "./json-schema.js";

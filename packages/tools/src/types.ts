@@ -1,49 +1,13 @@
-import type { ToolRisk } from "@capgate/schema";
+import type { ContentAnnotations, ContentBlock, ToolRisk } from "@capgate/schema";
 
 /** MCP content annotations: who a block is for, how much it matters, when it changed. */
-export interface ToolContentAnnotations {
-  audience?: Array<"user" | "assistant">;
-  priority?: number;
-  lastModified?: string;
-  [key: string]: unknown;
-}
+export type ToolContentAnnotations = ContentAnnotations;
 
 /**
  * One content block of a tool result, in MCP's shapes (text, image, audio, resource_link,
  * embedded resource), with annotations and `_meta` kept as sent. Binary payloads are base64.
  */
-export type ToolContent =
-  | { type: "text"; text: string; annotations?: ToolContentAnnotations; _meta?: Record<string, unknown> }
-  | {
-      type: "image" | "audio";
-      data: string;
-      mimeType: string;
-      annotations?: ToolContentAnnotations;
-      _meta?: Record<string, unknown>;
-    }
-  | {
-      type: "resource_link";
-      uri: string;
-      name: string;
-      title?: string;
-      description?: string;
-      mimeType?: string;
-      size?: number;
-      annotations?: ToolContentAnnotations;
-      _meta?: Record<string, unknown>;
-    }
-  | {
-      type: "resource";
-      resource: {
-        uri: string;
-        mimeType?: string;
-        text?: string;
-        blob?: string;
-        _meta?: Record<string, unknown>;
-      };
-      annotations?: ToolContentAnnotations;
-      _meta?: Record<string, unknown>;
-    };
+export type ToolContent = ContentBlock;
 
 /** What every tool call returns. `summary` is what the model reads; `data` is for programs. */
 export interface ToolResult {
