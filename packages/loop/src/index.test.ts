@@ -19,6 +19,7 @@ describe("@capgate/loop public surface", () => {
       "createChat",
       "createWorkerService",
       "isValidRunId",
+      "newMemoryEntry",
       "newRunId",
       "readTraceFile",
       "runGoal",

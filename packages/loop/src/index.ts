@@ -17,7 +17,7 @@ export { DEFAULT_MAX_STEPS, runGoal } from "./goal-loop.js";
 export { approvingMcpCaller } from "./mcp-approval.js";
 export type { ApprovalRegistryOptions } from "./memory-approvals.js";
 export { MemoryApprovalRegistry } from "./memory-approvals.js";
-export { MemoryStore } from "./memory-store.js";
+export { MemoryStore, newMemoryEntry } from "./memory-store.js";
 export type { ContextPacket, PacketInput, PacketStep } from "./packet.js";
 export { BASE_INSTRUCTIONS, buildContextPacket, PACKET_SUFFIX, systemPrompt } from "./packet.js";
 export { isValidRunId, newRunId } from "./run-id.js";

@@ -9,6 +9,29 @@ type Line = { op: "add"; entry: MemoryEntry } | { op: "forget"; id: string; at: 
 const MAX_TEXT = 10_000;
 
 /**
+ * A new memory entry from what memory.remember (or a run) gives: text trimmed and capped,
+ * tags deduplicated, a fresh id and time. Shared by every MemoryService implementation.
+ * @throws Error when the text is empty.
+ */
+export function newMemoryEntry(input: {
+  text: string;
+  tags?: string[];
+  source?: MemoryEntry["source"];
+  runId?: string;
+}): MemoryEntry {
+  const text = input.text.trim().slice(0, MAX_TEXT);
+  if (text === "") throw new Error("a memory note needs some text");
+  return {
+    id: `m-${Date.now().toString(36)}-${randomBytes(3).toString("hex")}`,
+    text,
+    tags: [...new Set(input.tags ?? [])],
+    source: input.source ?? "remember",
+    createdAt: new Date().toISOString(),
+    ...(input.runId ? { runId: input.runId } : {}),
+  };
+}
+
+/**
  * The memory behind memory.* and memory_search: remembered notes, goal notes and run
  * summaries, appended to `<stateDir>/memory.jsonl` (forgetting appends a tombstone, so
  * the file is only ever appended to) and searched with the registry's ranked index.
@@ -66,16 +89,7 @@ export class MemoryStore implements MemoryService {
     source?: MemoryEntry["source"];
     runId?: string;
   }): Promise<MemoryEntry> {
-    const text = input.text.trim().slice(0, MAX_TEXT);
-    if (text === "") throw new Error("a memory note needs some text");
-    const entry: MemoryEntry = {
-      id: `m-${Date.now().toString(36)}-${randomBytes(3).toString("hex")}`,
-      text,
-      tags: [...new Set(input.tags ?? [])],
-      source: input.source ?? "remember",
-      createdAt: new Date().toISOString(),
-      ...(input.runId ? { runId: input.runId } : {}),
-    };
+    const entry = newMemoryEntry(input);
     this.#append({ op: "add", entry });
     this.#put(entry);
     return entry;

@@ -1,8 +1,6 @@
-import { randomBytes } from "node:crypto";
+import { newMemoryEntry } from "@capgate/loop";
 import type { MemoryEntry, MemoryService } from "@capgate/tools";
 import type { Database } from "./database.js";
-
-const MAX_TEXT = 10_000;
 
 /**
  * Memory shared by every node in `capgate.memory`, searched with PostgreSQL full-text
@@ -19,16 +17,7 @@ export class PgMemoryStore implements MemoryService {
     source?: MemoryEntry["source"];
     runId?: string;
   }): Promise<MemoryEntry> {
-    const text = input.text.trim().slice(0, MAX_TEXT);
-    if (text === "") throw new Error("a memory note needs some text");
-    const entry: MemoryEntry = {
-      id: `m-${Date.now().toString(36)}-${randomBytes(3).toString("hex")}`,
-      text,
-      tags: [...new Set(input.tags ?? [])],
-      source: input.source ?? "remember",
-      createdAt: new Date().toISOString(),
-      ...(input.runId ? { runId: input.runId } : {}),
-    };
+    const entry = newMemoryEntry(input);
     await this.db.pool.query(
       `INSERT INTO capgate.memory (id, text, tags, source, run_id, created_at, tsv)
        VALUES ($1, $2, $3, $4, $5, $6,
