@@ -265,6 +265,41 @@ describe("runGoal", () => {
     expect(r.steps).toBe(3);
   });
 
+  it("awaits beforeEnd before emitting run_ended; its error becomes the run's error, the outcome stands", async () => {
+    const { env, workspace } = makeEnv();
+    const seen: string[] = [];
+    const r = await runGoal(env, {
+      goal: "g",
+      profile: "Orchestrator",
+      model: createScriptedModel([act("goal_update", { progress: "p" })]),
+      workspace,
+      maxSteps: 1,
+      onEvent: (e) => seen.push(e.type),
+      beforeEnd: async ({ outcome, steps }) => {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        seen.push(`beforeEnd:${outcome}:${steps}`);
+      },
+    });
+    expect(seen.slice(-2)).toEqual(["beforeEnd:step_limit:1", "run_ended"]);
+    expect(r.outcome).toBe("step_limit");
+
+    const failed: RunEvent[] = [];
+    const f = await runGoal(env, {
+      goal: "g",
+      profile: "Orchestrator",
+      model: createScriptedModel([act("goal_update", { progress: "p" })]),
+      workspace,
+      maxSteps: 1,
+      onEvent: (e) => failed.push(e),
+      beforeEnd: async () => {
+        throw new Error("could not publish");
+      },
+    });
+    expect(f.outcome).toBe("step_limit");
+    const end = failed.at(-1);
+    expect(end?.type === "run_ended" && end.error).toBe("could not publish");
+  });
+
   it("ends with outcome error and the reason when the model fails", async () => {
     const { env, workspace } = makeEnv();
     const model = createScriptedModel([act("goal_update", { progress: "p" })]);

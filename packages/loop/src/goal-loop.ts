@@ -29,6 +29,12 @@ export interface RunGoalOptions {
   depth?: number;
   /** Give up after this many rejected actions in a row (default 8). */
   maxConsecutiveRejections?: number;
+  /**
+   * Awaited after the last step and before `run_ended` is emitted, so whatever it records
+   * (a worker publishing the run's branch, say) is in place by the time a reader sees the
+   * end. An error it throws becomes the run's error; the outcome stands.
+   */
+  beforeEnd?: (end: { runId: string; outcome: RunOutcome; steps: number }) => Promise<void>;
 }
 
 export interface RunGoalResult {
@@ -193,6 +199,13 @@ export async function runGoal(env: LoopEnvironment, options: RunGoalOptions): Pr
 
   // Workers do not outlive their parent run.
   await workers.cancelAll().catch(() => undefined);
+  if (options.beforeEnd) {
+    try {
+      await options.beforeEnd({ runId, outcome, steps: step });
+    } catch (e) {
+      error ??= errorMessage(e);
+    }
+  }
   emitter.emit({
     type: "run_ended",
     outcome,

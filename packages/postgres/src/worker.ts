@@ -96,6 +96,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     controllers.set(runId, controller);
     options.onRun?.({ type: "started", runId });
     let checkout: Awaited<ReturnType<typeof prepareRunWorkspace>> | undefined;
+    let published: RunResult | undefined;
     try {
       const model = options.model(request.model);
       checkout = await prepareRunWorkspace(options.workspace, workRoot, runId);
@@ -118,22 +119,32 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         nativeTools: (model as { nativeTools?: boolean }).nativeTools === true,
         signal: controller.signal,
         runId,
+        // Publish and record the result before run_ended: whoever sees the end (over SSE,
+        // in GET /runs) also sees the branch.
+        beforeEnd: async () => {
+          const work = checkout!;
+          checkout = undefined;
+          published = await work
+            .publish(`capgate run ${runId}: ${request.goal.slice(0, 200)}`)
+            .catch((error: unknown) => ({ kind: "none" as const, error: (error as Error).message }));
+          await db.pool.query("UPDATE capgate.runs SET result = $2 WHERE id = $1", [
+            runId,
+            JSON.stringify(published),
+          ]);
+        },
       });
-      const published = await checkout
-        .publish(`capgate run ${runId}: ${request.goal.slice(0, 200)}`)
-        .catch((error: unknown) => ({ kind: "none" as const, error: (error as Error).message }));
-      checkout = undefined;
-      await db.pool.query("UPDATE capgate.runs SET result = $2 WHERE id = $1", [
-        runId,
-        JSON.stringify(published),
-      ]);
       await store.flush().catch(() => undefined);
       const failure = store.failure(runId);
       if (failure) {
         // Not every event could be stored: the trace says so instead of stopping short.
         await endRun(db, runId, `events could not be stored: ${failure.message}`, id).catch(() => undefined);
       }
-      options.onRun?.({ type: "ended", runId, outcome: result.outcome, result: published });
+      options.onRun?.({
+        type: "ended",
+        runId,
+        outcome: result.outcome,
+        ...(published ? { result: published } : {}),
+      });
     } catch (error) {
       await checkout?.discard().catch(() => undefined);
       await store.flush().catch(() => undefined);
