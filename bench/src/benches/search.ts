@@ -27,7 +27,7 @@ function figures(prefix: string, scores: Record<string, RetrievalScores>): Figur
  * Quality on every set available, each system beside textbook BM25 in the same run:
  * `bm25` (textbook), `lexical` (new Registry()), `default` (createDefaultRegistry(): what the
  * CLI and server use). MetaTool: all 199 tools and the mean of three 50-tool subsets; SGD
- * (when CAPGATE_SGD_DIR is set): capability and tool level.
+ * (the extract in bench/data/sgd): capability and tool level.
  */
 function quality(): Figure[] {
   const out: Figure[] = [];

@@ -39,7 +39,7 @@ export function metatoolSets(): RetrievalSet[] {
   ];
 }
 
-/** SGD test and dev splits (human-paraphrased user turns); empty when CAPGATE_SGD_DIR is not set. */
+/** SGD test and dev splits (human-paraphrased user turns); from bench/data/sgd (or $CAPGATE_SGD_DIR). */
 export function sgdSets(): RetrievalSet[] {
   const out: RetrievalSet[] = [];
   for (const split of ["test", "dev"] as const) {

@@ -1,5 +1,7 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { gunzipSync } from "node:zlib";
 import type { CapabilityManifest, JsonSchema } from "@capgate/schema";
 import type { RetrievalSet } from "./retrieval.js";
 
@@ -12,7 +14,9 @@ import type { RetrievalSet } from "./retrieval.js";
  * answer is that intent. Sibling services of one domain (Restaurants_1, Restaurants_2) often
  * offer an intent of the same name; a user's words cannot tell them apart, so every tool of
  * that domain with that intent name counts as right (and at capability level, every such
- * service). Data is not shipped: set CAPGATE_SGD_DIR to a checkout (see bench/data/README.md).
+ * service). The bench reads the extract in bench/data/sgd (each split's schema and the user
+ * turns that start an intent, made by bench/scripts/extract-sgd.mjs; CC BY-SA 4.0 like its
+ * source); `$CAPGATE_SGD_DIR` points at another extract directory instead.
  */
 
 interface SgdSlot {
@@ -31,10 +35,11 @@ interface SgdService {
   slots: SgdSlot[];
   intents: SgdIntent[];
 }
-interface SgdTurn {
-  speaker: string;
-  utterance: string;
-  frames: Array<{ service: string; state?: { active_intent?: string } }>;
+/** What bench/scripts/extract-sgd.mjs writes: `starts` are [utterance, service, intent]. */
+interface SgdBundle {
+  files: string[];
+  services: SgdService[];
+  starts: Array<[string, string, string]>;
 }
 
 const snake = (s: string): string =>
@@ -44,17 +49,19 @@ const snake = (s: string): string =>
     .replace(/[^a-z0-9]+/g, "_")
     .replace(/^_+|_+$/g, "");
 
-export function sgdDir(): string | undefined {
-  return process.env.CAPGATE_SGD_DIR;
+/** `$CAPGATE_SGD_DIR`, else the extract committed in bench/data/sgd. */
+export function sgdDir(): string {
+  return (
+    process.env.CAPGATE_SGD_DIR ?? resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "data", "sgd")
+  );
 }
 
 export function loadSgd(split: "test" | "dev"): RetrievalSet | { missing: string } {
-  const root = sgdDir();
-  if (!root) return { missing: "CAPGATE_SGD_DIR is not set (see bench/data/README.md)" };
-  const dir = join(root, split);
-  const schemaPath = join(dir, "schema.json");
-  if (!existsSync(schemaPath)) return { missing: `${schemaPath} not found` };
-  const services = JSON.parse(readFileSync(schemaPath, "utf8")) as SgdService[];
+  const path = join(sgdDir(), `${split}.json.gz`);
+  if (!existsSync(path)) return { missing: `${path} not found (see bench/data/README.md)` };
+  const { files, services, starts } = JSON.parse(
+    gunzipSync(readFileSync(path)).toString("utf8"),
+  ) as SgdBundle;
   const manifests: CapabilityManifest[] = [];
   const toolOf = new Map<string, string>(); // "Service|Intent" → tool name
   const domainIntent = new Map<string, { tools: Set<string>; capabilities: Set<string> }>();
@@ -90,28 +97,13 @@ export function loadSgd(split: "test" | "dev"): RetrievalSet | { missing: string
 
   const queries: RetrievalSet["queries"] = [];
   const seen = new Set<string>();
-  const files = readdirSync(dir)
-    .filter((f) => /^dialogues_\d+\.json$/.test(f))
-    .sort();
-  for (const file of files) {
-    const dialogues = JSON.parse(readFileSync(join(dir, file), "utf8")) as Array<{ turns: SgdTurn[] }>;
-    for (const dialogue of dialogues) {
-      const active = new Map<string, string>();
-      for (const turn of dialogue.turns) {
-        if (turn.speaker !== "USER") continue;
-        for (const frame of turn.frames) {
-          const intent = frame.state?.active_intent;
-          if (!intent || intent === "NONE" || active.get(frame.service) === intent) continue;
-          active.set(frame.service, intent);
-          const group = domainIntent.get(`${frame.service.split("_")[0]}|${intent}`);
-          if (!group || !toolOf.has(`${frame.service}|${intent}`)) continue;
-          const key = `${turn.utterance}\u0000${[...group.tools].join(",")}`;
-          if (seen.has(key)) continue;
-          seen.add(key);
-          queries.push({ query: turn.utterance, capabilities: group.capabilities, tools: group.tools });
-        }
-      }
-    }
+  for (const [utterance, service, intent] of starts) {
+    const group = domainIntent.get(`${service.split("_")[0]}|${intent}`);
+    if (!group || !toolOf.has(`${service}|${intent}`)) continue;
+    const key = `${utterance}\u0000${[...group.tools].join(",")}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    queries.push({ query: utterance, capabilities: group.capabilities, tools: group.tools });
   }
   return { name: `sgd-${split}`, manifests, queries, note: `${files.length} dialogue files` };
 }
