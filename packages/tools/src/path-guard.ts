@@ -140,7 +140,7 @@ export async function resolveInWorkspace(
   try {
     const hidden = hiddenPathsInside(root, scope);
     // As text first, so a missing file under ~/.ssh reads the same as an existing one.
-    const lexical = isAbsolute(userPath) ? resolve(userPath) : resolve(root, userPath);
+    const lexical = lexicalTarget(scope.workspace, root, userPath, property, deny);
     checkHidden(root, hidden, userPath, lexical, options, property, deny);
     const real = await resolveChecked(scope.workspace, root, userPath, options, property, deny);
     checkHidden(root, hidden, userPath, real, options, property, deny);

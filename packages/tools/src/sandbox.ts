@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { lstatSync, realpathSync, type Stats } from "node:fs";
-import { join, sep } from "node:path";
+import { dirname, join, sep } from "node:path";
 import { CapgateError } from "@capgate/schema";
 import { hiddenPathsOf, isWithin } from "./hidden-paths.js";
 import { SANDBOX_MARK_VAR } from "./process-group.js";
@@ -128,7 +128,21 @@ export async function sandboxCommand(
   // (Their tmpfs stays writable: bubblewrap must create the workspace's mount point in it; writes there vanish.)
   for (const h of hidden.filter((p) => isWithin(p.path, workspace))) args.push(...hide(h, false));
   args.push("--bind", workspace, workspace);
-  for (const h of hidden.filter((p) => !isWithin(p.path, workspace))) args.push(...hide(h, true));
+  const pinned = new Set<string>();
+  for (const h of hidden.filter((p) => !isWithin(p.path, workspace))) {
+    // A secret inside the workspace (~/.config/gcloud with the workspace at ~): every
+    // directory between the workspace and it is bound onto itself first, because a plain
+    // directory holding a mount point can be renamed (`mv .config .config2` would carry the
+    // hiding tmpfs along and leave the secret under a name the next command does not hide).
+    if (isWithin(workspace, h.path)) {
+      for (const dir of ancestorsBelow(workspace, h.path)) {
+        if (pinned.has(dir)) continue;
+        pinned.add(dir);
+        args.push("--bind", dir, dir);
+      }
+    }
+    args.push(...hide(h, true));
+  }
   const git = protectGit(workspace);
   args.push(...git.args);
 
@@ -290,6 +304,13 @@ function pathDirsUnderTmpfs(path: string | undefined, workspace: string): string
     if (lstatOrUndefined(real)?.isDirectory()) out.add(real);
   }
   return [...out];
+}
+
+/** The directories strictly between `top` and `path` (outermost first); `path` lies inside `top`. */
+function ancestorsBelow(top: string, path: string): string[] {
+  const out: string[] = [];
+  for (let dir = dirname(path); dir !== top && isWithin(top, dir); dir = dirname(dir)) out.unshift(dir);
+  return out;
 }
 
 function realOrUndefined(path: string): string | undefined {
