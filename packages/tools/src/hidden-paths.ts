@@ -1,4 +1,4 @@
-import { realpathSync } from "node:fs";
+import { lstatSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve, sep } from "node:path";
 
@@ -123,8 +123,10 @@ export function isWithin(parent: string, child: string): boolean {
   return child === parent || child.startsWith(parent.endsWith(sep) ? parent : `${parent}${sep}`);
 }
 
+/** The real path of an existing `path`; one lstat for the common case of a path that is not there. */
 function realOrUndefined(path: string): string | undefined {
   try {
+    if (!lstatSync(path, { throwIfNoEntry: false })) return undefined;
     return realpathSync.native(path);
   } catch {
     return undefined;
