@@ -12,7 +12,7 @@ const project = join(home, "code", "proj");
 mkdirSync(project, { recursive: true });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-describe("a workspace at or above HOME", () => {
+describe("a workspace at or above HOME", { timeout: 60_000 }, () => {
   it.each([
     ["is the home directory", home, /is your home directory/],
     ["contains the home directory", root, /contains your home directory '.*home'/],

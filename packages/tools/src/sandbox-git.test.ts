@@ -252,7 +252,8 @@ const ATTACKS: Attack[] = [
   },
 ];
 
-describeSandbox("git metadata a sandboxed command cannot write", () => {
+// Real git and bubblewrap several times per test: generous, so a loaded machine is not a failure.
+describeSandbox("git metadata a sandboxed command cannot write", { timeout: 120_000 }, () => {
   it.each(ATTACKS.map((a) => [a.name, a] as const))(
     "%s: planted with the sandbox off, the user's git runs it (control); sandboxed, it runs nothing",
     async (name, attack) => {
@@ -358,6 +359,25 @@ describeSandbox("git metadata a sandboxed command cannot write", () => {
     symlinkSync("../githooks", join(ws2, ".git", "hooks"));
     await expect(sh(ws2, "touch ran")).rejects.toThrow(/'\.git\/hooks' is a symbolic link/);
     expect(existsSync(join(ws2, "ran"))).toBe(false);
+  });
+
+  it("a .git pointer through a link inside the workspace, or to a missing directory there, is refused", async () => {
+    const ws = join(root, `ptr${++n}`);
+    mkdirSync(join(ws, "real", "repo"), { recursive: true });
+    execFileSync("git", ["init", "-q", "--separate-git-dir", join(ws, "real", "repo"), ws], { env: hostEnv });
+    // The pointer goes through `link`, which a command could point at a repository of its own.
+    symlinkSync("real", join(ws, "link"));
+    writeFileSync(join(ws, ".git"), "gitdir: link/repo\n");
+    await expect(sh(ws, "touch ran")).rejects.toThrow(
+      /gitdir: pointer to 'link\/repo', which leads through a symbolic link/,
+    );
+    writeFileSync(join(ws, ".git"), "gitdir: not-yet\n");
+    await expect(sh(ws, "touch ran")).rejects.toMatchObject({ code: "unsafe_repository" });
+    await expect(sh(ws, "touch ran")).rejects.toThrow(/'not-yet', which does not exist/);
+    expect(existsSync(join(ws, "ran"))).toBe(false);
+    // A pointer to the real directory works (and that repository is protected, see above).
+    writeFileSync(join(ws, ".git"), "gitdir: real/repo\n");
+    expect((await sh(ws, "git status --short >/dev/null && echo fine")).stdout).toBe("fine\n");
   });
 
   it("two sandboxes at once in a workspace without .git: the second sees the placeholder, not a repository", async () => {

@@ -3,6 +3,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  realpathSync,
   rmdirSync,
   type Stats,
   unlinkSync,
@@ -114,13 +115,32 @@ function protectDotGit(workspace: string, made: string[]): string[] {
   if (st.isDirectory()) return protectGitDir(workspace, dotGit, made);
   // A .git file (gitdir: pointer): the pointer itself must not change …
   const args = ["--ro-bind", dotGit, dotGit];
-  // … and a repository it names inside the workspace is as writable as the workspace.
   const target = gitdirTarget(dotGit);
-  if (target && target !== workspace && isWithin(workspace, target)) {
-    const targetStat = lstatOrUndefined(target);
-    if (targetStat?.isDirectory()) args.push(...protectGitDir(workspace, target, made));
+  if (!target) return args;
+  const real = realOrUndefined(target);
+  const inside = (p: string | undefined) => p !== undefined && isWithin(workspace, p);
+  // … it must not lead through a link or to a missing directory inside the workspace (the
+  // command could swap the link, or create the directory, with config and hooks of its own) …
+  if ((inside(target) || inside(real)) && (real === undefined || real !== target)) {
+    throw new CapgateError(
+      "unsafe_repository",
+      `'.git' is a gitdir: pointer to '${relative(workspace, target)}', which ${real === undefined ? "does not exist" : `leads through a symbolic link (to '${real}')`} inside the workspace, so a command could put a repository of its own there that your git would then trust; the command was refused and nothing ran. Point .git at the repository's real directory (or move the repository into .git).`,
+      { property: "workspace" },
+    );
+  }
+  // … and a repository it names inside the workspace is as writable as the workspace.
+  if (real && real !== workspace && inside(real) && lstatOrUndefined(real)?.isDirectory()) {
+    args.push(...protectGitDir(workspace, real, made));
   }
   return args;
+}
+
+function realOrUndefined(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The directory a `.git` file's `gitdir:` line names, resolved against the file's directory. */

@@ -167,7 +167,7 @@ describeSandbox("the sandbox's filesystem", () => {
     } finally {
       rmSync(insideHome, { recursive: true, force: true });
     }
-  });
+  }, 60_000);
 
   it("everything outside the workspace is read-only, /tmp is private", async () => {
     const hostTmp = join(tmpdir(), `capgate-host-only-${process.pid}`);

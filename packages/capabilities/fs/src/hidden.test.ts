@@ -34,7 +34,7 @@ beforeAll(() => {
 });
 afterAll(() => fx.cleanup());
 
-describe("fs tools refuse the hidden paths", () => {
+describe("fs tools refuse the hidden paths", { timeout: 30_000 }, () => {
   it.each([
     ["fs.read", { path: ".ssh/id_rsa" }, "path", ".ssh"],
     ["fs.read", { path: "project/key" }, "path", ".ssh"],

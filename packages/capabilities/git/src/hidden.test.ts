@@ -27,7 +27,7 @@ function setup(): { repo: GitTestRepo; over: Partial<ToolContext> } {
   };
 }
 
-describe("git tools and the hide list", () => {
+describe("git tools and the hide list", { timeout: 60_000 }, () => {
   it.each([
     ["git.add", { paths: ["state/runs/r1.jsonl"] }, "paths[0]", "state"],
     ["git.add", { paths: [".ssh"] }, "paths[0]", ".ssh"],

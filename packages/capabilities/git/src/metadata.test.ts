@@ -211,7 +211,9 @@ describe("metadata pointing outside the workspace is refused, naming it", () => 
   });
 });
 
-describe("metadata the sandbox protects is refused when planted, inside the workspace too", () => {
+describe("metadata the sandbox protects is refused when planted, inside the workspace too", {
+  timeout: 60_000,
+}, () => {
   // The same entries the sandbox makes read-only (PROTECTED_GIT_ENTRIES): a model that ran
   // with the sandbox off, or a repository handed over as is, must not steer the git tools.
   it("a .git/commondir naming a model-written repository inside the workspace", async () => {
