@@ -169,6 +169,28 @@ describeSandbox("the sandbox's filesystem", () => {
     }
   }, 60_000);
 
+  it("a state dir under .git stays hidden, and .git's own protections still hold", async () => {
+    const inGit = join(ws, ".git", "capgate-state");
+    mkdirSync(join(inGit, "runs"), { recursive: true });
+    writeFileSync(join(inGit, "runs", "r.jsonl"), "SECRET-IN-GIT\n");
+    try {
+      const r = await runShell({
+        command:
+          "cat .git/capgate-state/runs/r.jsonl; echo x > .git/hooks/post-commit; echo '[core]' >> .git/config",
+        cwd: ws,
+        env,
+        policy: { network: "none" },
+        sandbox: { workspace: ws, stateDir: inGit },
+        timeoutMs: 20_000,
+      });
+      expect(r.stdout + r.stderr).not.toContain("SECRET-IN-GIT");
+      expect(r.stderr).toMatch(/post-commit: Read-only file system/);
+      expect(r.stderr).toMatch(/config: Read-only file system/);
+    } finally {
+      rmSync(inGit, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   it("everything outside the workspace is read-only, /tmp is private", async () => {
     const hostTmp = join(tmpdir(), `capgate-host-only-${process.pid}`);
     writeFileSync(hostTmp, "host tmp\n");

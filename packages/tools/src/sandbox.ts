@@ -128,8 +128,14 @@ export async function sandboxCommand(
   // (Their tmpfs stays writable: bubblewrap must create the workspace's mount point in it; writes there vanish.)
   for (const h of hidden.filter((p) => isWithin(p.path, workspace))) args.push(...hide(h, false));
   args.push("--bind", workspace, workspace);
+  // One hidden path inside another is hidden with it (and pinning its parents would bind the
+  // outer one's content back over its tmpfs).
+  const others = hidden.filter((p) => !isWithin(p.path, workspace));
+  const outermost = others.filter((h) => !others.some((o) => o !== h && isWithin(o.path, h.path)));
+  const dotGit = join(workspace, ".git");
+  const underGit = outermost.filter((h) => isWithin(dotGit, h.path));
   const pinned = new Set<string>();
-  for (const h of hidden.filter((p) => !isWithin(p.path, workspace))) {
+  for (const h of outermost.filter((p) => !underGit.includes(p))) {
     // A secret inside the workspace (~/.config/gcloud with the workspace at ~): every
     // directory between the workspace and it is bound onto itself first, because a plain
     // directory holding a mount point can be renamed (`mv .config .config2` would carry the
@@ -145,6 +151,10 @@ export async function sandboxCommand(
   }
   const git = protectGit(workspace);
   args.push(...git.args);
+  // A hidden path under .git (a state dir configured there) is hidden after the repository's
+  // own mounts, which bind the host's .git and would cover an earlier tmpfs. Its parents are
+  // not re-bound: that would undo the read-only git entries.
+  for (const h of underGit) args.push(...hide(h, true));
 
   let inner = [file, ...rest];
   if (network !== "none") {
