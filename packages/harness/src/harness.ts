@@ -37,6 +37,7 @@ import { createGateSession, type GateSession, type GateSessionOptions } from "./
 import { modelSamplingHandler } from "./mcp-sampling.js";
 import { type CapabilityLoadProblem, type CapabilitySource, loadCapabilityPlugins } from "./plugins.js";
 import { sandboxServers } from "./sandboxed-servers.js";
+import { refuseHomeWorkspace } from "./workspace-guard.js";
 
 export interface HarnessOptions {
   /** A config value or an already loaded one (from loadConfig); default: an empty config. */
@@ -204,6 +205,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     options.workspace ??
       (config.workspace ? resolveConfigPath(resolved.baseDir, config.workspace) : process.cwd()),
   );
+  refuseHomeWorkspace(workspace, processEnv);
   const stateDir = resolve(
     options.stateDir ??
       (config.stateDir ? resolveConfigPath(resolved.baseDir, config.stateDir) : defaultStateDir(processEnv)),

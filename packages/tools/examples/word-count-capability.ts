@@ -44,7 +44,7 @@ export const capability = defineCapability({
   handlers: {
     // `args` is typed from the schema: { path: string }.
     file: async (args, ctx) => {
-      const real = await resolveInWorkspace(ctx.workspace, args.path);
+      const real = await resolveInWorkspace(ctx, args.path);
       const text = await readFile(real, "utf8");
       const words = text.split(/\s+/).filter(Boolean).length;
       const lines = text.split("\n").length - (text.endsWith("\n") ? 1 : 0);

@@ -21,6 +21,7 @@ describe("@capgate/tools public surface", () => {
       "MAX_PATH_BYTES",
       "MAX_SHELL_COMMAND_CHARS",
       "NotRegularFileError",
+      "PROTECTED_GIT_ENTRIES",
       "PolicyDeniedError",
       "SANDBOX_MARK_VAR",
       "SANDBOX_PROXY_PORT",
@@ -45,6 +46,8 @@ describe("@capgate/tools public surface", () => {
       "executeTool",
       "fileTypeOf",
       "guardedFetch",
+      "hiddenPathAt",
+      "homeDirectories",
       "isInside",
       "isRejection",
       "isUnknownToolError",
@@ -76,6 +79,7 @@ describe("@capgate/tools public surface", () => {
       "truncateMiddle",
       "truncationMarker",
       "urlPolicy",
+      "workspaceHiddenPaths",
       "workspacePathPolicy",
     ]);
   });

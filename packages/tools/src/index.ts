@@ -33,12 +33,16 @@ export {
 } from "./errors.js";
 export type { ExecuteContext, LoadedTools } from "./execute.js";
 export { executeTool } from "./execute.js";
+export type { GitMetadataEntry } from "./git-metadata.js";
+export { PROTECTED_GIT_ENTRIES } from "./git-metadata.js";
 export type { GuardedFetchOptions, GuardedResponse } from "./guarded-fetch.js";
 export { guardedFetch } from "./guarded-fetch.js";
+export type { HiddenPath, HiddenScope } from "./hidden-paths.js";
+export { HIDDEN_HOME_PATHS, hiddenPathAt, homeDirectories } from "./hidden-paths.js";
 export type { ManifestContractOptions } from "./manifest-contract.js";
 export { callContractProblem, manifestContractProblems } from "./manifest-contract.js";
 export { HeadTailCapture, tailLines } from "./output-capture.js";
-export type { ResolveInWorkspaceOptions } from "./path-guard.js";
+export type { ResolveInWorkspaceOptions, WorkspaceScope } from "./path-guard.js";
 export {
   isInside,
   MAX_COMPONENT_BYTES,
@@ -46,6 +50,7 @@ export {
   realWorkspace,
   resolveInWorkspace,
   toWorkspaceRelative,
+  workspaceHiddenPaths,
   workspacePathPolicy,
 } from "./path-guard.js";
 export { DEFAULT_KILL_GRACE_MS, killMarkedProcesses, SANDBOX_MARK_VAR } from "./process-group.js";
@@ -59,7 +64,6 @@ export { assertShellAllowed, runShell } from "./run-shell.js";
 export type { SandboxedCommand, SandboxOptions } from "./sandbox.js";
 export {
   bashArgv,
-  HIDDEN_HOME_PATHS,
   networkMode,
   SANDBOX_PROXY_PORT,
   SCRUBBED_ENV,

@@ -2,6 +2,7 @@ import { lstat, readlink, realpath } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { CapgateError } from "@capgate/schema";
 import { PolicyDeniedError } from "./errors.js";
+import { type HiddenPath, hiddenPathAt, hiddenPathBelow, hiddenPathsInside } from "./hidden-paths.js";
 import type { PolicyCheck } from "./types.js";
 
 /** Longest path accepted, in UTF-8 bytes (Linux PATH_MAX). */
@@ -26,6 +27,37 @@ export interface ResolveInWorkspaceOptions {
   allowMissing?: boolean;
   /** The tool argument the path came from, named in errors (default "path"). */
   property?: string;
+}
+
+/**
+ * Where paths are resolved, and whose secrets stay hidden there: a ToolContext fits. The
+ * workspace's own HOME-relative secrets (~/.ssh, ~/.aws, … — `HIDDEN_HOME_PATHS`, for the
+ * process's home and `env.HOME`) and `stateDir` are refused wherever they lie inside it,
+ * the same set the sandbox hides from commands. A bare workspace string stands for the
+ * process's own environment (`process.env`, its `$CAPGATE_HOME` as the state dir).
+ */
+export interface WorkspaceScope {
+  workspace: string;
+  stateDir?: string;
+  env?: Record<string, string | undefined>;
+}
+
+function scopeOf(workspace: string | WorkspaceScope): WorkspaceScope {
+  if (typeof workspace !== "string") return workspace;
+  const stateDir = process.env.CAPGATE_HOME;
+  return { workspace, env: process.env, ...(stateDir && isAbsolute(stateDir) ? { stateDir } : {}) };
+}
+
+/**
+ * The hidden paths (secrets under HOME, the state dir) that lie inside the scope's
+ * workspace, by absolute and real path: empty unless the workspace contains a home
+ * directory or the state dir. Walkers (fs.list, fs.search, fs.glob) skip every entry at or
+ * under one of them (`hiddenPathAt`), so not even a name below them is shown.
+ */
+export async function workspaceHiddenPaths(workspace: string | WorkspaceScope): Promise<HiddenPath[]> {
+  const scope = scopeOf(workspace);
+  const root = await realWorkspace(scope.workspace);
+  return hiddenPathsInside(root, scope);
 }
 
 const realWorkspaces = new Map<string, Promise<string>>();
@@ -95,7 +127,7 @@ export function toWorkspaceRelative(workspaceReal: string, abs: string): string 
  *   `allowMissing` is not set, or a parent is not a directory.
  */
 export async function resolveInWorkspace(
-  workspace: string,
+  workspace: string | WorkspaceScope,
   userPath: string,
   options: ResolveInWorkspaceOptions = {},
 ): Promise<string> {
@@ -103,9 +135,16 @@ export async function resolveInWorkspace(
   const deny = (message: string, cause?: unknown): PolicyDeniedError =>
     new PolicyDeniedError(message, { property, cause });
   checkText(userPath, property, deny);
-  const root = await realWorkspace(workspace);
+  const scope = scopeOf(workspace);
+  const root = await realWorkspace(scope.workspace);
   try {
-    return await resolveChecked(workspace, root, userPath, options, property, deny);
+    const hidden = hiddenPathsInside(root, scope);
+    // As text first, so a missing file under ~/.ssh reads the same as an existing one.
+    const lexical = lexicalTarget(scope.workspace, root, userPath, property, deny);
+    checkHidden(root, hidden, userPath, lexical, options, property, deny);
+    const real = await resolveChecked(scope.workspace, root, userPath, options, property, deny);
+    checkHidden(root, hidden, userPath, real, options, property, deny);
+    return real;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const shown = JSON.stringify(userPath);
@@ -170,6 +209,37 @@ async function resolveChecked(
     }
   }
   return real;
+}
+
+/**
+ * Refuse a path at or under a hidden path (the caller judges the text and the real path,
+ * so neither `a/../.ssh` nor a link into ~/.ssh gets by); for writes (move, delete) also a
+ * directory that holds one, since moving or deleting it would take the secret along.
+ */
+function checkHidden(
+  root: string,
+  hidden: readonly HiddenPath[],
+  userPath: string,
+  abs: string,
+  options: ResolveInWorkspaceOptions,
+  property: string,
+  deny: (message: string) => PolicyDeniedError,
+): void {
+  if (hidden.length === 0) return;
+  const shown = JSON.stringify(userPath);
+  const hit = hiddenPathAt(hidden, abs);
+  if (hit) {
+    throw deny(
+      `${property} ${shown} is inside '${toWorkspaceRelative(root, hit.path)}' (${hit.label}), which is hidden from every tool and sandboxed command because it holds credentials or capgate's own state; capgate never reads, lists or changes it. See docs/security.md.`,
+    );
+  }
+  if (!options.forWrite) return;
+  const below = hiddenPathBelow(hidden, abs);
+  if (below) {
+    throw deny(
+      `${property} ${shown} contains '${toWorkspaceRelative(root, below.path)}' (${below.label}), which is hidden from every tool because it holds credentials or capgate's own state; moving or deleting ${shown} would take it along. Name the entries next to it instead.`,
+    );
+  }
 }
 
 function checkText(
@@ -342,7 +412,7 @@ export function workspacePathPolicy(
       if (value === undefined) continue;
       const list = Array.isArray(value) ? value : [value];
       for (const item of list) {
-        await resolveInWorkspace(ctx.workspace, item as string, { ...options, allowMissing: true, property });
+        await resolveInWorkspace(ctx, item as string, { ...options, allowMissing: true, property });
       }
     }
     return undefined;

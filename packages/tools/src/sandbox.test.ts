@@ -135,6 +135,62 @@ describeSandbox("the sandbox's filesystem", () => {
     }
   });
 
+  it("a secret nested inside the workspace cannot be carried off by renaming its parent", async () => {
+    const insideHome = join(ws, "nested-home");
+    mkdirSync(join(insideHome, ".config", "gcloud"), { recursive: true });
+    mkdirSync(join(insideHome, ".cargo"), { recursive: true });
+    writeFileSync(join(insideHome, ".config", "gcloud", "token"), "SECRET-NESTED-GCLOUD\n");
+    writeFileSync(join(insideHome, ".cargo", "credentials.toml"), "SECRET-NESTED-CARGO\n");
+    const run = (command: string) =>
+      runShell({
+        command,
+        cwd: ws,
+        env: { ...env, HOME: insideHome },
+        policy: { network: "none" },
+        sandbox: { workspace: ws, stateDir },
+        timeoutMs: 20_000,
+      });
+    try {
+      const first = await run(
+        "mv nested-home/.config nested-home/moved-config; mv nested-home/.cargo nested-home/moved-cargo",
+      );
+      expect(first.stderr).toMatch(/cannot move '?nested-home\/\.config'?.*(busy|not permitted)/i);
+      expect(first.stderr).toMatch(/cannot move '?nested-home\/\.cargo'?.*(busy|not permitted)/i);
+      expect(existsSync(join(insideHome, "moved-config"))).toBe(false);
+      const second = await run(
+        "cat nested-home/moved-config/gcloud/token nested-home/moved-cargo/credentials.toml nested-home/.config/gcloud/token nested-home/.cargo/credentials.toml",
+      );
+      expect(second.stdout + second.stderr).not.toMatch(/SECRET-NESTED/);
+      // The rest of the holder stays writable.
+      const third = await run("echo ok > nested-home/.config/other && cat nested-home/.config/other");
+      expect(third.stdout).toBe("ok\n");
+    } finally {
+      rmSync(insideHome, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it("a state dir under .git stays hidden, and .git's own protections still hold", async () => {
+    const inGit = join(ws, ".git", "capgate-state");
+    mkdirSync(join(inGit, "runs"), { recursive: true });
+    writeFileSync(join(inGit, "runs", "r.jsonl"), "SECRET-IN-GIT\n");
+    try {
+      const r = await runShell({
+        command:
+          "cat .git/capgate-state/runs/r.jsonl; echo x > .git/hooks/post-commit; echo '[core]' >> .git/config",
+        cwd: ws,
+        env,
+        policy: { network: "none" },
+        sandbox: { workspace: ws, stateDir: inGit },
+        timeoutMs: 20_000,
+      });
+      expect(r.stdout + r.stderr).not.toContain("SECRET-IN-GIT");
+      expect(r.stderr).toMatch(/post-commit: Read-only file system/);
+      expect(r.stderr).toMatch(/config: Read-only file system/);
+    } finally {
+      rmSync(inGit, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   it("everything outside the workspace is read-only, /tmp is private", async () => {
     const hostTmp = join(tmpdir(), `capgate-host-only-${process.pid}`);
     writeFileSync(hostTmp, "host tmp\n");

@@ -1,57 +1,13 @@
 import { randomBytes } from "node:crypto";
-import { lstatSync, mkdirSync, mkdtempSync, realpathSync, rmdirSync, type Stats } from "node:fs";
-import { homedir, tmpdir } from "node:os";
-import { join, resolve, sep } from "node:path";
+import { lstatSync, realpathSync, type Stats } from "node:fs";
+import { dirname, join, sep } from "node:path";
 import { CapgateError } from "@capgate/schema";
+import { hiddenPathsOf, isWithin } from "./hidden-paths.js";
 import { SANDBOX_MARK_VAR } from "./process-group.js";
+import { protectGit } from "./sandbox-git.js";
 import { BWRAP_BASE_ARGS, DEFAULT_BWRAP, findSystemBinary, probeBwrap, systemBash } from "./sandbox-host.js";
 import { egressProxy } from "./sandbox-proxy.js";
 import type { ShellNetwork, ShellPolicyConfig, WebPolicyConfig } from "./types.js";
-
-/**
- * Paths under the user's home that no sandboxed command may read: credentials, keys,
- * tokens, browser profiles, shell history. Each is replaced by an empty directory (or an
- * empty file) inside the sandbox. The list is documented in docs/security.md.
- */
-export const HIDDEN_HOME_PATHS: readonly string[] = [
-  ".ssh",
-  ".aws",
-  ".azure",
-  ".config/gcloud",
-  ".gnupg",
-  ".netrc",
-  ".docker",
-  ".kube",
-  ".npmrc",
-  ".yarnrc",
-  ".yarnrc.yml",
-  ".pypirc",
-  ".git-credentials",
-  ".config/git/credentials",
-  ".config/gh",
-  ".config/hub",
-  ".config/op",
-  ".cargo/credentials",
-  ".cargo/credentials.toml",
-  ".gem/credentials",
-  ".m2/settings.xml",
-  ".terraform.d/credentials.tfrc.json",
-  ".vault-token",
-  ".password-store",
-  ".local/share/keyrings",
-  ".config/chromium",
-  ".config/google-chrome",
-  ".mozilla",
-  ".pki",
-  ".bash_history",
-  ".zsh_history",
-  ".python_history",
-  ".node_repl_history",
-  ".psql_history",
-  ".claude",
-  ".codex",
-  ".capgate",
-];
 
 /** Directories that get a private, empty tmpfs: no host /tmp (X11 and other sockets), no /run (D-Bus, $XDG_RUNTIME_DIR). */
 const PRIVATE_TMPFS = ["/tmp", "/var/tmp", "/run", "/dev/shm"];
@@ -135,10 +91,14 @@ export function networkMode(shell: ShellPolicyConfig | undefined): ShellNetwork 
 /**
  * Wrap `argv` (program and arguments) so it runs inside the OS sandbox: bubblewrap with
  * new user, pid, network, ipc, uts namespaces; the workspace read-write, everything else
- * read-only, secrets and the state dir hidden, private /tmp and /run, `.git/hooks` and
- * `.git/config` read-only; the network per `shell.network`; the whole sandbox killed with
- * its parent. With `"sandbox": "off"` the argv is returned as is (env still scrubbed).
- * @throws CapgateError `sandbox_unavailable` (nothing ran) when the sandbox cannot start here.
+ * read-only, secrets and the state dir hidden, private /tmp and /run, the git metadata that
+ * makes git run programs or look elsewhere (`PROTECTED_GIT_ENTRIES`: hooks, config,
+ * commondir, worktrees, modules, …) read-only; the network per `shell.network`; the whole
+ * sandbox killed with its parent. With `"sandbox": "off"` the argv is returned as is (env
+ * still scrubbed).
+ * @throws CapgateError `sandbox_unavailable` (nothing ran) when the sandbox cannot start
+ *   here; `unsafe_repository` when the workspace's `.git` (or an entry of it) is a
+ *   symbolic link the sandbox cannot pin.
  */
 export async function sandboxCommand(
   argv: readonly string[],
@@ -168,9 +128,33 @@ export async function sandboxCommand(
   // (Their tmpfs stays writable: bubblewrap must create the workspace's mount point in it; writes there vanish.)
   for (const h of hidden.filter((p) => isWithin(p.path, workspace))) args.push(...hide(h, false));
   args.push("--bind", workspace, workspace);
-  for (const h of hidden.filter((p) => !isWithin(p.path, workspace))) args.push(...hide(h, true));
+  // One hidden path inside another is hidden with it (and pinning its parents would bind the
+  // outer one's content back over its tmpfs).
+  const others = hidden.filter((p) => !isWithin(p.path, workspace));
+  const outermost = others.filter((h) => !others.some((o) => o !== h && isWithin(o.path, h.path)));
+  const dotGit = join(workspace, ".git");
+  const underGit = outermost.filter((h) => isWithin(dotGit, h.path));
+  const pinned = new Set<string>();
+  for (const h of outermost.filter((p) => !underGit.includes(p))) {
+    // A secret inside the workspace (~/.config/gcloud with the workspace at ~): every
+    // directory between the workspace and it is bound onto itself first, because a plain
+    // directory holding a mount point can be renamed (`mv .config .config2` would carry the
+    // hiding tmpfs along and leave the secret under a name the next command does not hide).
+    if (isWithin(workspace, h.path)) {
+      for (const dir of ancestorsBelow(workspace, h.path)) {
+        if (pinned.has(dir)) continue;
+        pinned.add(dir);
+        args.push("--bind", dir, dir);
+      }
+    }
+    args.push(...hide(h, true));
+  }
   const git = protectGit(workspace);
   args.push(...git.args);
+  // A hidden path under .git (a state dir configured there) is hidden after the repository's
+  // own mounts, which bind the host's .git and would cover an earlier tmpfs. Its parents are
+  // not re-bound: that would undo the read-only git entries.
+  for (const h of underGit) args.push(...hide(h, true));
 
   let inner = [file, ...rest];
   if (network !== "none") {
@@ -182,7 +166,13 @@ export async function sandboxCommand(
         `The sandbox's network bridge needs socat, which is not installed, so the command was refused and nothing ran. Install it (\`apt-get install socat\`), or set "shell": { "network": "none" } in capgate.config.json for commands without network.`,
       );
     }
-    const proxy = await egressProxy(network, options.web?.allowHosts ?? []);
+    let proxy: Awaited<ReturnType<typeof egressProxy>>;
+    try {
+      proxy = await egressProxy(network, options.web?.allowHosts ?? []);
+    } catch (error) {
+      git.release();
+      throw error;
+    }
     args.push("--bind", proxy.socketPath, PROXY_SOCKET_INSIDE);
     for (const [name, value] of Object.entries(proxyEnv(network, options.web?.allowHosts ?? []))) {
       env[name] = value;
@@ -254,7 +244,7 @@ function bridgeScript(socat: string): string {
   ].join("\n");
 }
 
-interface HiddenPath {
+interface HiddenMount {
   path: string;
   directory: boolean;
 }
@@ -267,35 +257,24 @@ function lstatOrUndefined(path: string): Stats | undefined {
   }
 }
 
-function isWithin(parent: string, child: string): boolean {
-  return child === parent || child.startsWith(parent.endsWith(sep) ? parent : `${parent}${sep}`);
-}
-
-/** Existing secret paths and the state dir, by real path (a symlinked ~/.ssh is hidden where it points too). */
-function hiddenPaths(options: SandboxOptions, workspace: string): HiddenPath[] {
-  const homes = new Set<string>([homedir()]);
-  if (options.env.HOME?.startsWith("/")) homes.add(options.env.HOME);
-  const candidates: string[] = [];
-  for (const home of homes) for (const rel of HIDDEN_HOME_PATHS) candidates.push(join(home, rel));
-  if (options.stateDir) candidates.push(resolve(options.stateDir));
-  const out = new Map<string, HiddenPath>();
-  for (const candidate of candidates) {
-    for (const path of [candidate, realOrUndefined(candidate)]) {
-      if (!path) continue;
-      // The workspace itself cannot be hidden from its own command (a state dir equal to it is documented).
-      if (path === workspace) continue;
-      // Under a private tmpfs it is empty already — unless the workspace bind brings it back
-      // (a secret inside a workspace under /tmp) or must show through it.
-      if (
-        PRIVATE_TMPFS.some((t) => isWithin(t, path)) &&
-        !isWithin(path, workspace) &&
-        !isWithin(workspace, path)
-      )
-        continue;
-      const st = lstatOrUndefined(path);
-      if (!st || st.isSymbolicLink()) continue;
-      out.set(path, { path, directory: st.isDirectory() });
-    }
+/** Existing secret paths and the state dir, by real path too (the one list of hidden-paths.ts). */
+function hiddenPaths(options: SandboxOptions, workspace: string): HiddenMount[] {
+  const out = new Map<string, HiddenMount>();
+  const scope = { env: options.env, ...(options.stateDir ? { stateDir: options.stateDir } : {}) };
+  for (const { path } of hiddenPathsOf(scope)) {
+    // The workspace itself cannot be hidden from its own command (a state dir equal to it is documented).
+    if (path === workspace) continue;
+    // Under a private tmpfs it is empty already — unless the workspace bind brings it back
+    // (a secret inside a workspace under /tmp) or must show through it.
+    if (
+      PRIVATE_TMPFS.some((t) => isWithin(t, path)) &&
+      !isWithin(path, workspace) &&
+      !isWithin(workspace, path)
+    )
+      continue;
+    const st = lstatOrUndefined(path);
+    if (!st || st.isSymbolicLink()) continue;
+    out.set(path, { path, directory: st.isDirectory() });
   }
   return [...out.values()];
 }
@@ -337,6 +316,13 @@ function pathDirsUnderTmpfs(path: string | undefined, workspace: string): string
   return [...out];
 }
 
+/** The directories strictly between `top` and `path` (outermost first); `path` lies inside `top`. */
+function ancestorsBelow(top: string, path: string): string[] {
+  const out: string[] = [];
+  for (let dir = dirname(path); dir !== top && isWithin(top, dir); dir = dirname(dir)) out.unshift(dir);
+  return out;
+}
+
 function realOrUndefined(path: string): string | undefined {
   try {
     return realpathSync(path);
@@ -345,67 +331,7 @@ function realOrUndefined(path: string): string | undefined {
   }
 }
 
-function hide(h: HiddenPath, readOnly: boolean): string[] {
+function hide(h: HiddenMount, readOnly: boolean): string[] {
   if (!h.directory) return ["--ro-bind", "/dev/null", h.path];
   return readOnly ? ["--tmpfs", h.path, "--remount-ro", h.path] : ["--tmpfs", h.path];
-}
-
-const placeholders = new Map<string, number>();
-let emptyDir: string | undefined;
-
-/**
- * `.git/hooks` and `.git/config` are run and read by the host's git later (and by the
- * user's), so a command must not write them. Existing ones are bound read-only; a missing
- * hooks directory is created first (empty, as `git init` would). When the workspace has no
- * `.git` at all, an empty read-only `.git` is put in its place for the command's lifetime,
- * so the model cannot create a repository whose hooks and config someone else's git would
- * trust; it is removed again when the last sandbox using it ends.
- */
-function protectGit(workspace: string): { args: string[]; release(): void } {
-  const dotGit = join(workspace, ".git");
-  const st = lstatOrUndefined(dotGit);
-  if (st?.isDirectory()) {
-    // .git is bound onto itself first: a mount point cannot be renamed or removed, so the
-    // command cannot move the protected repository aside and plant a fresh .git/hooks and
-    // .git/config in its place.
-    const args: string[] = ["--bind", dotGit, dotGit];
-    const hooks = join(dotGit, "hooks");
-    const hooksStat = lstatOrUndefined(hooks);
-    if (!hooksStat) mkdirSync(hooks, { mode: 0o755 });
-    if (!hooksStat || hooksStat.isDirectory()) args.push("--ro-bind", hooks, hooks);
-    else args.push("--ro-bind", "/dev/null", hooks);
-    const config = join(dotGit, "config");
-    const configStat = lstatOrUndefined(config);
-    if (configStat?.isFile()) args.push("--ro-bind", config, config);
-    else if (!configStat) args.push("--ro-bind", "/dev/null", config);
-    // A commondir names the directory git takes config and hooks from: an existing one stays as it is.
-    const commondir = join(dotGit, "commondir");
-    if (lstatOrUndefined(commondir)?.isFile()) args.push("--ro-bind", commondir, commondir);
-    return { args, release: () => undefined };
-  }
-  if (st) {
-    // A .git file (gitdir: pointer) or symlink: the pointer itself must not change.
-    return { args: st.isSymbolicLink() ? [] : ["--ro-bind", dotGit, dotGit], release: () => undefined };
-  }
-  emptyDir ??= mkdtempSync(join(tmpdir(), "capgate-empty-"));
-  placeholders.set(dotGit, (placeholders.get(dotGit) ?? 0) + 1);
-  let released = false;
-  return {
-    args: ["--ro-bind", emptyDir, dotGit],
-    release: () => {
-      if (released) return;
-      released = true;
-      const left = (placeholders.get(dotGit) ?? 1) - 1;
-      if (left > 0) {
-        placeholders.set(dotGit, left);
-        return;
-      }
-      placeholders.delete(dotGit);
-      try {
-        rmdirSync(dotGit); // only if still the empty mount point bwrap made
-      } catch {
-        // not empty or gone: leave it
-      }
-    },
-  };
 }

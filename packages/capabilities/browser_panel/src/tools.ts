@@ -140,7 +140,7 @@ export async function screenshot(args: Args<"screenshot">, ctx: ToolContext): Pr
   const session = currentSession(ctx);
   if (!session) return NO_PAGE;
   const requested = args.path ?? (await defaultScreenshotPath(ctx));
-  const target = await resolveInWorkspace(ctx.workspace, requested, { forWrite: true, allowMissing: true });
+  const target = await resolveInWorkspace(ctx, requested, { forWrite: true, allowMissing: true });
   return session.run(async () => {
     const png = await session.page.screenshot({ type: "png", timeout: budget(ctx, 15_000) });
     await mkdir(dirname(target), { recursive: true });
@@ -273,7 +273,7 @@ async function defaultScreenshotPath(ctx: ToolContext): Promise<string> {
   for (let n = 0; ; n++) {
     const candidate = `.capgate/screenshots/${stamp}${n === 0 ? "" : `-${n}`}.png`;
     const exists = await stat(
-      await resolveInWorkspace(ctx.workspace, candidate, { allowMissing: true, forWrite: true }),
+      await resolveInWorkspace(ctx, candidate, { allowMissing: true, forWrite: true }),
     )
       .then(() => true)
       .catch(() => false);

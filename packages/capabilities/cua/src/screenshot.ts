@@ -46,10 +46,10 @@ export async function captureScreen(
   userPath: string,
 ): Promise<SavedScreenshot> {
   const options = { forWrite: true, allowMissing: true, property: "path" } as const;
-  let target = await resolveInWorkspace(ctx.workspace, userPath, options);
+  let target = await resolveInWorkspace(ctx, userPath, options);
   await mkdir(dirname(target), { recursive: true });
   // Re-check now that the directories exist (one of them could have been a link created meanwhile).
-  target = await resolveInWorkspace(ctx.workspace, userPath, options);
+  target = await resolveInWorkspace(ctx, userPath, options);
   const temp = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString("hex")}.tmp`);
   try {
     const result = await runX11(ctx, "import", ["-silent", "-window", "root", `png:${temp}`]);

@@ -34,6 +34,7 @@ export async function globFiles(args: GlobArgs, ctx: ToolContext): Promise<ToolR
         start: walkRoot,
         rules: scope.rules,
         signal: ctx.signal,
+        hidden: scope.hidden,
       })) {
         if (!matches(relativeTo(scope.startRel, file.rel))) continue;
         if (found.length >= MAX_GLOB_RESULTS) {
@@ -71,7 +72,7 @@ async function existingDir(ctx: ToolContext, abs: string): Promise<string | null
   try {
     if (!(await lstat(abs)).isDirectory()) return null;
     // Through a symlink on the way the walk would not be under `path`: the walk never follows links.
-    const real = await resolveInWorkspace(ctx.workspace, abs, { property: "pattern" });
+    const real = await resolveInWorkspace(ctx, abs, { property: "pattern" });
     return real === abs ? real : null;
   } catch {
     return null;

@@ -1,7 +1,7 @@
 import type { Dirent } from "node:fs";
 import { lstat, readdir, readlink, stat } from "node:fs/promises";
 import { join } from "node:path";
-import type { ToolContext, ToolResult } from "@capgate/tools";
+import { hiddenPathAt, type ToolContext, type ToolResult, workspaceHiddenPaths } from "@capgate/tools";
 import { SKIPPED_DIRS } from "./gitignore.js";
 import { failure, relTo, resolvePath, withExisting } from "./paths.js";
 
@@ -44,6 +44,9 @@ export async function listDir(args: ListArgs, ctx: ToolContext): Promise<ToolRes
     const entries: ListEntry[] = [];
     let truncated = false;
     let unreadable = 0;
+    let withheld = 0;
+    // Secrets and the state dir inside the workspace are left out, names and all.
+    const hidden = await workspaceHiddenPaths(ctx);
     let level: string[] = [abs];
     for (let d = 1; d <= depth && level.length > 0 && !truncated; d++) {
       const next: string[] = [];
@@ -61,6 +64,10 @@ export async function listDir(args: ListArgs, ctx: ToolContext): Promise<ToolRes
             break;
           }
           const full = join(dir, dirent.name);
+          if (hidden.length > 0 && hiddenPathAt(hidden, full)) {
+            withheld++;
+            continue;
+          }
           const entry = await describe(root, full, dirent);
           entries.push(entry);
           if (entry.type === "dir" && !entry.notExpanded) next.push(full);
@@ -94,6 +101,10 @@ export async function listDir(args: ListArgs, ctx: ToolContext): Promise<ToolRes
         `[listing stopped at ${lines.length} entries; list a subdirectory or use a smaller depth, or fs.glob to find files by name]`,
       );
     }
+    if (withheld > 0)
+      notes.push(
+        `[${withheld} hidden entr${withheld === 1 ? "y" : "ies"} not shown: credentials under HOME and capgate's state directory are never listed]`,
+      );
     if (unreadable > 0)
       notes.push(`[${unreadable} director${unreadable === 1 ? "y" : "ies"} could not be read]`);
     return {

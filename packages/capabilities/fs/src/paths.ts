@@ -2,6 +2,7 @@ import { readdir } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, normalize, relative, sep } from "node:path";
 import { CapgateError, closestMatch } from "@capgate/schema";
 import {
+  hiddenPathAt,
   isInside,
   type NotRegularFileError,
   type ResolveInWorkspaceOptions,
@@ -9,6 +10,7 @@ import {
   resolveInWorkspace,
   type ToolContext,
   type ToolResult,
+  workspaceHiddenPaths,
 } from "@capgate/tools";
 
 /** A path checked by the shared guard: `abs` is the real path to operate on, `rel` is for messages. */
@@ -35,7 +37,7 @@ export async function resolvePath(
   options: ResolveInWorkspaceOptions = {},
 ): Promise<Resolved> {
   const root = await realWorkspace(ctx.workspace);
-  const abs = await resolveInWorkspace(ctx.workspace, userPath, options);
+  const abs = await resolveInWorkspace(ctx, userPath, options);
   return { root, abs, rel: relTo(root, abs) };
 }
 
@@ -52,7 +54,7 @@ export async function resolveLinkLocation(ctx: ToolContext, userPath: string): P
   const rootAlias = isInside(root, lexical) ? root : normalize(ctx.workspace);
   const inner = relative(rootAlias, lexical);
   if (inner === "") return { root, abs: root, rel: "." };
-  const parent = await resolveInWorkspace(ctx.workspace, dirname(inner) || ".", { property: "path" });
+  const parent = await resolveInWorkspace(ctx, dirname(inner) || ".", { property: "path" });
   const abs = join(parent, basename(inner));
   return { root, abs, rel: relTo(root, abs) };
 }
@@ -93,8 +95,9 @@ async function suggestSibling(ctx: ToolContext, userPath: string): Promise<strin
   try {
     const root = await realWorkspace(ctx.workspace);
     const parentText = dirname(userPath);
-    const parent = await resolveInWorkspace(ctx.workspace, parentText === "" ? "." : parentText);
-    const names = await readdir(parent);
+    const parent = await resolveInWorkspace(ctx, parentText === "" ? "." : parentText);
+    const hidden = await workspaceHiddenPaths(ctx);
+    const names = (await readdir(parent)).filter((name) => !hiddenPathAt(hidden, join(parent, name)));
     const guess = closestMatch(basename(userPath), names);
     return guess === undefined ? undefined : relTo(root, join(parent, guess));
   } catch {

@@ -1,5 +1,12 @@
 import { stat } from "node:fs/promises";
-import { type FileType, fileTypeOf, PolicyDeniedError, type ToolContext } from "@capgate/tools";
+import {
+  type FileType,
+  fileTypeOf,
+  type HiddenPath,
+  PolicyDeniedError,
+  type ToolContext,
+  workspaceHiddenPaths,
+} from "@capgate/tools";
 import picomatch from "picomatch";
 import { GitignoreRules } from "./gitignore.js";
 import { resolvePath } from "./paths.js";
@@ -16,6 +23,8 @@ export interface Scope {
   /** Null when `path` itself is gitignored: naming an ignored directory explicitly searches it. */
   rules: GitignoreRules | null;
   startIgnored: boolean;
+  /** Secrets and the state dir inside the workspace: the walk never lists anything at or under them. */
+  hidden: HiddenPath[];
 }
 
 export async function resolveScope(ctx: ToolContext, userPath: string | undefined): Promise<Scope> {
@@ -31,6 +40,7 @@ export async function resolveScope(ctx: ToolContext, userPath: string | undefine
     type: fileTypeOf(info),
     rules: startIgnored ? null : rules,
     startIgnored,
+    hidden: await workspaceHiddenPaths(ctx),
   };
 }
 

@@ -56,7 +56,13 @@ export async function searchFiles(args: SearchArgs, ctx: ToolContext): Promise<T
 
     const files: AsyncIterable<WalkedFile> | WalkedFile[] = scope.isFile
       ? [{ abs: scope.start, rel: scope.startRel }]
-      : walkFiles({ root: scope.root, start: scope.start, rules: scope.rules, signal: ctx.signal });
+      : walkFiles({
+          root: scope.root,
+          start: scope.start,
+          rules: scope.rules,
+          signal: ctx.signal,
+          hidden: scope.hidden,
+        });
     const matches: SearchMatch[] = [];
     const tooLarge: string[] = [];
     let searched = 0;

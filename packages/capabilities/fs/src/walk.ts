@@ -1,6 +1,7 @@
 import type { Dirent } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { sep } from "node:path";
+import { type HiddenPath, hiddenPathAt } from "@capgate/tools";
 import { type GitignoreRules, SKIPPED_DIRS } from "./gitignore.js";
 import { relTo } from "./paths.js";
 
@@ -21,13 +22,16 @@ export interface WalkOptions {
   signal: AbortSignal;
   /** Called for each directory before descending; false prunes it. */
   enterDir?: (rel: string) => boolean;
+  /** Secrets and the state dir inside the workspace (`workspaceHiddenPaths`): never listed, never entered. */
+  hidden?: readonly HiddenPath[];
 }
 
 /**
  * Every regular file under `start`, depth first in name order. Never follows symbolic
  * links (neither to files nor to directories, so nothing outside the workspace and no link
  * loop is reached), never enters node_modules or .git, and prunes directories the
- * .gitignore rules ignore instead of listing them and filtering afterwards. Unreadable
+ * .gitignore rules ignore instead of listing them and filtering afterwards, and skips the
+ * hidden paths (~/.ssh & co., the state dir) entirely, names included. Unreadable
  * directories are skipped and counted.
  */
 export async function* walkFiles(
@@ -35,6 +39,7 @@ export async function* walkFiles(
   stats: { unreadableDirs: number } = { unreadableDirs: 0 },
 ): AsyncGenerator<WalkedFile> {
   // Relative paths are built by concatenation: path.relative per entry costs more than the walk.
+  const hidden = options.hidden?.length ? options.hidden : undefined;
   const stack: Pending[] = [pending(options.start, relTo(options.root, options.start), true)];
   while (stack.length > 0) {
     if (options.signal.aborted) return;
@@ -51,6 +56,7 @@ export async function* walkFiles(
     for (const entry of entries) {
       const abs = dir.endsWith(sep) ? dir + entry.name : `${dir}${sep}${entry.name}`;
       const rel = dirRel === "." ? entry.name : `${dirRel}/${entry.name}`;
+      if (hidden && hiddenPathAt(hidden, abs)) continue;
       if (entry.isDirectory()) {
         if (SKIPPED_DIRS.has(entry.name)) continue;
         if (options.rules?.ignoredInWalk(rel, true)) continue;

@@ -10,7 +10,7 @@ import { PolicyDeniedError, realWorkspace, resolveInWorkspace, type ToolContext 
  * @throws PolicyDeniedError when it escapes the workspace.
  */
 export async function gitPath(ctx: ToolContext, userPath: string, property: string): Promise<string> {
-  await resolveInWorkspace(ctx.workspace, userPath, { allowMissing: true, property });
+  await resolveInWorkspace(ctx, userPath, { allowMissing: true, property });
   const root = await realWorkspace(ctx.workspace);
   for (const base of [root, resolve(ctx.workspace)]) {
     const rel = relative(base, resolve(base, userPath));

@@ -2,7 +2,7 @@ import type { Dirent } from "node:fs";
 import { lstat, readdir, realpath, stat } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { CapgateError } from "@capgate/schema";
-import { isInside, openRegularFile, runProcess } from "@capgate/tools";
+import { isInside, openRegularFile, PROTECTED_GIT_ENTRIES, runProcess } from "@capgate/tools";
 
 /**
  * What a git call may run with, once the repository's metadata has been checked: the
@@ -264,19 +264,48 @@ async function checkAlternates(root: string, objectsDir: string): Promise<void> 
   }
 }
 
-/** `.git/commondir` (a linked worktree's pointer to the main repository): only inside the workspace. */
-async function checkCommonDir(root: string, gitDir: string): Promise<string | undefined> {
+/**
+ * `.git/commondir` names the directory git takes config, hooks, objects and refs from. git
+ * writes one only in a linked worktree's metadata (`.git/worktrees/<id>/commondir`), never
+ * in a repository's own `.git`, so one there was planted — refused wherever it points,
+ * inside the workspace too (a model-written directory there has config and hooks of its
+ * own). Only a commondir naming the repository itself (".", the sandbox's placeholder
+ * while a command runs) changes nothing and passes.
+ */
+async function checkCommonDir(root: string, gitDir: string): Promise<void> {
   const file = join(gitDir, "commondir");
   const text = await readMetadataFile(root, file);
-  if (text === undefined) return undefined;
-  const target = text.trim();
+  if (text === undefined) return;
+  const target = text.replace(/[\r\n]+$/, "");
+  const named = isAbsolute(target) ? target : resolve(gitDir, target);
+  const real = await realpath(named).catch(() => resolve(named));
+  if (real === (await realpath(gitDir))) return;
   const outside = await resolvesInside(root, gitDir, target);
-  if (outside) {
-    throw new UnsafeRepositoryError(
-      `'.git/commondir' points git at '${outside}', outside the workspace; the git tools only use a repository inside it. Remove the file.`,
-    );
+  throw new UnsafeRepositoryError(
+    `'.git/commondir' points git at '${outside ?? real}'${outside ? ", outside the workspace" : ""}, so git would take config, hooks and objects from there; git never writes a commondir in a repository's own .git (only in .git/worktrees/<id>), so it was planted. The git tools refuse it: remove the file.`,
+  );
+}
+
+/**
+ * The entries git runs programs from or is redirected by (PROTECTED_GIT_ENTRIES — the same
+ * list the sandbox makes read-only) must be real files or directories: a symbolic link
+ * there can be swapped for one of the model's own, inside the workspace as well as out.
+ */
+async function checkProtectedEntries(root: string, gitDir: string): Promise<void> {
+  for (const entry of PROTECTED_GIT_ENTRIES) {
+    const parts = entry.path.split("/");
+    for (let i = 1; i <= parts.length; i++) {
+      const path = join(gitDir, ...parts.slice(0, i));
+      const info = await lstatOrNull(path);
+      if (!info) break;
+      if (info.isSymbolicLink()) {
+        const target = await realpath(path).catch(() => "a missing target");
+        throw new UnsafeRepositoryError(
+          `'${rel(root, path)}' is a symbolic link (to '${target}'); git takes ${entry.why} from '.git/${entry.path}', and a link there can be swapped for anything. Replace the link with the ${i === parts.length && entry.kind === "file" ? "file" : "directory"} itself to use the git tools.`,
+        );
+      }
+    }
   }
-  return isAbsolute(target) ? target : resolve(gitDir, target);
 }
 
 /** Config keys that pull further config in from elsewhere: refused, since their content is unchecked. */
@@ -345,8 +374,9 @@ function overridesFor(entries: readonly [string, string | undefined][], source: 
 
 /**
  * Check the repository rooted at `root` before git touches it: `.git` a real directory,
- * no links or `commondir`/`alternates` leading outside, no `include`/`core.worktree` in its
- * config, and every filter/diff/merge driver it configures neutralised.
+ * no links leading outside, no link at an entry the sandbox protects, no planted
+ * `commondir`, no `alternates` leading outside, no `include`/`core.worktree` in its config
+ * or config.worktree, and every filter/diff/merge driver they configure neutralised.
  * @throws MissingRepositoryError when there is no `.git`; UnsafeRepositoryError naming the file or setting otherwise.
  */
 export async function checkRepository(
@@ -355,13 +385,12 @@ export async function checkRepository(
 ): Promise<CheckedRepository> {
   const gitDir = await checkGitDir(root);
   await checkLinks(root, gitDir);
-  const common = await checkCommonDir(root, gitDir);
-  const objectsDirs = [join(gitDir, "objects"), ...(common ? [join(common, "objects")] : [])];
-  for (const dir of objectsDirs) await checkAlternates(root, dir);
+  await checkProtectedEntries(root, gitDir);
+  await checkCommonDir(root, gitDir);
+  await checkAlternates(root, join(gitDir, "objects"));
   const overrides: string[] = [];
   const keys = new Set<string>();
   const configs = [join(gitDir, "config"), join(gitDir, "config.worktree")];
-  if (common) configs.push(join(common, "config"));
   for (const file of configs) {
     const info = await lstatOrNull(file);
     if (!info) continue;

@@ -1,6 +1,7 @@
 import { dirname, join } from "node:path";
 import { CapgateError } from "@capgate/schema";
 import { type ProcessResult, realWorkspace, runProcess, type ToolContext } from "@capgate/tools";
+import { hiddenPathExcludes } from "./hidden-excludes.js";
 import { operatorIdentity } from "./identity.js";
 import { checkRepository, MissingRepositoryError } from "./repo-guard.js";
 
@@ -126,7 +127,11 @@ export async function git(
   let overrides: string[];
   try {
     const checked = await checkRepository(root, { path: ctx.env.PATH, signal: ctx.signal });
-    overrides = [...checked.overrides, ...(await operatorIdentity(ctx.env, checked.keys))];
+    overrides = [
+      ...checked.overrides,
+      ...(await operatorIdentity(ctx.env, checked.keys)),
+      ...(await hiddenPathExcludes(ctx, root)),
+    ];
   } catch (error) {
     if (error instanceof MissingRepositoryError) throw await notARepository(ctx, root);
     throw spawnError(error);

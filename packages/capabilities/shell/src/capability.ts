@@ -56,7 +56,7 @@ async function commandPolicy(
 
 /** The real working directory for `cwd` (default: the workspace root), which must be a directory. */
 async function workingDirectory(ctx: ToolContext, cwd: string | undefined): Promise<[string, string]> {
-  const real = await resolveInWorkspace(ctx.workspace, cwd ?? ".", { property: "cwd" });
+  const real = await resolveInWorkspace(ctx, cwd ?? ".", { property: "cwd" });
   if (!(await stat(real)).isDirectory()) {
     throw new CapgateError("not_a_directory", `cwd ${JSON.stringify(cwd)} is a file, not a directory.`, {
       property: "cwd",

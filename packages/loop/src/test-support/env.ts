@@ -51,14 +51,14 @@ export const notes = defineCapability({
   manifest: notesManifest,
   handlers: {
     write: async (args, ctx) => {
-      const path = await resolveInWorkspace(ctx.workspace, args.path, { forWrite: true, allowMissing: true });
+      const path = await resolveInWorkspace(ctx, args.path, { forWrite: true, allowMissing: true });
       mkdirSync(dirname(path), { recursive: true });
       writeFileSync(path, args.text);
       return { success: true, summary: `wrote ${args.text.length} chars to ${args.path}` };
     },
     read: async (args, ctx) => ({
       success: true,
-      summary: readFileSync(await resolveInWorkspace(ctx.workspace, args.path), "utf8"),
+      summary: readFileSync(await resolveInWorkspace(ctx, args.path), "utf8"),
     }),
   },
   policies: { write: workspacePathPolicy(["path"], { forWrite: true }), read: workspacePathPolicy(["path"]) },

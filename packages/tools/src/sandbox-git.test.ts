@@ -1,0 +1,402 @@
+// Every git metadata entry that makes git run a program or read config, hooks or objects
+// from elsewhere (PROTECTED_GIT_ENTRIES), attacked from a real sandboxed command; then the
+// host's plain git (hooks on, the repository's config read) runs `git status` and
+// `git commit` and must run nothing the command wrote. A control run with the sandbox off
+// shows each attack works when nothing stops it, so these tests can fail.
+// CI sets CAPGATE_REQUIRE_SYSTEM_TESTS=1: a missing bwrap fails there instead of skipping.
+import { execFileSync, spawnSync } from "node:child_process";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PROTECTED_GIT_ENTRIES } from "./git-metadata.js";
+import { runShell } from "./run-shell.js";
+import { closeEgressProxies } from "./sandbox-proxy.js";
+import type { ShellPolicyConfig } from "./types.js";
+
+const REQUIRED = Boolean(process.env.CAPGATE_REQUIRE_SYSTEM_TESTS);
+const HAVE = existsSync("/usr/bin/bwrap") && spawnSync("git", ["--version"]).status === 0;
+const describeSandbox = HAVE || REQUIRED ? describe : describe.skip;
+
+const root = realpathSync(mkdtempSync(join(tmpdir(), "capgate-sbx-git-")));
+const home = join(root, "home");
+const marks = join(root, "marks");
+/** The user's git on the host: hooks on, repository config read, no global or system config. */
+const hostEnv = {
+  PATH: process.env.PATH ?? "/usr/bin:/bin",
+  HOME: home,
+  GIT_CONFIG_NOSYSTEM: "1",
+  GIT_AUTHOR_NAME: "User",
+  GIT_AUTHOR_EMAIL: "user@example.com",
+  GIT_COMMITTER_NAME: "User",
+  GIT_COMMITTER_EMAIL: "user@example.com",
+  LANG: "C",
+};
+const OFF: ShellPolicyConfig = { sandbox: "off" };
+const NO_NET: ShellPolicyConfig = { network: "none" };
+
+let n = 0;
+function repo(): string {
+  const ws = join(root, `ws${++n}`);
+  mkdirSync(ws);
+  hostGit(ws, "init", "-q");
+  writeFileSync(join(ws, "README.md"), "hello\n");
+  hostGit(ws, "add", "README.md");
+  hostGit(ws, "commit", "-qm", "init");
+  return ws;
+}
+
+function hostGit(cwd: string, ...args: string[]): string {
+  return execFileSync("git", args, {
+    cwd,
+    env: hostEnv,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+}
+
+/** The host's plain git, as the user would run it after the command: status, then a commit. */
+function userGitAfterwards(ws: string): void {
+  spawnSync("git", ["status", "--short"], { cwd: ws, env: hostEnv, stdio: "ignore" });
+  writeFileSync(join(ws, "README.md"), `edit ${Math.random()}\n`);
+  spawnSync("git", ["commit", "-qam", "after"], { cwd: ws, env: hostEnv, stdio: "ignore" });
+}
+
+function mark(name: string): string {
+  return join(marks, name);
+}
+
+async function sh(ws: string, command: string, policy: ShellPolicyConfig = NO_NET) {
+  return runShell({
+    command,
+    cwd: ws,
+    env: { PATH: hostEnv.PATH, HOME: home, LANG: "C", MARK: marks },
+    policy,
+    sandbox: { workspace: ws },
+    timeoutMs: 30_000,
+  });
+}
+
+/** A model-written repository directory `evil` in the workspace whose config and hooks touch `name`. */
+function evilRepoScript(name: string): string {
+  return [
+    "mkdir -p evil/hooks",
+    "cp -r .git/HEAD .git/objects .git/refs evil/ 2>/dev/null",
+    `printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = touch "${marks}/${name}-fsmonitor"\\n' > evil/config`,
+    `printf '#!/bin/sh\\ntouch "${marks}/${name}-hook"\\n' > evil/hooks/pre-commit`,
+    "chmod +x evil/hooks/pre-commit",
+  ].join("; ");
+}
+
+/** Every entry under .git except the files git rewrites on every status or commit. */
+function snapshotGit(ws: string): string[] {
+  const out: string[] = [];
+  const walk = (dir: string, prefix: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const rel = `${prefix}${entry.name}`;
+      out.push(
+        entry.isDirectory()
+          ? `${rel}/`
+          : `${rel}:${entry.isFile() ? readFileSync(join(dir, entry.name), "utf8").length : "link"}`,
+      );
+      if (entry.isDirectory() && entry.name !== "objects") walk(join(dir, entry.name), `${rel}/`);
+    }
+  };
+  const gitDir = existsSync(join(ws, ".repo")) ? join(ws, ".repo") : join(ws, ".git");
+  walk(gitDir, "");
+  return out.filter((e) => !/^(index|logs\/|COMMIT_EDITMSG|ORIG_HEAD)/.test(e)).sort();
+}
+
+function ranAnything(name: string): boolean {
+  return existsSync(mark(`${name}-fsmonitor`)) || existsSync(mark(`${name}-hook`));
+}
+
+beforeAll(() => {
+  mkdirSync(home);
+  mkdirSync(marks);
+});
+
+afterAll(async () => {
+  await closeEgressProxies();
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe("the protected entries", () => {
+  it("cover what gitrepository-layout(5) lists as running programs or pointing elsewhere", () => {
+    expect(PROTECTED_GIT_ENTRIES.map((e) => e.path).sort()).toEqual(
+      [
+        "branches",
+        "commondir",
+        "config",
+        "config.worktree",
+        "hooks",
+        "modules",
+        "objects/info/alternates",
+        "remotes",
+        "worktrees",
+      ].sort(),
+    );
+  });
+});
+
+interface Attack {
+  name: string;
+  /** A fresh workspace set up as the user has it, and where the user's git runs afterwards. */
+  setup(): { ws: string; userDirs: string[] };
+  /** The command: plants config or hooks that touch `${name}-fsmonitor` / `${name}-hook`. */
+  script(name: string, ws: string): string;
+}
+
+function linkedWorktree(): { ws: string; userDirs: string[] } {
+  const ws = repo();
+  const linked = join(root, `linked${n}`);
+  hostGit(ws, "worktree", "add", "-q", linked);
+  return { ws, userDirs: [linked, ws] };
+}
+
+function withSubmodule(): { ws: string; userDirs: string[] } {
+  const lib = repo();
+  const ws = repo();
+  execFileSync("git", ["-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "sub"], {
+    cwd: ws,
+    env: hostEnv,
+    stdio: "ignore",
+  });
+  hostGit(ws, "commit", "-qm", "add sub");
+  return { ws, userDirs: [ws] };
+}
+
+const fsmonitor = (name: string) => `\\tfsmonitor = touch ${marks}/${name}-fsmonitor\\n`;
+const hook = (name: string) => `'#!/bin/sh\\ntouch ${marks}/${name}-hook\\n'`;
+
+const ATTACKS: Attack[] = [
+  {
+    name: "commondir",
+    setup: () => ({ ws: repo(), userDirs: [] }),
+    script: (name) => `${evilRepoScript(name)}; printf '../evil\\n' > .git/commondir`,
+  },
+  {
+    name: "config-worktree",
+    setup: () => {
+      const ws = repo();
+      hostGit(ws, "config", "core.repositoryformatversion", "1");
+      hostGit(ws, "config", "extensions.worktreeConfig", "true");
+      return { ws, userDirs: [] };
+    },
+    script: (name) => `printf '[core]\\n${fsmonitor(name)}' > .git/config.worktree`,
+  },
+  {
+    name: "worktrees",
+    setup: linkedWorktree,
+    script: (name, ws) => {
+      const admin = `.git/worktrees/linked${ws.slice(ws.lastIndexOf("ws") + 2)}`;
+      return `${evilRepoScript(name)}; printf '../../../evil\\n' > ${admin}/commondir`;
+    },
+  },
+  {
+    name: "worktree-config",
+    setup: () => {
+      const dirs = linkedWorktree();
+      hostGit(dirs.ws, "config", "core.repositoryformatversion", "1");
+      hostGit(dirs.ws, "config", "extensions.worktreeConfig", "true");
+      return dirs;
+    },
+    script: (name, ws) => {
+      const admin = `.git/worktrees/linked${ws.slice(ws.lastIndexOf("ws") + 2)}`;
+      return `printf '[core]\\n${fsmonitor(name)}' > ${admin}/config.worktree`;
+    },
+  },
+  {
+    name: "modules",
+    setup: withSubmodule,
+    script: (name) =>
+      `printf '[core]\\n${fsmonitor(name)}' >> .git/modules/sub/config; printf ${hook(name)} > .git/modules/sub/hooks/pre-commit; chmod +x .git/modules/sub/hooks/pre-commit`,
+  },
+  {
+    name: "missing-config",
+    setup: () => {
+      const ws = repo();
+      rmSync(join(ws, ".git", "config"));
+      return { ws, userDirs: [] };
+    },
+    script: (name) => `printf '[core]\\n${fsmonitor(name)}' > .git/config`,
+  },
+  {
+    name: "hooks",
+    setup: () => ({ ws: repo(), userDirs: [] }),
+    script: (name) => `printf ${hook(name)} > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit`,
+  },
+  {
+    name: "separate-gitdir",
+    setup: () => {
+      const ws = join(root, `ws${++n}`);
+      mkdirSync(ws);
+      execFileSync("git", ["init", "-q", "--separate-git-dir", join(ws, ".repo"), ws], { env: hostEnv });
+      writeFileSync(join(ws, "README.md"), "hello\n");
+      hostGit(ws, "add", "README.md");
+      hostGit(ws, "commit", "-qm", "init");
+      return { ws, userDirs: [] };
+    },
+    script: (name) =>
+      `printf ${hook(name)} > .repo/hooks/pre-commit; chmod +x .repo/hooks/pre-commit; printf '[core]\\n${fsmonitor(name)}' >> .repo/config`,
+  },
+];
+
+// Real git and bubblewrap several times per test: generous, so a loaded machine is not a failure.
+describeSandbox("git metadata a sandboxed command cannot write", { timeout: 120_000 }, () => {
+  it.each(ATTACKS.map((a) => [a.name, a] as const))(
+    "%s: planted with the sandbox off, the user's git runs it (control); sandboxed, it runs nothing",
+    async (name, attack) => {
+      const control = attack.setup();
+      await sh(control.ws, attack.script(`${name}-control`, control.ws), OFF);
+      for (const dir of [...control.userDirs, control.ws]) userGitAfterwards(dir);
+      expect(ranAnything(`${name}-control`), "the attack itself works").toBe(true);
+
+      const target = attack.setup();
+      const before = snapshotGit(target.ws);
+      const r = await sh(target.ws, attack.script(name, target.ws));
+      expect(r.stderr).toMatch(/Read-only file system/);
+      // Nothing under .git changed, and no placeholder is left behind.
+      expect(snapshotGit(target.ws)).toEqual(before);
+      for (const dir of [...target.userDirs, target.ws]) userGitAfterwards(dir);
+      expect(ranAnything(name)).toBe(false);
+      expect(hostGit(target.ws, "log", "-1", "--format=%s")).toBe("after\n");
+    },
+  );
+
+  it('git inside the sandbox still works with the placeholders (commondir ".", empty config.worktree)', async () => {
+    const ws = repo();
+    const r = await sh(
+      ws,
+      "git status --short; echo new > new.txt; git add new.txt; git -c user.name=M -c user.email=m@x commit -qm model; git log --format=%s",
+    );
+    expect(r.stdout).toBe("model\ninit\n");
+    expect(existsSync(join(ws, ".git", "commondir"))).toBe(false);
+    expect(existsSync(join(ws, ".git", "config.worktree"))).toBe(false);
+    expect(hostGit(ws, "log", "--format=%s")).toBe("model\ninit\n");
+  });
+
+  it("an existing .git/commondir and config.worktree stay as they are", async () => {
+    const ws = repo();
+    writeFileSync(join(ws, ".git", "commondir"), ".\n");
+    writeFileSync(join(ws, ".git", "config.worktree"), "[user]\n\tname = Kept\n");
+    const r = await sh(
+      ws,
+      `${evilRepoScript("existing")}; printf '../evil\\n' > .git/commondir; echo x >> .git/config.worktree`,
+    );
+    expect(r.stderr).toMatch(/commondir: Read-only file system/);
+    expect(r.stderr).toMatch(/config\.worktree: Read-only file system/);
+    expect(readFileSync(join(ws, ".git", "commondir"), "utf8")).toBe(".\n");
+    expect(readFileSync(join(ws, ".git", "config.worktree"), "utf8")).toBe("[user]\n\tname = Kept\n");
+    userGitAfterwards(ws);
+    expect(ranAnything("existing")).toBe(false);
+  });
+
+  it("a missing .git/worktrees or .git/modules cannot be created; the placeholders are gone afterwards", async () => {
+    const ws = repo();
+    const r = await sh(
+      ws,
+      `mkdir -p .git/worktrees/x .git/modules/sub/hooks; echo x > .git/modules/sub/config; ls -A .git/worktrees .git/modules`,
+    );
+    expect(r.stderr).toMatch(/Read-only file system/);
+    expect(existsSync(join(ws, ".git", "worktrees"))).toBe(false);
+    expect(existsSync(join(ws, ".git", "modules"))).toBe(false);
+  });
+
+  it("objects/info/alternates cannot be planted, and .git/objects cannot be moved aside to plant it", async () => {
+    const ws = repo();
+    const r = await sh(
+      ws,
+      [
+        "mkdir -p evil-objects",
+        'echo "$PWD/evil-objects" > .git/objects/info/alternates',
+        "mv .git/objects .git/objects-aside",
+        "mv .git/objects/info .git/objects/info-aside",
+      ].join("; "),
+    );
+    expect(r.stderr).toMatch(/alternates: Read-only file system/);
+    expect(r.stderr).toMatch(/cannot move '\.git\/objects'.*(busy|not permitted|Read-only)/i);
+    expect(r.stderr).toMatch(/cannot move '\.git\/objects\/info'.*(busy|not permitted|Read-only)/i);
+    expect(existsSync(join(ws, ".git", "objects", "info", "alternates"))).toBe(false);
+    expect(existsSync(join(ws, ".git", "objects-aside"))).toBe(false);
+    expect(hostGit(ws, "log", "--format=%s")).toBe("init\n");
+  });
+
+  it("legacy remote files (.git/remotes, .git/branches) cannot be planted", async () => {
+    const ws = repo();
+    const r = await sh(
+      ws,
+      "mkdir -p .git/remotes; echo 'URL: ext::sh -c touch% /tmp/x' > .git/remotes/origin; echo /x > .git/branches/origin",
+    );
+    expect(r.stderr).toMatch(/Read-only file system/);
+    expect(existsSync(join(ws, ".git", "remotes", "origin"))).toBe(false);
+    expect(existsSync(join(ws, ".git", "branches", "origin"))).toBe(false);
+  });
+
+  it("a .git that is a symbolic link, or a link at a protected name, is refused before anything runs", async () => {
+    const ws = repo();
+    const linked = join(root, `linkrepo${n}`);
+    execFileSync("mv", [join(ws, ".git"), linked]);
+    symlinkSync(linked, join(ws, ".git"));
+    const r = sh(ws, "touch ran");
+    await expect(r).rejects.toMatchObject({ code: "unsafe_repository" });
+    await expect(r).rejects.toThrow(/'\.git' is a symbolic link/);
+    expect(existsSync(join(ws, "ran"))).toBe(false);
+
+    const ws2 = repo();
+    mkdirSync(join(ws2, "githooks"));
+    rmSync(join(ws2, ".git", "hooks"), { recursive: true });
+    symlinkSync("../githooks", join(ws2, ".git", "hooks"));
+    await expect(sh(ws2, "touch ran")).rejects.toThrow(/'\.git\/hooks' is a symbolic link/);
+    expect(existsSync(join(ws2, "ran"))).toBe(false);
+  });
+
+  it("a .git pointer through a link inside the workspace, or to a missing directory there, is refused", async () => {
+    const ws = join(root, `ptr${++n}`);
+    mkdirSync(join(ws, "real", "repo"), { recursive: true });
+    execFileSync("git", ["init", "-q", "--separate-git-dir", join(ws, "real", "repo"), ws], { env: hostEnv });
+    // The pointer goes through `link`, which a command could point at a repository of its own.
+    symlinkSync("real", join(ws, "link"));
+    writeFileSync(join(ws, ".git"), "gitdir: link/repo\n");
+    await expect(sh(ws, "touch ran")).rejects.toThrow(
+      /gitdir: pointer to 'link\/repo', which leads through a symbolic link/,
+    );
+    writeFileSync(join(ws, ".git"), "gitdir: not-yet\n");
+    await expect(sh(ws, "touch ran")).rejects.toMatchObject({ code: "unsafe_repository" });
+    await expect(sh(ws, "touch ran")).rejects.toThrow(/'not-yet', which does not exist/);
+    expect(existsSync(join(ws, "ran"))).toBe(false);
+    // A pointer to the real directory works (and that repository is protected, see above).
+    writeFileSync(join(ws, ".git"), "gitdir: real/repo\n");
+    expect((await sh(ws, "git status --short >/dev/null && echo fine")).stdout).toBe("fine\n");
+  });
+
+  it("two sandboxes at once in a workspace without .git: the second sees the placeholder, not a repository", async () => {
+    const ws = join(root, `nogit${++n}`);
+    mkdirSync(ws);
+    // The first command waits until the second has finished, so both overlap without timing.
+    const first = sh(
+      ws,
+      "i=0; while [ ! -e second-done ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done; echo first",
+    );
+    for (let i = 0; i < 600 && !existsSync(join(ws, ".git")); i++)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(existsSync(join(ws, ".git"))).toBe(true);
+    const second = await sh(
+      ws,
+      `git init -q .; mkdir -p .git/hooks; printf '#!/bin/sh\\ntouch "${marks}/twice-hook"\\n' > .git/hooks/pre-commit; touch second-done`,
+    );
+    expect(second.stderr).toMatch(/Read-only file system|Permission denied|cannot/i);
+    expect((await first).stdout).toBe("first\n");
+    expect(existsSync(join(ws, ".git"))).toBe(false);
+  });
+});

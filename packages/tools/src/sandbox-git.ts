@@ -1,0 +1,234 @@
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmdirSync,
+  type Stats,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { CapgateError } from "@capgate/schema";
+import { PROTECTED_GIT_ENTRIES } from "./git-metadata.js";
+import { isWithin } from "./hidden-paths.js";
+
+/** Bubblewrap arguments that keep a workspace's git metadata out of a command's reach, and their undo. */
+export interface GitProtection {
+  args: string[];
+  /** Removes the placeholders made for this command once no other sandbox of this process uses them. */
+  release(): void;
+}
+
+/**
+ * Placeholders this process has put in place (empty files and directories bubblewrap
+ * created as mount points), with how many running sandboxes use each. A second sandbox
+ * started while one is there must treat it as the placeholder it is — not as an existing
+ * entry (a `.git` placeholder taken for a real repository would be bound writable).
+ */
+const placeholders = new Map<string, { text: string | undefined; users: number }>();
+/**
+ * What a missing file's placeholder holds. Empty, except `commondir`: git dies on an empty
+ * one, while "." names the repository itself (what no commondir means).
+ */
+const PLACEHOLDER_TEXT: Readonly<Record<string, string>> = { commondir: ".\n" };
+
+let sourceDir: string | undefined;
+const sources = new Map<string, string>();
+
+/**
+ * A directory (`text` undefined) or read-only regular file with `text` to bind a
+ * placeholder from. Not /dev/null: a device node bound into the sandbox cannot be opened
+ * there (EACCES), and git must be able to read a placeholder `config` or `commondir`.
+ */
+function placeholderSource(text: string | undefined): string {
+  const key = text ?? "/";
+  let source = sources.get(key);
+  if (!source) {
+    sourceDir ??= mkdtempSync(join(tmpdir(), "capgate-empty-"));
+    source = join(sourceDir, `${sources.size}`);
+    if (text === undefined) mkdirSync(source, { mode: 0o555 });
+    else writeFileSync(source, text, { mode: 0o444 });
+    sources.set(key, source);
+  }
+  return source;
+}
+
+function lstatOrUndefined(path: string): Stats | undefined {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+function refuse(workspace: string, path: string, what: string): CapgateError {
+  const rel = relative(workspace, path);
+  return new CapgateError(
+    "unsafe_repository",
+    `'${rel}' is a symbolic link, so the sandbox cannot keep a command from replacing it with a ${what} of its own that your git would then trust (a mount cannot pin a link); the command was refused and nothing ran. Replace the link with the file or directory itself (\`cp -rL ${rel} ${rel}.tmp && rm ${rel} && mv ${rel}.tmp ${rel}\`).`,
+    { property: "workspace" },
+  );
+}
+
+/**
+ * Make `.git` safe from a command: every entry of PROTECTED_GIT_ENTRIES becomes a
+ * read-only mount point — the entry itself when it exists, an empty placeholder file or
+ * directory when it does not, so the command can neither change nor
+ * create it — and `.git` plus every directory on the way to a protected entry is bound
+ * onto itself, because a mount point cannot be renamed or removed while a plain directory
+ * holding one can (`mv .git/objects aside` would take the protected alternates along).
+ *
+ * Without any `.git`, an empty read-only `.git` stands in, so the command cannot create a
+ * repository whose hooks and config someone else's git would trust. A `.git` *file*
+ * (`gitdir:` pointer) is pinned read-only, and the directory it names is protected the
+ * same way when it lies inside the workspace (outside, everything is read-only anyway). A
+ * `.git` that is a symbolic link, or a symbolic link at a protected name, is refused:
+ * a mount follows the link, so the link itself could still be replaced.
+ *
+ * Placeholders are removed again when the last sandbox of this process using them ends
+ * (an empty file only while it is still empty, a directory only while it is empty).
+ * @throws CapgateError `unsafe_repository` (nothing ran) for a link that cannot be pinned.
+ */
+export function protectGit(workspace: string): GitProtection {
+  const made: string[] = [];
+  const release = (): void => {
+    for (const path of made.splice(0)) releasePlaceholder(path);
+  };
+  try {
+    const args = protectDotGit(workspace, made);
+    return { args, release };
+  } catch (error) {
+    release();
+    throw error;
+  }
+}
+
+function protectDotGit(workspace: string, made: string[]): string[] {
+  const dotGit = join(workspace, ".git");
+  if (placeholders.has(dotGit)) return placeholder(dotGit, "dir", made);
+  const st = lstatOrUndefined(dotGit);
+  if (!st) return placeholder(dotGit, "dir", made);
+  if (st.isSymbolicLink()) throw refuse(workspace, dotGit, "repository");
+  if (st.isDirectory()) return protectGitDir(workspace, dotGit, made);
+  // A .git file (gitdir: pointer): the pointer itself must not change …
+  const args = ["--ro-bind", dotGit, dotGit];
+  const target = gitdirTarget(dotGit);
+  if (!target) return args;
+  const real = realOrUndefined(target);
+  const inside = (p: string | undefined) => p !== undefined && isWithin(workspace, p);
+  // … it must not lead through a link or to a missing directory inside the workspace (the
+  // command could swap the link, or create the directory, with config and hooks of its own) …
+  if ((inside(target) || inside(real)) && (real === undefined || real !== target)) {
+    throw new CapgateError(
+      "unsafe_repository",
+      `'.git' is a gitdir: pointer to '${relative(workspace, target)}', which ${real === undefined ? "does not exist" : `leads through a symbolic link (to '${real}')`} inside the workspace, so a command could put a repository of its own there that your git would then trust; the command was refused and nothing ran. Point .git at the repository's real directory (or move the repository into .git).`,
+      { property: "workspace" },
+    );
+  }
+  // … and a repository it names inside the workspace is as writable as the workspace.
+  if (real && real !== workspace && inside(real) && lstatOrUndefined(real)?.isDirectory()) {
+    args.push(...protectGitDir(workspace, real, made));
+  }
+  return args;
+}
+
+function realOrUndefined(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The directory a `.git` file's `gitdir:` line names, resolved against the file's directory. */
+function gitdirTarget(file: string): string | undefined {
+  let text: string;
+  try {
+    // A .git pointer is one short line; never read more than a few KiB of whatever is there.
+    const st = lstatSync(file);
+    if (!st.isFile() || st.size > 4096) return undefined;
+    text = readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
+  const target = /^gitdir:\s*(.*?)\s*$/m.exec(text)?.[1];
+  if (!target) return undefined;
+  return isAbsolute(target) ? resolve(target) : resolve(dirname(file), target);
+}
+
+function protectGitDir(workspace: string, gitDir: string, made: string[]): string[] {
+  // Bound onto itself first: the command cannot move the repository aside and plant a fresh
+  // .git with hooks and config of its own.
+  const args: string[] = ["--bind", gitDir, gitDir];
+  const pinned = new Set<string>([gitDir]);
+  for (const entry of PROTECTED_GIT_ENTRIES) {
+    const path = join(gitDir, ...entry.path.split("/"));
+    // Every directory between .git and the entry becomes a mount point too.
+    const parts = entry.path.split("/");
+    for (let i = 1; i < parts.length; i++) {
+      const dir = join(gitDir, ...parts.slice(0, i));
+      if (pinned.has(dir)) continue;
+      const dirStat = lstatOrUndefined(dir);
+      if (dirStat?.isSymbolicLink()) throw refuse(workspace, dir, "directory");
+      // git init makes these (objects/info); an empty one is what git would have made.
+      if (!dirStat) mkdirSync(dir, { mode: 0o755 });
+      args.push("--bind", dir, dir);
+      pinned.add(dir);
+    }
+    if (placeholders.has(path)) {
+      args.push(...placeholder(path, entry.kind, made));
+      continue;
+    }
+    const st = lstatOrUndefined(path);
+    if (st?.isSymbolicLink()) throw refuse(workspace, path, entry.kind === "dir" ? "directory" : "file");
+    if (st) {
+      args.push("--ro-bind", path, path);
+    } else if (entry.path === "hooks") {
+      // A repository without hooks gets the empty directory git init would have made (kept).
+      mkdirSync(path, { mode: 0o755 });
+      args.push("--ro-bind", path, path);
+    } else {
+      args.push(...placeholder(path, entry.kind, made));
+    }
+  }
+  return args;
+}
+
+/**
+ * A read-only empty file or directory at `path` for one sandbox. bubblewrap creates the
+ * mount point on the host (the surrounding directory is a bind of the host's); it is
+ * removed again when its last user here releases it.
+ */
+function placeholder(path: string, kind: "file" | "dir", made: string[]): string[] {
+  const text = kind === "file" ? (PLACEHOLDER_TEXT[basename(path)] ?? "") : undefined;
+  const held = placeholders.get(path);
+  if (held) held.users++;
+  else placeholders.set(path, { text, users: 1 });
+  made.push(path);
+  return ["--ro-bind", placeholderSource(text), path];
+}
+
+function releasePlaceholder(path: string): void {
+  const held = placeholders.get(path);
+  if (!held) return;
+  held.users--;
+  if (held.users > 0) return;
+  placeholders.delete(path);
+  try {
+    if (held.text === undefined) {
+      rmdirSync(path); // only while it is still the empty mount point bubblewrap made
+      return;
+    }
+    // Only the placeholder bubblewrap made (empty; git's own "." for commondir once the host
+    // saw it): anything else, such as a config the user wrote meanwhile, stays.
+    const st = lstatSync(path);
+    if (!st.isFile() || st.size > 16) return;
+    const now = readFileSync(path, "utf8");
+    if (now === "" || now === held.text) unlinkSync(path);
+  } catch {
+    // gone, or not empty: leave it
+  }
+}
