@@ -31,6 +31,7 @@ for (const g of groups) {
 
 const CORE = [
   "@capgate/schema",
+  "@capgate/shell-policy",
   "@capgate/registry",
   "@capgate/router",
   "@capgate/profiles",
@@ -40,11 +41,17 @@ const CORE = [
   "@capgate/loop",
 ];
 const isCapability = (n) => n.startsWith("@capgate/capability-");
+// @capgate/shell-policy stands alone at run time (the Claude Code hook loads nothing else);
+// its tests run the tools runner with the real policy, so tools and schema may be devDependencies.
+const SHELL_POLICY = "@capgate/shell-policy";
+const SHELL_POLICY_DEV = ["@capgate/tools", "@capgate/schema"];
 const allowed = (from, to) => {
   if (from === "@capgate/bench" || from === "@capgate/e2e") return true;
   switch (from) {
     case "@capgate/schema":
       return false;
+    case SHELL_POLICY:
+      return SHELL_POLICY_DEV.includes(to);
     case "@capgate/registry":
       return to === "@capgate/schema";
     case "@capgate/search-semantic":
@@ -78,7 +85,8 @@ const allowed = (from, to) => {
       );
   }
   if (isCapability(from)) {
-    if (to === "@capgate/tools" || to === "@capgate/schema") return true;
+    // shell-policy: for capabilities that run command lines (shell, mcp's ad-hoc servers).
+    if (to === "@capgate/tools" || to === "@capgate/schema" || to === SHELL_POLICY) return true;
     return from === "@capgate/capability-mcp" && to === "@capgate/mcp-client";
   }
   return false;
@@ -90,8 +98,14 @@ for (const [name, { deps, pkg }] of packages) {
     if (!packages.has(dep)) problems.push(`${name}: depends on unknown workspace package ${dep}`);
     else if (!allowed(name, dep)) problems.push(`${name}: may not depend on ${dep} (SPEC §1 graph)`);
   }
+  if (name === SHELL_POLICY) {
+    for (const dep of Object.keys({ ...pkg.dependencies, ...pkg.peerDependencies })) {
+      if (dep.startsWith("@capgate/"))
+        problems.push(`${name}: may not depend on ${dep} at run time (devDependencies only, for its tests)`);
+    }
+  }
   if (isCapability(name)) {
-    for (const dep of ["@capgate/tools", "@capgate/schema"]) {
+    for (const dep of ["@capgate/tools", "@capgate/schema", SHELL_POLICY]) {
       if (pkg.dependencies?.[dep])
         problems.push(`${name}: ${dep} must be a peer dependency, not a dependency`);
     }
@@ -142,6 +156,13 @@ for (const [name, { dir, deps }] of packages) {
       const pkgName = spec.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0];
       if (!(pkgName.startsWith("@capgate/") || pkgName === "capgate")) continue;
       if (/\/src(\/|$)/.test(spec)) problems.push(`${where}: imports another package's src/ (${spec})`);
+      const isTest = /\.test\.tsx?$/.test(file);
+      if (name === SHELL_POLICY && !isTest)
+        problems.push(`${where}: imports ${pkgName}, but @capgate/shell-policy stands alone at run time`);
+      if (/\/apps\/cli\/src\/hook\//.test(file) && !isTest && pkgName !== SHELL_POLICY)
+        problems.push(
+          `${where}: the hook loads only @capgate/shell-policy (it runs on every Bash call), not ${pkgName}`,
+        );
       if (pkgName === name) problems.push(`${where}: imports its own package by name (${spec})`);
       else if (!deps.has(pkgName)) problems.push(`${where}: imports ${pkgName} without declaring it`);
       else if (!allowed(name, pkgName)) problems.push(`${where}: may not import ${pkgName} (SPEC §1 graph)`);

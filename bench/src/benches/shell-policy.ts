@@ -1,4 +1,4 @@
-import { checkShellCommand } from "@capgate/tools";
+import { checkShellCommand } from "@capgate/shell-policy";
 import type { Figure } from "../figure.js";
 import { percentile } from "../lib/random.js";
 

@@ -1,6 +1,6 @@
 import { resolveProfiles } from "@capgate/profiles";
 import { CapgateError } from "@capgate/schema";
-import { createShellPolicy, type ShellPrefixRule } from "@capgate/tools";
+import { createShellPolicy, type ShellPrefixRule } from "@capgate/shell-policy";
 import { type ConfigProblem, InvalidConfigError, type ResolvedConfig } from "./config.js";
 
 /**

@@ -1,4 +1,5 @@
 import { CapgateError } from "@capgate/schema";
+import { checkShellCommand } from "@capgate/shell-policy";
 import { approvalNeeded, requireApproval, runShell, sandboxTarget, type ToolContext } from "@capgate/tools";
 
 export interface VerifyOutcome {
@@ -51,6 +52,7 @@ export async function runVerify(options: {
   try {
     const r = await runShell({
       command,
+      check: checkShellCommand,
       cwd: ctx.workspace,
       env: ctx.env,
       sandbox: sandboxTarget(ctx),

@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { BackgroundProcesses, backgroundProcesses } from "./background-processes.js";
 import { groupMembers } from "./process-group.js";
 import { createHostResources } from "./resources.js";
+import type { ShellCheck } from "./shell-check.js";
 import { minimalEnv } from "./tool-context.js";
 
 const dir = mkdtempSync(join(tmpdir(), "capgate-bg-"));
@@ -93,15 +94,33 @@ describe("BackgroundProcesses", () => {
 
   it("startShell passes the shell policy first", async () => {
     const bg = new BackgroundProcesses();
+    const seen: string[] = [];
+    const check: ShellCheck = async (command) => {
+      seen.push(command);
+      return command.includes("open")
+        ? { decision: "deny", reason: "opens a browser", rule: "test.open" }
+        : { decision: "allow" };
+    };
+    const marker = join(dir, "bg-opened");
     await expect(
-      bg.startShell({ command: "nohup xdg-open https://example.com", cwd: dir, env }),
-    ).rejects.toMatchObject({
-      code: "policy_denied",
-    });
+      bg.startShell({ command: `nohup touch ${marker}-open`, check, cwd: dir, env }),
+    ).rejects.toMatchObject({ code: "policy_denied", property: "command", message: "opens a browser" });
     expect(bg.list()).toEqual([]);
-    const ok = await bg.startShell({ command: "echo served", cwd: dir, env });
+    const ok = await bg.startShell({ command: "echo served", check, cwd: dir, env });
     await until(() => bg.output(ok.id).text === "served\n", "shell output");
+    expect(seen).toEqual([`nohup touch ${marker}-open`, "echo served"]);
+    expect(existsSync(`${marker}-open`)).toBe(false);
     await bg.stopAll();
+  });
+
+  it("startShell without a check refuses and starts nothing (fail closed)", async () => {
+    const bg = new BackgroundProcesses();
+    const marker = join(dir, "bg-unchecked");
+    await expect(bg.startShell({ command: `touch ${marker}`, cwd: dir, env } as never)).rejects.toMatchObject(
+      { code: "policy_denied", message: /no shell policy check was given/ },
+    );
+    expect(bg.list()).toEqual([]);
+    expect(existsSync(marker)).toBe(false);
   });
 
   it("lives in ctx.resources and is stopped by closeAll", async () => {

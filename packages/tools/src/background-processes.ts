@@ -2,9 +2,9 @@ import { CapgateError, closestMatch } from "@capgate/schema";
 import { execa } from "execa";
 import { HeadTailCapture, tailLines } from "./output-capture.js";
 import { DEFAULT_KILL_GRACE_MS, killMarkedProcesses, terminateGroup, trackGroup } from "./process-group.js";
-import { assertShellAllowed, type ShellGateOptions } from "./run-shell.js";
 import { bashArgv, sandboxCommand } from "./sandbox.js";
 import { type SandboxTarget, sandboxOptionsFor } from "./sandbox-run.js";
+import { assertShellAllowed, type ShellGateOptions } from "./shell-check.js";
 import type { HostResources } from "./types.js";
 
 /** The `ctx.resources` key under which `backgroundProcesses(ctx)` keeps the manager. */

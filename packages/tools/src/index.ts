@@ -1,4 +1,5 @@
-// Shared guards: workspace confinement, processes, the shell policy, the URL guard.
+// Shared guards: workspace confinement, processes, the shell runner (its policy is injected:
+// @capgate/shell-policy), the URL guard.
 
 export { approvalNeeded, requireApproval } from "./approval.js";
 export type {
@@ -59,8 +60,8 @@ export { describeExit, runProcess } from "./process-runner.js";
 export type { FileType, OpenRegularFileOptions } from "./regular-file.js";
 export { describeFileType, fileTypeOf, NotRegularFileError, openRegularFile } from "./regular-file.js";
 export { createHostResources } from "./resources.js";
-export type { OnAsk, RunShellOptions, ShellGateOptions } from "./run-shell.js";
-export { assertShellAllowed, runShell } from "./run-shell.js";
+export type { RunShellOptions } from "./run-shell.js";
+export { runShell } from "./run-shell.js";
 export type { SandboxedCommand, SandboxOptions } from "./sandbox.js";
 export {
   bashArgv,
@@ -77,21 +78,8 @@ export { closeEgressProxies, egressProxy } from "./sandbox-proxy.js";
 export type { RunSandboxedOptions, SandboxTarget } from "./sandbox-run.js";
 export { runSandboxed, sandboxTarget } from "./sandbox-run.js";
 export type { FromSchema } from "./schema-types.js";
-export type { ResolvedCommand } from "./shell-commands.js";
-export type { ShellDecision, ShellPolicy } from "./shell-policy.js";
-export {
-  checkShellCommand,
-  createShellPolicy,
-  MAX_SHELL_COMMAND_CHARS,
-  shellCommandPolicy,
-  shellPolicyCheck,
-} from "./shell-policy.js";
-export { shellQuote } from "./shell-quote.js";
-export type { ShellRule, ShellRuleDecision } from "./shell-rules.js";
-export { BROWSER_PANEL_HINT, BUILTIN_SHELL_RULES } from "./shell-rules.js";
-export type { ShellWord, StdinSource } from "./shell-words.js";
-export type { SplitResult } from "./split-command.js";
-export { splitCommandLine } from "./split-command.js";
+export type { OnAsk, ShellCheck, ShellGateOptions, ShellVerdict } from "./shell-check.js";
+export { assertShellAllowed, shellCommandPolicy, shellPolicyCheck } from "./shell-check.js";
 export { createToolContext, INHERITED_ENV, minimalEnv } from "./tool-context.js";
 export type { TruncateResult } from "./truncate.js";
 export { truncateBytes, truncateMiddle, truncationMarker } from "./truncate.js";

@@ -21,7 +21,12 @@ import { BackgroundProcesses } from "./background-processes.js";
 import { runShell } from "./run-shell.js";
 import { closeEgressProxies } from "./sandbox-proxy.js";
 import { runSandboxed } from "./sandbox-run.js";
+import type { ShellCheck } from "./shell-check.js";
 import type { ShellPolicyConfig, WebPolicyConfig } from "./types.js";
+
+// The sandbox is under test here, not the shell policy (its tests live in @capgate/shell-policy,
+// which tools does not depend on): every command line is let through to the sandbox.
+const check: ShellCheck = async () => ({ decision: "allow" });
 
 const REQUIRED = Boolean(process.env.CAPGATE_REQUIRE_SYSTEM_TESTS);
 const HAVE = existsSync("/usr/bin/bwrap") && existsSync("/usr/bin/socat") && existsSync("/usr/bin/curl");
@@ -50,6 +55,7 @@ function sh(
 ): Promise<Run> {
   return runShell({
     command,
+    check,
     cwd: over.cwd ?? ws,
     env: over.env ?? env,
     policy: shell,
@@ -120,6 +126,7 @@ describeSandbox("the sandbox's filesystem", () => {
     try {
       const r = await runShell({
         command: "cat inside-home/.ssh/id_rsa inside-home/.netrc inside-state/token.json",
+        check,
         cwd: ws,
         env: { ...env, HOME: insideHome },
         policy: {},
@@ -375,7 +382,7 @@ describeSandbox("where the sandbox cannot start, nothing runs", () => {
     ).rejects.toThrow(refusal);
     const bg = new BackgroundProcesses();
     await expect(
-      bg.startShell({ command: `touch ${marker}`, cwd: ws, env, policy: missing }),
+      bg.startShell({ command: `touch ${marker}`, check, cwd: ws, env, policy: missing }),
     ).rejects.toThrow(refusal);
     expect(bg.list()).toEqual([]);
     expect(existsSync(marker)).toBe(false);
@@ -410,6 +417,7 @@ describeSandbox("a sandbox stopped at once leaves nothing behind", () => {
       for (let i = 0; i < 24; i++) {
         const started = await bg.startShell({
           command: `sleep 9${marker} & wait`,
+          check,
           cwd: ws,
           env,
           policy: { network: "none" },

@@ -108,6 +108,34 @@ console.log(Object.keys(servers).join(","), typeof createNodeMcpPool);`,
     expect(out.trim()).toBe("echo function");
   });
 
+  it("@capgate/shell-policy alone: the grammar ships as its .wasm, and checkShellCommand works", () => {
+    const list = execFileSync("tar", ["-tzf", tarball("capgate-shell-policy")], { encoding: "utf8" });
+    expect(list).toContain("package/dist/tree-sitter-bash.wasm");
+    expect(list).toContain("package/dist/tree-sitter-bash.LICENSE");
+    expect(list).toContain("package/LICENSE");
+    const dir = project("shell-policy");
+    const { stderr } = npm(["install", tarball("capgate-shell-policy")], dir);
+    expect(stderr).not.toMatch(/EBADENGINE|install script|allowScripts|ERESOLVE/i);
+    // No other capgate package, and not tree-sitter-bash's sources and prebuilds.
+    expect(readdirSync(join(dir, "node_modules", "@capgate"))).toEqual(["shell-policy"]);
+    expect(existsSync(join(dir, "node_modules", "tree-sitter-bash"))).toBe(false);
+    expect(existsSync(join(dir, "node_modules", "web-tree-sitter"))).toBe(true);
+    const out = node(
+      `import { checkShellCommand, splitCommandLine } from "${cg("shell-policy")}";
+const rules = { ask: [{ prefix: ["git", "push"] }] };
+for (const c of ["npm test && git status --short", "true && nohup xdg-open https://example.com", "sudo git push"])
+  { const d = await checkShellCommand(c, rules); console.log(d.decision, d.rule ?? "-"); }
+console.log(JSON.stringify(await splitCommandLine("node server.js --port 3000")));`,
+      dir,
+    );
+    expect(out.trim().split("\n")).toEqual([
+      "allow -",
+      "deny gui.xdg-open",
+      "ask ask[0]",
+      '{"ok":true,"argv":["node","server.js","--port","3000"]}',
+    ]);
+  });
+
   it("a capability alone (with its peers tools and schema)", () => {
     const dir = project("capability");
     const { stderr } = npm(
@@ -121,6 +149,9 @@ console.log(capability.manifest.name, capability.manifest.tools.length > 0);`,
       dir,
     );
     expect(out.trim()).toBe("memory true");
+    // The shell parser is not dragged in by a capability that runs no command lines.
+    for (const heavy of ["tree-sitter-bash", "web-tree-sitter", "@capgate/shell-policy"])
+      expect(existsSync(join(dir, "node_modules", heavy)), heavy).toBe(false);
   });
 
   it("the CLI installed globally into a temp prefix runs `capgate demo`, and a third-party capability from a tarball plugs in through the config", () => {

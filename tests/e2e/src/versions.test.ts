@@ -120,9 +120,12 @@ describe("independent versions under changesets", () => {
   });
 
   it("the peer ranges are the contract: every capability admits every 0.x of tools and schema", () => {
+    // Those that run command lines (shell, mcp's ad-hoc servers) also take the shell policy.
+    const runsCommands = new Set(["@capgate/capability-shell", "@capgate/capability-mcp"]);
     for (const name of capabilities) {
       expect(before.get(name)?.peerDependencies, name).toEqual({
         "@capgate/schema": ">=0.1.0 <1",
+        ...(runsCommands.has(name) ? { "@capgate/shell-policy": ">=0.1.0 <1" } : {}),
         "@capgate/tools": ">=0.1.0 <1",
       });
     }

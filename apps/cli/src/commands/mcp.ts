@@ -35,7 +35,7 @@ async function openTarget(options: McpTargetOptions): Promise<Target> {
       close: () => pool.close(),
     };
   }
-  const { splitCommandLine } = await import("@capgate/tools");
+  const { splitCommandLine } = await import("@capgate/shell-policy");
   const split = await splitCommandLine(options.command as string);
   if (!split.ok) throw new CliError(`--command cannot be run without a shell: ${split.reason}`, 2);
   const [command, ...args] = split.argv;

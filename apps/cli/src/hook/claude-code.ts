@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
-import type { ShellPolicyConfig } from "@capgate/tools";
+import type { ShellRules } from "@capgate/shell-policy";
 
 /**
  * `capgate hook claude-code`: a Claude Code PreToolUse hook. Claude Code runs it before
@@ -43,7 +43,7 @@ const decisionJson = (decision: "deny" | "ask", reason: string) =>
   });
 
 /** The `shell` section of the config the hook applies: --config, else capgate.config.json in the session's cwd. */
-function shellRules(configPath: string | undefined, cwd: string): ShellPolicyConfig | undefined {
+function shellRules(configPath: string | undefined, cwd: string): ShellRules | undefined {
   const path = configPath
     ? isAbsolute(configPath)
       ? configPath
@@ -65,7 +65,7 @@ function shellRules(configPath: string | undefined, cwd: string): ShellPolicyCon
   if (shell === undefined) return undefined;
   if (shell === null || typeof shell !== "object" || Array.isArray(shell))
     throw new Error(`${path}: shell must be an object with optional deny and ask lists`);
-  return shell as ShellPolicyConfig;
+  return shell as ShellRules;
 }
 
 /** Decide one payload. Exported for tests; the command wraps it with stdin/stdout. */
@@ -79,13 +79,13 @@ export async function decideHook(
   if (typeof command !== "string")
     return { decision: "deny", reason: "capgate: the Bash call has no command string to check" };
   const cwd = typeof payload.cwd === "string" && payload.cwd !== "" ? payload.cwd : options.cwd;
-  let rules: ShellPolicyConfig | undefined;
+  let rules: ShellRules | undefined;
   try {
     rules = shellRules(options.config, cwd);
   } catch (error) {
     return { decision: "deny", reason: `capgate cannot check this command: ${(error as Error).message}` };
   }
-  const { checkShellCommand } = await import("@capgate/tools");
+  const { checkShellCommand } = await import("@capgate/shell-policy");
   let verdict: Awaited<ReturnType<typeof checkShellCommand>>;
   try {
     verdict = await checkShellCommand(command, rules);

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { McpPool, McpServersMap } from "@capgate/mcp-client";
 import { createNodeMcpPool } from "@capgate/mcp-client/stdio";
+import { shellQuote } from "@capgate/shell-policy";
 import {
   type ApprovalRequest,
   CapabilitySet,
@@ -11,7 +12,6 @@ import {
   DEFAULT_LIMITS,
   type ExecuteContext,
   executeTool,
-  shellQuote,
   type ToolResult,
 } from "@capgate/tools";
 import { afterAll, afterEach, describe, expect, it } from "vitest";

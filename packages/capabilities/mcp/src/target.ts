@@ -4,14 +4,13 @@ import type {
   McpToolInfo,
   ToolResult as McpToolResult,
 } from "@capgate/mcp-client";
+import { checkShellCommand, shellQuote, splitCommandLine } from "@capgate/shell-policy";
 import {
   assertShellAllowed,
   InvalidArgumentsError,
   PolicyDeniedError,
   type PolicyVerdict,
   shellPolicyCheck,
-  shellQuote,
-  splitCommandLine,
   type ToolContext,
 } from "@capgate/tools";
 
@@ -94,7 +93,7 @@ function checkConfigured(pool: McpPoolLike, server: string, args: TargetArgs): v
 async function adHocArgv(args: TargetArgs, ctx: ToolContext): Promise<string[]> {
   const split = await splitCommandLine(args.command);
   if (!split.ok) {
-    await shellPolicyCheck(args.command, ctx, { property: "command" });
+    await shellPolicyCheck(args.command, ctx, { check: checkShellCommand, property: "command" });
     throw new PolicyDeniedError(
       `The ad-hoc MCP command \`${clip(args.command)}\` cannot be run: ${split.reason}. It is spawned without a shell, so it must be a plain command and its arguments.`,
       { property: "command" },
@@ -122,7 +121,7 @@ export async function mcpTargetPolicy(
     return undefined;
   }
   const argv = await adHocArgv(args, ctx);
-  return shellPolicyCheck(shellQuote(argv), ctx, { property: "command" });
+  return shellPolicyCheck(shellQuote(argv), ctx, { check: checkShellCommand, property: "command" });
 }
 
 /**
@@ -139,7 +138,12 @@ export async function resolveTarget(args: TargetArgs, ctx: ToolContext): Promise
   }
   const argv = await adHocArgv(args, ctx);
   const line = shellQuote(argv);
-  await assertShellAllowed({ command: line, policy: ctx.policy.shell, onAsk: "allow" });
+  await assertShellAllowed({
+    command: line,
+    check: checkShellCommand,
+    policy: ctx.policy.shell,
+    onAsk: "allow",
+  });
   return { kind: "ad-hoc", argv, line, configured: pool ? Object.keys(pool.servers) : [] };
 }
 

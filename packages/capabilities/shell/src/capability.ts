@@ -1,5 +1,6 @@
 import { stat } from "node:fs/promises";
 import { CapgateError } from "@capgate/schema";
+import { checkShellCommand } from "@capgate/shell-policy";
 import {
   type BackgroundOutput,
   type BackgroundProcessInfo,
@@ -51,7 +52,7 @@ async function commandPolicy(
   ctx: ToolContext,
 ): Promise<PolicyVerdict | undefined> {
   await cwdPolicy(args, ctx);
-  return shellPolicyCheck(args.command, ctx);
+  return shellPolicyCheck(args.command, ctx, { check: checkShellCommand });
 }
 
 /** The real working directory for `cwd` (default: the workspace root), which must be a directory. */
@@ -116,6 +117,7 @@ export const capability = defineCapability({
       // directly); an ask rule was already put to the approver by the executor, hence "allow".
       const result = await runShell({
         command: args.command,
+        check: checkShellCommand,
         policy: ctx.policy.shell,
         onAsk: "allow",
         cwd,
@@ -138,6 +140,7 @@ export const capability = defineCapability({
       const manager = await backgroundProcesses(ctx);
       const info = await manager.startShell({
         command: args.command,
+        check: checkShellCommand,
         policy: ctx.policy.shell,
         onAsk: "allow",
         cwd,

@@ -2,19 +2,24 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CapgateError } from "@capgate/schema";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runProcess } from "./process-runner.js";
-import { runShell } from "./run-shell.js";
-import { MUST_ALLOW, MUST_DENY, MUST_DENY_UNPARSEABLE } from "./shell-bypass-cases.js";
 import {
-  checkShellCommand,
-  createShellPolicy,
+  BackgroundProcesses,
+  minimalEnv,
+  type RunShellOptions,
+  runProcess,
+  runShell as runShellWith,
   shellCommandPolicy,
   shellPolicyCheck,
-} from "./shell-policy.js";
+} from "@capgate/tools";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MUST_ALLOW, MUST_DENY, MUST_DENY_UNPARSEABLE } from "./shell-bypass-cases.js";
+import { checkShellCommand, createShellPolicy } from "./shell-policy.js";
 import { shellQuote } from "./shell-quote.js";
 import { BUILTIN_SHELL_RULES } from "./shell-rules.js";
-import { minimalEnv } from "./tool-context.js";
+
+/** The tools runner with this package's policy as its check — how every capgate host runs a shell string. */
+const runShell = (options: Omit<RunShellOptions, "check">) =>
+  runShellWith({ ...options, check: checkShellCommand });
 
 /** Fake GUI openers first on PATH: each appends its name to a marker file if it ever runs. */
 const FAKES = [
@@ -173,6 +178,31 @@ describe("runShell", () => {
   });
 });
 
+describe("BackgroundProcesses.startShell with this policy", () => {
+  it("refuses an opener behind nohup and starts nothing; ordinary commands start", async () => {
+    const bg = new BackgroundProcesses();
+    const ws = join(dir, "ws");
+    try {
+      await expect(
+        bg.startShell({
+          command: "nohup xdg-open https://example.com",
+          check: checkShellCommand,
+          cwd: ws,
+          env,
+        }),
+      ).rejects.toMatchObject({ code: "policy_denied", property: "command" });
+      expect(bg.list()).toEqual([]);
+      const ok = await bg.startShell({ command: "echo served", check: checkShellCommand, cwd: ws, env });
+      for (let i = 0; i < 400 && bg.output(ok.id).text !== "served\n"; i++)
+        await new Promise((r) => setTimeout(r, 25));
+      expect(bg.output(ok.id).text).toBe("served\n");
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      await bg.stopAll();
+    }
+  });
+});
+
 describe("shellQuote", () => {
   it("round-trips argv through a real shell and keeps openers visible to the policy", async () => {
     const words = ["printf", "%s\\n", "plain", "two words", "it's", "$HOME", "`x`", "", "a\nb", "*"];
@@ -242,13 +272,16 @@ describe("rules and configuration", () => {
 
   it("shellPolicyCheck throws on deny and returns { ask } on ask", async () => {
     const ctx = { policy: { shell: { ask: [{ prefix: ["git", "push"] }] } } };
-    await expect(shellPolicyCheck("xdg-open x", ctx)).rejects.toMatchObject({
+    const check = checkShellCommand;
+    await expect(shellPolicyCheck("xdg-open x", ctx, { check })).rejects.toMatchObject({
       code: "policy_denied",
       property: "command",
     });
-    expect(await shellPolicyCheck("git push", ctx)).toEqual({ ask: expect.stringContaining("git push") });
-    expect(await shellPolicyCheck("ls", ctx)).toBeUndefined();
-    const policy = shellCommandPolicy("cmd");
+    expect(await shellPolicyCheck("git push", ctx, { check })).toEqual({
+      ask: expect.stringContaining("git push"),
+    });
+    expect(await shellPolicyCheck("ls", ctx, { check })).toBeUndefined();
+    const policy = shellCommandPolicy(check, "cmd");
     await expect(Promise.resolve(policy({ cmd: "open ." }, ctx as never))).rejects.toMatchObject({
       property: "cmd",
     });

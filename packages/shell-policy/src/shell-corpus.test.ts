@@ -9,6 +9,7 @@ import {
   CONFIGURED_DENY,
   CORPUS_ALLOW,
   CORPUS_DENY,
+  INTERPRETER_ORACLE_FORMS,
   RULES_CONFIG,
 } from "./shell-corpus.js";
 import { getopt } from "./shell-getopt.js";
@@ -260,5 +261,39 @@ describe("bash as the oracle", () => {
 
   it("bash really ran the opener in most forms", () => {
     expect(ran).toBeGreaterThan(BASH_ORACLE_FORMS.length * 0.6);
+  });
+});
+
+describe("the interpreters as the oracle", () => {
+  const REQUIRED = Boolean(process.env.CAPGATE_REQUIRE_SYSTEM_TESTS);
+  const have = ["/usr/bin/python3", "/usr/bin/node", "/usr/bin/perl"].every((p) => existsSync(p));
+  const describeReal = have || REQUIRED ? describe : describe.skip;
+  describeReal("python3, node and perl", () => {
+    let dir: string;
+    let bin: string;
+    beforeAll(() => {
+      dir = mkdtempSync(join(tmpdir(), "capgate-interp-oracle-"));
+      bin = join(dir, "bin");
+      mkdirSync(bin);
+      writeFileSync(join(bin, "xdg-open"), '#!/bin/sh\necho ran >> "$MARKER"\n');
+      chmodSync(join(bin, "xdg-open"), 0o755);
+    });
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+    it.each(INTERPRETER_ORACLE_FORMS.map((f, i) => [i, f] as const))(
+      "%i %j: really runs the opener, and is denied",
+      async (i, form) => {
+        const marker = join(dir, `ran-${i}`);
+        spawnSync("bash", ["--noprofile", "--norc", "-c", form], {
+          cwd: dir,
+          env: { PATH: `${bin}:/usr/bin:/bin`, HOME: dir, MARKER: marker },
+          timeout: 20_000,
+          stdio: ["ignore", "ignore", "ignore"],
+        });
+        expect(existsSync(marker), "the form must really run the opener").toBe(true);
+        const d = await checkShellCommand(form);
+        expect(d.decision, JSON.stringify(d)).toBe("deny");
+      },
+    );
   });
 });

@@ -1,5 +1,7 @@
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { Node, Parser } from "web-tree-sitter";
 import type {
   Assignment,
@@ -18,6 +20,27 @@ let ready: Promise<ShellParser> | undefined;
 
 let raw: Promise<Parser> | undefined;
 
+/** The grammar's file name: the build copies it from tree-sitter-bash into dist/, beside the code. */
+const GRAMMAR_WASM = "tree-sitter-bash.wasm";
+
+/**
+ * Where the grammar is: next to this module once built (the published package carries only
+ * the .wasm, not tree-sitter-bash's 20 MB of sources and prebuilds); when running from
+ * src/ (tests, scripts), in the tree-sitter-bash devDependency.
+ */
+function grammarFile(): string {
+  const beside = fileURLToPath(new URL(GRAMMAR_WASM, import.meta.url));
+  if (existsSync(beside)) return beside;
+  const require = createRequire(import.meta.url);
+  try {
+    return join(dirname(require.resolve("tree-sitter-bash/package.json")), GRAMMAR_WASM);
+  } catch {
+    throw new Error(
+      `the bash grammar ${GRAMMAR_WASM} is missing: expected ${beside} (a broken install of @capgate/shell-policy; reinstall it)`,
+    );
+  }
+}
+
 /**
  * The tree-sitter-bash grammar on web-tree-sitter (WebAssembly — no native build), loaded
  * once and kept warm for the life of the process. Shared by the shell policy and by
@@ -27,9 +50,7 @@ export function loadTreeSitterBash(): Promise<Parser> {
   raw ??= (async () => {
     const { Parser: TsParser, Language } = await import("web-tree-sitter");
     await TsParser.init();
-    const require = createRequire(import.meta.url);
-    const wasm = join(dirname(require.resolve("tree-sitter-bash/package.json")), "tree-sitter-bash.wasm");
-    const language = await Language.load(wasm);
+    const language = await Language.load(grammarFile());
     const parser = new TsParser();
     parser.setLanguage(language);
     return parser;

@@ -333,9 +333,21 @@ export function sourceOpensBrowser(cmd: ResolvedCommand, s: CodeSource): boolean
   return code !== undefined && s.lang.opener.test(code);
 }
 
-/** String literals in code: '…', "…", `…` (escapes kept simple: \x skips x). */
-function stringLiterals(code: string): string[] {
-  const out: string[] = [];
+/**
+ * String literals in code: '…', "…", `…` (escapes kept simple: \x skips x), each as written
+ * and — so that a command line built from literals is checked as the program would see it —
+ * also: adjacent literals joined where the language concatenates them implicitly (Python,
+ * Ruby: `'xdg-' 'open'`), a Python slice with literal bounds applied (`'nepo-gdx'[::-1]`,
+ * `'xxdxgx'[1::2]`), and every literal reversed (`reversed(…)`, `.reverse`,
+ * `.split('').reverse().join('')` give the same text). Reversals whose text is no command
+ * cost nothing: only opener and configured rules count for such strings.
+ * `computedSlice` is set when a literal is subscripted by anything but integer literals.
+ */
+function stringLiterals(code: string, lang: Language): { texts: string[]; computedSlice?: string } {
+  const texts: string[] = [];
+  let computedSlice: string | undefined;
+  const implicit = lang === PY || lang === RUBY;
+  let joined: string | undefined;
   for (let i = 0; i < code.length; i++) {
     const q = code[i]!;
     if (q !== "'" && q !== '"' && q !== "`") continue;
@@ -345,8 +357,59 @@ function stringLiterals(code: string): string[] {
       if (code[j] === "\\") j++;
       text += code[j] ?? "";
     }
-    out.push(text);
+    texts.push(text, [...text].reverse().join(""));
+    const rest = code.slice(j + 1);
+    joined = joined === undefined ? text : joined + text;
+    // `'a' 'b'` (also `'a' r'b'`, across lines inside brackets) is one string to Python and Ruby.
+    const next = implicit ? /^\s*(?:[rRbBuU]{0,2})(?=['"])/.exec(rest) : null;
+    if (next) {
+      i = j + next[0].length;
+      continue;
+    }
+    if (joined !== text) texts.push(joined, [...joined].reverse().join(""));
+    if (lang === PY) {
+      const sub = /^\s*\[([^\]]*)\]/.exec(rest);
+      if (sub) {
+        const sliced = pythonSlice(joined, sub[1]!);
+        if (sliced === undefined) computedSlice ??= `${clip(joined)}[${sub[1]}]`;
+        else texts.push(sliced);
+      }
+    }
+    joined = undefined;
     i = j;
+  }
+  return computedSlice === undefined ? { texts } : { texts, computedSlice };
+}
+
+/** `text[spec]` as Python computes it, for integer-literal indexes and slices; undefined for anything else. */
+function pythonSlice(text: string, spec: string): string | undefined {
+  const chars = [...text];
+  const n = chars.length;
+  const int = (v: string): number | null | undefined =>
+    v.trim() === "" ? null : /^\s*[-+]?\d+\s*$/.test(v) ? Number(v) : undefined;
+  const parts = spec.split(":");
+  if (parts.length === 1) {
+    const k = int(parts[0]!);
+    if (k === undefined || k === null) return undefined;
+    const at = k < 0 ? n + k : k;
+    return at >= 0 && at < n ? chars[at] : "";
+  }
+  if (parts.length > 3) return undefined;
+  const [a, b, c] = parts.map(int);
+  if (a === undefined || b === undefined || c === undefined) return undefined;
+  const step = c ?? 1;
+  if (step === 0) return undefined;
+  const clamp = (v: number, lo: number, hi: number) => Math.min(Math.max(v, lo), hi);
+  const norm = (v: number) => (v < 0 ? v + n : v);
+  let out = "";
+  if (step > 0) {
+    const start = a === null ? 0 : clamp(norm(a), 0, n);
+    const stop = b === null ? n : clamp(norm(b), 0, n);
+    for (let k = start; k < stop; k += step) out += chars[k];
+  } else {
+    const start = a === null ? n - 1 : clamp(norm(a), -1, n - 1);
+    const stop = b === null ? -1 : clamp(norm(b), -1, n - 1);
+    for (let k = start; k > stop; k += step) out += chars[k];
   }
   return out;
 }
@@ -451,7 +514,14 @@ export function interpreterContinuations(cmd: ResolvedCommand): Continuation[] {
       }
     }
     if (spawns) {
-      for (const found of stringLiterals(code)) {
+      const literals = stringLiterals(code, s.lang);
+      if (literals.computedSlice !== undefined) {
+        out.push({
+          kind: "unresolvable",
+          reason: `the ${cmd.name} code slices a string by a computed index (\`${literals.computedSlice}\`), so the command it could build cannot be checked`,
+        });
+      }
+      for (const found of literals.texts) {
         // Perl/awk pipe opens: `"cmd |"`, `"| cmd"`, `"-|"`.
         const literal = found.replace(/^\s*-?\|-?\s*|\s*-?\|-?\s*$/g, "");
         if (literal.trim() !== "")
@@ -486,9 +556,44 @@ function literalSpawn(lang: Language, call: string, after: string, before: strin
   if (quote === "`" && body.includes("${")) return false;
   if (lang === RUBY && quote !== "'" && body.includes("#{")) return false;
   if ((lang === PERL || lang === PHP) && quote !== "'" && /[$@]/.test(body)) return false;
-  const tail = rest.slice(k + 1).trimStart();
-  return !/^(\+|%|\*|\.\s*(format|concat|join|replace|repeat)\b)/.test(tail);
+  return wordsKept(rest.slice(k + 1));
 }
+
+/**
+ * Does what follows a literal leave its words as written? Anything done to it makes the
+ * command computed (`+`, `%`, `*`, a subscript `[::-1]`, Perl's `.`, a method call) —
+ * except a chain of methods that keep the words: case changes (names compare lower-cased),
+ * trimming blanks, splitting at blanks. A separator other than blanks would make words the
+ * policy never saw (`'xdg-openAx'.split('A')`).
+ */
+function wordsKept(after: string): boolean {
+  let tail = after.trimStart();
+  for (;;) {
+    if (/^(\+|%|\*|\[)/.test(tail)) return false;
+    if (!tail.startsWith(".")) return true;
+    const method = /^\.\s*([A-Za-z_]\w*)\s*(\(\s*(?:(['"])[ \t]+\3\s*)?\)|\()?/.exec(tail);
+    if (method === null || !WORD_KEEPING_METHODS.has(method[1]!) || method[2] === "(") return false;
+    if (method[3] !== undefined && method[1] !== "split") return false;
+    tail = tail.slice(method[0].length).trimStart();
+  }
+}
+
+/** Methods on a string literal that leave its words as the policy reads them (names compare lower-cased). */
+const WORD_KEEPING_METHODS = new Set([
+  "split",
+  "strip",
+  "lstrip",
+  "rstrip",
+  "trim",
+  "lower",
+  "upper",
+  "casefold",
+  "toLowerCase",
+  "toUpperCase",
+  "downcase",
+  "upcase",
+  "shellsplit",
+]);
 
 function clip(text: string): string {
   const one = text.replace(/\s+/g, " ");

@@ -249,6 +249,73 @@ function desktopLaunch(cmd: ResolvedCommand): boolean {
   return false;
 }
 
+/**
+ * Programs whose whole point is a desktop window: dialogs and notifications (zenity
+ * `--text-info --html --url` even renders a web page) and terminal emulators (`xterm -e
+ * cmd` runs cmd in a new window, outside anything this process could watch). Denied
+ * whatever follows — the command a terminal would run is never reached, so its option
+ * tables are not needed. Only asking for the version or the help opens nothing.
+ */
+const DESKTOP_WINDOWS = new Set([
+  "notify-send",
+  "zenity",
+  "yad",
+  "kdialog",
+  "xmessage",
+  "gxmessage",
+  "gdialog",
+  "xdialog",
+  "matedialog",
+  "qarma",
+  "xterm",
+  "uxterm",
+  "koi8rxterm",
+  "lxterm",
+  "x-terminal-emulator",
+  "xdg-terminal-exec",
+  "gnome-terminal",
+  "gnome-console",
+  "kgx",
+  "ptyxis",
+  "konsole",
+  "xfce4-terminal",
+  "mate-terminal",
+  "lxterminal",
+  "qterminal",
+  "terminator",
+  "tilix",
+  "terminology",
+  "sakura",
+  "guake",
+  "tilda",
+  "yakuake",
+  "alacritty",
+  "kitty",
+  "wezterm",
+  "wezterm-gui",
+  "foot",
+  "footclient",
+  "urxvt",
+  "urxvtc",
+  "rxvt",
+  "rxvt-unicode",
+  "aterm",
+  "eterm",
+  "cool-retro-term",
+  "deepin-terminal",
+  "hyper",
+  "tabby",
+  "contour",
+  "warp-terminal",
+  "ghostty",
+]);
+
+function desktopWindow(cmd: ResolvedCommand): boolean {
+  if (!DESKTOP_WINDOWS.has(cmd.name)) return false;
+  const args = cmd.argv.slice(1);
+  return !(args.length === 1 && /^(--version|-v|--help|-h|-\?)$/.test(args[0] ?? ""));
+}
+
 const COPIERS = new Set(["cp", "ln", "link", "mv", "install", "rsync", "cat", "dd", "tee", "ditto", "scp"]);
 
 /** `cp /usr/bin/xdg-open ./x`: an operand that is a path to a program some opener rule names. */
@@ -571,6 +638,36 @@ export const BUILTIN_SHELL_RULES: readonly ShellRule[] = [
       "links -dump https://example.com",
       "lynx -dump https://example.com",
       "w3m -dump https://example.com",
+    ],
+  },
+  {
+    id: "gui.desktop-window",
+    decision: "deny",
+    reason: `opens a desktop window, dialog or notification (a GUI program); GUI programs are never run from the shell. ${BROWSER_PANEL_HINT}`,
+    match: desktopWindow,
+    mustMatch: [
+      "notify-send 'build done'",
+      "notify-send -A open=Open -w 'title' 'body'",
+      "zenity --text-info --html --url https://example.com",
+      "zenity --info --text hi",
+      "kdialog --msgbox hi",
+      "xterm -e xdg-open https://example.com",
+      "xterm -hold -e 'ls; bash'",
+      "gnome-terminal -- bash -c 'echo hi'",
+      "x-terminal-emulator -e top",
+      "konsole -e vim",
+      "alacritty -e sh",
+      "make && notify-send done",
+    ],
+    mustNotMatch: [
+      "echo notify-send",
+      "zenity --version",
+      "xterm -v",
+      "man xterm",
+      "TERM=xterm-256color tput colors",
+      "tput -T xterm colors",
+      "command -v gnome-terminal",
+      "apt-cache show zenity",
     ],
   },
 ];

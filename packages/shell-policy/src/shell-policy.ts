@@ -1,12 +1,11 @@
-import { CapgateError, stableStringify } from "@capgate/schema";
-import { PolicyDeniedError } from "./errors.js";
+import type { ShellPrefixRule, ShellRules } from "./config.js";
+import { ShellRulesError } from "./errors.js";
 import { type Continuation, commandName, continuations, type ResolvedCommand } from "./shell-commands.js";
 import { assignmentContinuations } from "./shell-indirection.js";
 import { BUILTIN_SHELL_RULES, type ShellRule, type ShellRuleDecision } from "./shell-rules.js";
 import { loadBashParser } from "./shell-syntax.js";
 import type { Assignment, ShellParser, ShellWord, StdinSource } from "./shell-words.js";
 import { WRAPPERS } from "./shell-wrappers.js";
-import type { PolicyCheck, PolicyVerdict, ShellPolicyConfig, ShellPrefixRule, ToolContext } from "./types.js";
 
 /** The verdict on one command line. */
 export interface ShellDecision {
@@ -132,9 +131,7 @@ function compilePrefixRule(
 ): ShellRule {
   const at = `${property}.${kind}[${index}]`;
   if (!rule || typeof rule !== "object") {
-    throw new CapgateError("invalid_config", `${at} must be an object like { "prefix": ["git", "push"] }`, {
-      property: at,
-    });
+    throw new ShellRulesError(`${at} must be an object like { "prefix": ["git", "push"] }`, at);
   }
   const { prefix } = rule;
   if (
@@ -142,18 +139,15 @@ function compilePrefixRule(
     prefix.length === 0 ||
     prefix.some((w) => typeof w !== "string" || w === "")
   ) {
-    throw new CapgateError(
-      "invalid_config",
+    throw new ShellRulesError(
       `${at}.prefix must be a non-empty list of non-empty words, e.g. ["git", "push"]; got ${JSON.stringify(prefix)}`,
-      { property: `${at}.prefix` },
+      `${at}.prefix`,
     );
   }
   for (const key of ["mustMatch", "mustNotMatch"] as const) {
     const list = rule[key];
     if (list !== undefined && (!Array.isArray(list) || list.some((c) => typeof c !== "string"))) {
-      throw new CapgateError("invalid_config", `${at}.${key} must be a list of command lines`, {
-        property: `${at}.${key}`,
-      });
+      throw new ShellRulesError(`${at}.${key} must be a list of command lines`, `${at}.${key}`);
     }
   }
   const patterns = prefix.map((word, i) => (i === 0 ? globRegExp(commandName(word)) : globRegExp(word)));
@@ -498,13 +492,11 @@ const MAX_CACHED = 64;
  * Compile a policy: the built-in GUI-opener rules (always on) plus the config's extra deny
  * and ask prefix rules. Every rule's `mustMatch`/`mustNotMatch` examples are checked here;
  * a disagreement throws, so a broken rule never goes live. Cached per config.
- * @throws CapgateError `invalid_config` naming the bad property, or Error for a failing example.
+ * @throws ShellRulesError (a CapgateError `invalid_config` to capgate hosts) naming the bad property, or Error for a failing example.
  */
-export function createShellPolicy(
-  config: ShellPolicyConfig = {},
-  property = "policy.shell",
-): Promise<ShellPolicy> {
-  const key = stableStringify(config) ?? "{}";
+export function createShellPolicy(config: ShellRules = {}, property = "policy.shell"): Promise<ShellPolicy> {
+  const key = cacheKey(config);
+  if (key === undefined) return compile(config, property);
   let policy = compiled.get(key);
   if (!policy) {
     policy = compile(config, property);
@@ -515,25 +507,28 @@ export function createShellPolicy(
   return policy;
 }
 
-async function compile(config: ShellPolicyConfig, property: string): Promise<ShellPolicy> {
+/** Only deny and ask shape a policy (a capgate config's sandbox settings ride along unread). */
+function cacheKey(config: ShellRules): string | undefined {
+  if (config === null || typeof config !== "object") return undefined;
+  try {
+    return JSON.stringify([config.deny ?? null, config.ask ?? null]);
+  } catch {
+    return undefined; // not JSON data (a cycle, a BigInt): compile reports what is wrong
+  }
+}
+
+async function compile(config: ShellRules, property: string): Promise<ShellPolicy> {
   if (config === null || typeof config !== "object") {
-    throw new CapgateError(
-      "invalid_config",
-      `${property} must be an object with optional deny and ask lists`,
-      { property },
-    );
+    throw new ShellRulesError(`${property} must be an object with optional deny and ask lists`, property);
   }
   const extra: ShellRule[] = [];
   for (const kind of ["deny", "ask"] as const) {
     const list = config[kind];
     if (list === undefined) continue;
     if (!Array.isArray(list)) {
-      throw new CapgateError(
-        "invalid_config",
+      throw new ShellRulesError(
         `${property}.${kind} must be a list of { prefix: [...] } rules`,
-        {
-          property: `${property}.${kind}`,
-        },
+        `${property}.${kind}`,
       );
     }
     for (const [i, rule] of list.entries()) extra.push(compilePrefixRule(rule, kind, i, property));
@@ -564,40 +559,6 @@ export function policyWithParser(parser: ShellParser): ShellPolicy {
  * configured deny rules, anything unparseable or only resolvable at run time) or `ask`
  * (configured ask rules). The parser is loaded once and kept warm.
  */
-export async function checkShellCommand(command: string, config?: ShellPolicyConfig): Promise<ShellDecision> {
+export async function checkShellCommand(command: string, config?: ShellRules): Promise<ShellDecision> {
   return (await createShellPolicy(config)).check(command);
-}
-
-/**
- * The shell policy as a capability policy step: throws PolicyDeniedError on deny (with
- * `property`, default "command") and returns `{ ask }` for an ask rule, so the executor asks
- * the operator before the handler runs. Uses `ctx.policy.shell`.
- */
-export async function shellPolicyCheck(
-  command: string,
-  ctx: Pick<ToolContext, "policy">,
-  options: { property?: string } = {},
-): Promise<PolicyVerdict | undefined> {
-  const decision = await checkShellCommand(command, ctx.policy.shell);
-  if (decision.decision === "deny") {
-    throw new PolicyDeniedError(decision.reason ?? "denied by the shell policy", {
-      property: options.property ?? "command",
-    });
-  }
-  if (decision.decision === "ask") return { ask: decision.reason ?? "the shell policy asks for approval" };
-  return undefined;
-}
-
-/**
- * A ready-made `policies` entry for a tool whose argument `property` is a shell command:
- * `policies: { run: shellCommandPolicy("command") }`.
- */
-export function shellCommandPolicy(property = "command"): PolicyCheck {
-  return (args, ctx) => {
-    const command = args[property];
-    if (typeof command !== "string") {
-      throw new PolicyDeniedError(`${property} must be a shell command string`, { property });
-    }
-    return shellPolicyCheck(command, ctx, { property });
-  };
 }

@@ -1,0 +1,18 @@
+import { describe, expect, it } from "vitest";
+import * as shellPolicy from "./index.js";
+
+// Adding or removing a runtime export is an API decision: this list makes it visible in review.
+describe("@capgate/shell-policy public surface", () => {
+  it("exports exactly these runtime names", () => {
+    expect(Object.keys(shellPolicy).sort()).toEqual([
+      "BROWSER_PANEL_HINT",
+      "BUILTIN_SHELL_RULES",
+      "MAX_SHELL_COMMAND_CHARS",
+      "ShellRulesError",
+      "checkShellCommand",
+      "createShellPolicy",
+      "shellQuote",
+      "splitCommandLine",
+    ]);
+  });
+});
