@@ -1,10 +1,10 @@
 /**
  * Measures candidate shell parsers against the bypass list (src/shell-bypass-cases.ts) by
  * running the real policy (src/shell-policy.ts) on top of an adapter per parser. The
- * candidates are not dependencies of @capgate/tools; install them aside and pass the folder:
+ * candidates are not dependencies of @capgate/shell-policy; install them aside and pass the folder:
  *
  *   npm i --prefix /tmp/parser-eval mvdan-sh@0.10.1 bash-parser@0.5.0 sh-syntax@0.7.0
- *   npx tsx packages/tools/scripts/eval-shell-parsers.ts /tmp/parser-eval/node_modules
+ *   npx tsx packages/shell-policy/scripts/eval-shell-parsers.ts /tmp/parser-eval/node_modules
  *
  * Prints a markdown table (docs/security.md keeps the latest one).
  */

@@ -278,6 +278,8 @@ export const CORPUS_DENY: readonly CorpusCase[] = [
     `python3 -c "import subprocess; subprocess.run(['sh', '-c', 'x nepo-gdx'[::-1]])"`,
     `python3 -c "import subprocess; subprocess.run(['sh', '-c', 'QxQdQgQ-QoQpQeQnQ Qx'[1::2]])"`,
     `ruby -e "system('xdg-o' 'pen x')"`,
+    `python3 -c "import subprocess; subprocess.run(['sh', '-c', ''.join(reversed('x nepo-gdx'))])"`,
+    `node -e "require('child_process').spawnSync('sh', ['-c', 'x nepo-gdx'.split('').reverse().join('')])"`,
     `notify-send 'tests passed'`,
     `zenity --text-info --html --url ${U}`,
     `kdialog --msgbox done`,
@@ -599,6 +601,8 @@ export const INTERPRETER_ORACLE_FORMS: readonly string[] = [
   `python3 -c "getattr(__import__('so'[::-1]), 'system')('xdg-open x')"`,
   `node -e "require('child_process').execSync('nepo-gdx'.split('').reverse().join(''))"`,
   `perl -e 'system("xdg-" . "open x")'`,
+  `python3 -c "import subprocess; subprocess.run(['sh', '-c', ''.join(reversed('x nepo-gdx'))])"`,
+  `node -e "require('child_process').spawnSync('sh', ['-c', 'x nepo-gdx'.split('').reverse().join('')])"`,
 ];
 
 /**

@@ -338,15 +338,17 @@ export function sourceOpensBrowser(cmd: ResolvedCommand, s: CodeSource): boolean
  * and — so that a command line built from literals is checked as the program would see it —
  * also: adjacent literals joined where the language concatenates them implicitly (Python,
  * Ruby: `'xdg-' 'open'`), a Python slice with literal bounds applied (`'nepo-gdx'[::-1]`,
- * `'xxdxgx'[1::2]`), and every literal reversed (`reversed(…)`, `.reverse`,
- * `.split('').reverse().join('')` give the same text). Reversals whose text is no command
- * cost nothing: only opener and configured rules count for such strings.
+ * `'xxdxgx'[1::2]`), and — when the code calls a reversal at all (`reversed(…)`,
+ * `.reverse`, `strrev`, R's `rev`: each has "rev" in its name) — every literal reversed.
+ * Only opener and configured rules count for such strings.
  * `computedSlice` is set when a literal is subscripted by anything but integer literals.
  */
 function stringLiterals(code: string, lang: Language): { texts: string[]; computedSlice?: string } {
   const texts: string[] = [];
   let computedSlice: string | undefined;
   const implicit = lang === PY || lang === RUBY;
+  const reverses = /rev/i.test(code);
+  const both = (text: string) => (reverses ? [text, [...text].reverse().join("")] : [text]);
   let joined: string | undefined;
   for (let i = 0; i < code.length; i++) {
     const q = code[i]!;
@@ -357,7 +359,7 @@ function stringLiterals(code: string, lang: Language): { texts: string[]; comput
       if (code[j] === "\\") j++;
       text += code[j] ?? "";
     }
-    texts.push(text, [...text].reverse().join(""));
+    texts.push(...both(text));
     const rest = code.slice(j + 1);
     joined = joined === undefined ? text : joined + text;
     // `'a' 'b'` (also `'a' r'b'`, across lines inside brackets) is one string to Python and Ruby.
@@ -366,7 +368,7 @@ function stringLiterals(code: string, lang: Language): { texts: string[]; comput
       i = j + next[0].length;
       continue;
     }
-    if (joined !== text) texts.push(joined, [...joined].reverse().join(""));
+    if (joined !== text) texts.push(...both(joined));
     if (lang === PY) {
       const sub = /^\s*\[([^\]]*)\]/.exec(rest);
       if (sub) {
