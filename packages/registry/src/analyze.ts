@@ -122,7 +122,7 @@ const PATH_WORD = /^(?:(?:~|\.{1,2})?\/[\p{L}\p{N}_.~/-]+|[\p{L}\p{N}_.-]+(?:\/[
 export function entityTerms(text: string): string[] {
   const out = new Set<string>();
   for (const raw of text.split(/\s+/)) {
-    const word = raw.replace(/^[("'`<[]+|[)"'`>\],;:!?]+$|\.+$/gu, "");
+    const word = raw.replace(/^[("'`<[]+|[)"'`>\],;:!?.]+$/gu, "");
     if (word === "") continue;
     if (URL_WORD.test(word)) out.add("url");
     else if (FILE_WORD.test(word) || PATH_WORD.test(word)) {
