@@ -441,7 +441,8 @@ export class Registry {
    * keep their manifest order after the others.
    */
   #toolScorer(text: string): (entry: Entry) => SearchHitTool[] {
-    const q = this.#toolRank?.query(text);
+    // Only a few known tools are compared: no whole-index refinement of the query.
+    const q = this.#toolRank?.query(text, { refine: false });
     const weight = q ? clamp01(this.#ranker?.weight ?? DEFAULT_RANKER_WEIGHT) : 0;
     return (entry) => {
       // Only this capability's tools are scored: no search over every tool.

@@ -164,6 +164,13 @@ describe("pseudo-relevance feedback", () => {
       plain.query("cello")!.similarity("music")!,
     );
     expect(fed.query("cello")!.nearest(1)[0]?.id).toBe("music");
+    // A caller comparing a few known documents asks for no refinement: the plain query.
+    for (const [id, text] of docs) {
+      expect(fed.query("cello", { refine: false })!.similarity(id)).toBeCloseTo(
+        cosine(q, embed.embed(text)!),
+        5,
+      );
+    }
   });
 
   it("is skipped when the index holds no more documents than it would average", () => {

@@ -117,22 +117,29 @@ export function createVectorIndex(embedder: Embedder, options: VectorIndexOption
     get size() {
       return docs.size;
     },
-    query(text): RankerQuery | undefined {
+    query(text, queryOptions): RankerQuery | undefined {
       const original = embedder.embed(text);
       if (!original) return undefined;
-      ensureTrained();
       // Candidates for the nearest documents: every document, or (approximate index) those
-      // in the cells closest to the query. Feedback and the answer share them.
+      // in the cells closest to the query; found on first need, shared by feedback and answer.
       let chosen: string[] | undefined;
-      if (centroids.length > 0) {
-        const probes = Math.max(MIN_PROBES, Math.ceil(centroids.length / 8));
-        const ranked = centroids.map((c, i) => ({ i, s: dot(original, c) })).sort((a, b) => b.s - a.s);
-        chosen = [];
-        for (const { i } of ranked.slice(0, probes)) for (const id of cells[i]!) chosen.push(id);
-      }
-      const candidates = (): Iterable<string> => chosen ?? docs.keys();
+      let probed = false;
+      const candidates = (): Iterable<string> => {
+        if (!probed) {
+          probed = true;
+          ensureTrained();
+          if (centroids.length > 0) {
+            const probes = Math.max(MIN_PROBES, Math.ceil(centroids.length / 8));
+            const ranked = centroids.map((c, i) => ({ i, s: dot(original, c) })).sort((a, b) => b.s - a.s);
+            chosen = [];
+            for (const { i } of ranked.slice(0, probes)) for (const id of cells[i]!) chosen.push(id);
+          }
+        }
+        return chosen ?? docs.keys();
+      };
       let q = original;
-      if (feedbackDocs > 0 && feedbackWeight > 0 && docs.size > feedbackDocs) {
+      const refine = queryOptions?.refine !== false;
+      if (refine && feedbackDocs > 0 && feedbackWeight > 0 && docs.size > feedbackDocs) {
         const top = topK(candidates(), feedbackDocs, (id) => dot(original, docs.get(id)!.vector));
         const moved = Float32Array.from(original);
         const w = feedbackWeight / top.length;
