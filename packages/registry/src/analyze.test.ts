@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { analyze, isStopWord, stem, tokenize } from "./analyze.js";
+import { analyze, analyzeQuery, entityTerms, isStopWord, knownAffixes, stem, tokenize } from "./analyze.js";
 
 describe("tokenize", () => {
   it("splits identifiers on . _ - / : and camelCase", () => {
@@ -64,5 +64,40 @@ describe("analysis defects (issue 11)", () => {
   it("does not stem short words into their neighbours", () => {
     expect(stem("located")).not.toBe(stem("local"));
     expect(stem("located")).not.toBe(stem("allocate"));
+  });
+});
+
+describe("query words the index does not know (round 2)", () => {
+  const vocabulary = new Set(["web", "hook", "wave", "file", "path", "url", "sql"].map(stem));
+  const known = (t: string) => vocabulary.has(t);
+
+  it("splits a run-together word into the index words it begins and ends with", () => {
+    expect(knownAffixes("webhook", known)).toEqual(["web", "hook"]);
+    expect(knownAffixes("heatwave", known)).toEqual(["wave"]);
+    expect(analyzeQuery("post to a webhook", known)).toEqual(["post", stem("webhook"), "web", "hook"]);
+  });
+
+  it("leaves known, short, digit-bearing and unsplittable words alone", () => {
+    expect(analyzeQuery("web hook", known)).toEqual(["web", "hook"]);
+    expect(knownAffixes("webby", known)).toEqual([]); // under 6 letters
+    expect(knownAffixes("web2hook", known)).toEqual([]);
+    expect(knownAffixes("kubernetes", known)).toEqual([]);
+    // A stop word is never the piece found ("theweb" does not ask for "the").
+    expect(knownAffixes("thesql", (t) => t === "the" || t === "sql")).toEqual(["sql"]);
+  });
+
+  it("reads file names, paths and URLs as asking for file/path and url", () => {
+    expect(entityTerms("edit a value in settings.json")).toEqual(["file", "path"]);
+    expect(entityTerms("open (README.md).")).toEqual(["file", "path"]);
+    expect(entityTerms("look in src/lib/ and ~/.bashrc")).toEqual(["file", "path"]);
+    expect(entityTerms("see https://example.org/a")).toEqual(["url"]);
+    for (const q of ["e.g. this", "pi is 3.14", "version 1.2.3", "and/or TCP/IP", "a plain question"]) {
+      expect(entityTerms(q)).toEqual([]);
+    }
+  });
+
+  it("adds those terms only when the index has them", () => {
+    expect(analyzeQuery("open config.yaml", known)).toEqual(["open", "config", "yaml", "file", "path"]);
+    expect(analyzeQuery("open config.yaml", () => false)).toEqual(["open", "config", "yaml"]);
   });
 });

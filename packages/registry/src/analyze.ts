@@ -95,5 +95,69 @@ export function analyzeQuery(text: string, known: (term: string) => boolean): st
     else for (const piece of splitHumps(word).split(" ")) if (piece !== "") tokens.push(piece.toLowerCase());
   }
   const kept = tokens.filter((t) => !STOP_WORDS.has(t));
-  return (kept.length > 0 ? kept : tokens).map(stem);
+  const out = (kept.length > 0 ? kept : tokens).map(stem);
+  // A run-together word the index does not know (`webhook`, `heatwave`) also asks for the
+  // index words it begins or ends with (`web`, `wave`).
+  const extra: string[] = [];
+  for (const term of entityTerms(text)) if (known(term)) extra.push(term);
+  for (const [i, term] of out.entries()) {
+    if (!known(term)) extra.push(...knownAffixes(kept.length > 0 ? kept[i]! : tokens[i]!, known));
+  }
+  return extra.length > 0 ? [...out, ...extra] : out;
+}
+
+const URL_WORD = /^[a-z][a-z0-9+.-]*:\/\/\S+$/i;
+/** `settings.json`, `src/index.ts`, `~/.bashrc`, `./run.sh`: a name part of 2+ characters, an extension of letters (and digits) after a letter. */
+const FILE_WORD =
+  /^(?:[\p{L}\p{N}_~.-]*\/)*\.?[\p{L}\p{N}_-]{2,}(?:\.[\p{L}\p{N}_-]+)*\.[a-z][a-z0-9]{0,5}$/iu;
+/** `/etc/hosts`, `~/.bashrc`, `./out`, `src/lib/`: rooted at `/`, `~/`, `./` or `../`, or ending in `/` (not `and/or`). */
+const PATH_WORD = /^(?:(?:~|\.{1,2})?\/[\p{L}\p{N}_.~/-]+|[\p{L}\p{N}_.-]+(?:\/[\p{L}\p{N}_.-]+)*\/)$/u;
+
+/**
+ * What a query names by its shape rather than its words: a URL (`https://…`) asks for
+ * `url`; a file name or path (`settings.json`, `src/lib/`) for `file` and `path`, the words
+ * tools use for what they take (their argument names and descriptions are indexed). Words
+ * are the query's whitespace words with outer punctuation trimmed.
+ */
+export function entityTerms(text: string): string[] {
+  const out = new Set<string>();
+  for (const raw of text.split(/\s+/)) {
+    const word = raw.replace(/^[("'`<[]+|[)"'`>\],;:!?.]+$/gu, "");
+    if (word === "") continue;
+    if (URL_WORD.test(word)) out.add("url");
+    else if (FILE_WORD.test(word) || PATH_WORD.test(word)) {
+      out.add("file");
+      out.add("path");
+    }
+  }
+  return [...out];
+}
+
+/** Run-together words are split only when this long, into pieces at least this long. */
+const AFFIX_MIN_WORD = 6;
+const AFFIX_MIN_PIECE = 3;
+
+/**
+ * The longest known prefix and the longest known suffix (each at least 3 letters, leaving at
+ * least 3, not a stop word) of a word the index does not know, as index terms: `webhook` →
+ * `web` when `web` is indexed. Letters only: `utf8mb4` or `sha256sum` are not split.
+ */
+export function knownAffixes(word: string, known: (term: string) => boolean): string[] {
+  if (word.length < AFFIX_MIN_WORD || !/^\p{L}+$/u.test(word)) return [];
+  const out: string[] = [];
+  for (let cut = word.length - AFFIX_MIN_PIECE; cut >= AFFIX_MIN_PIECE; cut--) {
+    const piece = word.slice(0, cut);
+    if (!STOP_WORDS.has(piece) && known(stem(piece))) {
+      out.push(stem(piece));
+      break;
+    }
+  }
+  for (let cut = AFFIX_MIN_PIECE; cut <= word.length - AFFIX_MIN_PIECE; cut++) {
+    const piece = word.slice(cut);
+    if (!STOP_WORDS.has(piece) && known(stem(piece))) {
+      if (!out.includes(stem(piece))) out.push(stem(piece));
+      break;
+    }
+  }
+  return out;
 }

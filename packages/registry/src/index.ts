@@ -10,7 +10,7 @@ export {
   mcpServerOf,
   sanitizeMcpDescription,
 } from "./mcp.js";
-export type { RankerDocument, RankerIndex, RankerQuery, SearchRanker } from "./ranker.js";
+export type { RankerDocument, RankerIndex, RankerQuery, RankerQueryOptions, SearchRanker } from "./ranker.js";
 export type { RegistryOptions, SearchHit, SearchHitTool, SearchOptions, SearchWeights } from "./registry.js";
 export { DEFAULT_SEARCH_WEIGHTS, Registry } from "./registry.js";
 export type { FieldExtractor, TextHit, TextIndex, TextIndexOptions } from "./text-index.js";

@@ -19,13 +19,22 @@ export interface RankerQuery {
   nearest(k: number): Array<{ id: string; similarity: number }>;
 }
 
+export interface RankerQueryOptions {
+  /** Default true: the query may be refined from the index (e.g. pseudo-relevance feedback). */
+  refine?: boolean;
+}
+
 /** A set of documents a ranker can score; updated one document at a time. */
 export interface RankerIndex {
   add(doc: RankerDocument): void;
   remove(id: string): boolean;
   readonly size: number;
-  /** Prepare a query; undefined when the ranker can make nothing of it (no word it knows). */
-  query(text: string): RankerQuery | undefined;
+  /**
+   * Prepare a query; undefined when the ranker can make nothing of it (no word it knows).
+   * `options.refine: false` says the caller only compares a few known documents, so work
+   * over the whole index (such as pseudo-relevance feedback) may be skipped.
+   */
+  query(text: string, options?: RankerQueryOptions): RankerQuery | undefined;
 }
 
 export interface SearchRanker {

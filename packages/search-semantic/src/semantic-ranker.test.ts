@@ -134,3 +134,68 @@ describe("the vector index above the exact limit", () => {
     expect(() => idx.add({ id: "d1", texts: ["x"] })).toThrow(/already/);
   });
 });
+
+describe("pseudo-relevance feedback", () => {
+  const embed = createEmbedder(shippedVectorTable());
+  const docs: Array<[string, string]> = [
+    ["music", "guitar violin orchestra concert"],
+    ["farm", "tractor harvest barley field"],
+    ["bank", "loan mortgage interest rate"],
+  ];
+
+  it("answers with the query moved towards its nearest documents", () => {
+    const plain = createVectorIndex(embed);
+    const fed = createVectorIndex(embed, { feedback: { docs: 1, weight: 1 } });
+    for (const [id, text] of docs) {
+      plain.add({ id, texts: [text] });
+      fed.add({ id, texts: [text] });
+    }
+    // Rocchio with one document and weight 1: q' = unit(q + music).
+    const q = embed.embed("cello")!;
+    const music = embed.embed(docs[0]![1])!;
+    const moved = q.map((x, i) => x + music[i]!);
+    const norm = Math.sqrt(cosine(moved, moved));
+    const expected = moved.map((x) => x / norm);
+    for (const [id, text] of docs) {
+      expect(fed.query("cello")!.similarity(id)).toBeCloseTo(cosine(expected, embed.embed(text)!), 5);
+      expect(plain.query("cello")!.similarity(id)).toBeCloseTo(cosine(q, embed.embed(text)!), 5);
+    }
+    expect(fed.query("cello")!.similarity("music")).toBeGreaterThan(
+      plain.query("cello")!.similarity("music")!,
+    );
+    expect(fed.query("cello")!.nearest(1)[0]?.id).toBe("music");
+    // A caller comparing a few known documents asks for no refinement: the plain query.
+    for (const [id, text] of docs) {
+      expect(fed.query("cello", { refine: false })!.similarity(id)).toBeCloseTo(
+        cosine(q, embed.embed(text)!),
+        5,
+      );
+    }
+  });
+
+  it("is skipped when the index holds no more documents than it would average", () => {
+    const fed = createVectorIndex(embed, { feedback: { docs: 3, weight: 1 } });
+    for (const [id, text] of docs) fed.add({ id, texts: [text] });
+    const q = embed.embed("cello")!;
+    expect(fed.query("cello")!.similarity("farm")).toBeCloseTo(cosine(q, embed.embed(docs[1]![1])!), 5);
+  });
+
+  it("is on in the default ranker and can be turned off", () => {
+    const on = new Registry({ ranker: createSemanticRanker() });
+    const off = new Registry({ ranker: createSemanticRanker({ feedback: false }) });
+    const all = [weather(), finance(), recipes()];
+    for (const extra of ["alpha", "beta", "gamma"]) {
+      all.push(
+        manifest(`${extra}_tool`, `Daily ${extra} horoscope readings.`, [["read", "Read a horoscope."]]),
+      );
+    }
+    for (const m of all) {
+      on.register(m);
+      off.register(m);
+    }
+    const score = (r: Registry) => r.search("is it going to rain tomorrow")[0];
+    expect(score(on)?.capability).toBe("weather_tool");
+    expect(score(off)?.capability).toBe("weather_tool");
+    expect(score(on)?.score).not.toBeCloseTo(score(off)!.score, 6);
+  });
+});

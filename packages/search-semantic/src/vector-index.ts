@@ -18,6 +18,15 @@ interface Doc {
   cell: number;
 }
 
+export interface VectorIndexOptions {
+  /**
+   * Pseudo-relevance feedback (Rocchio's step in vector space): before a query is answered,
+   * its vector moves towards the mean of its `docs` nearest documents by `weight`, so words
+   * the query lacks but its best matches share count too. Off when absent.
+   */
+  feedback?: { docs: number; weight: number };
+}
+
 function dot(a: Float32Array, b: Float32Array): number {
   let s = 0;
   for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
@@ -25,7 +34,9 @@ function dot(a: Float32Array, b: Float32Array): number {
 }
 
 /** Vectors by id with exact similarity and (above EXACT_MAX) approximate nearest neighbours; add and remove are incremental. */
-export function createVectorIndex(embedder: Embedder): RankerIndex {
+export function createVectorIndex(embedder: Embedder, options: VectorIndexOptions = {}): RankerIndex {
+  const feedbackDocs = Math.max(0, Math.floor(options.feedback?.docs ?? 0));
+  const feedbackWeight = Math.max(0, options.feedback?.weight ?? 0);
   const docs = new Map<string, Doc>();
   let centroids: Float32Array[] = [];
   let cells: Array<Set<string>> = [];
@@ -106,9 +117,39 @@ export function createVectorIndex(embedder: Embedder): RankerIndex {
     get size() {
       return docs.size;
     },
-    query(text): RankerQuery | undefined {
-      const q = embedder.embed(text);
-      if (!q) return undefined;
+    query(text, queryOptions): RankerQuery | undefined {
+      const original = embedder.embed(text);
+      if (!original) return undefined;
+      // Candidates for the nearest documents: every document, or (approximate index) those
+      // in the cells closest to the query; found on first need, shared by feedback and answer.
+      let chosen: string[] | undefined;
+      let probed = false;
+      const candidates = (): Iterable<string> => {
+        if (!probed) {
+          probed = true;
+          ensureTrained();
+          if (centroids.length > 0) {
+            const probes = Math.max(MIN_PROBES, Math.ceil(centroids.length / 8));
+            const ranked = centroids.map((c, i) => ({ i, s: dot(original, c) })).sort((a, b) => b.s - a.s);
+            chosen = [];
+            for (const { i } of ranked.slice(0, probes)) for (const id of cells[i]!) chosen.push(id);
+          }
+        }
+        return chosen ?? docs.keys();
+      };
+      let q = original;
+      const refine = queryOptions?.refine !== false;
+      if (refine && feedbackDocs > 0 && feedbackWeight > 0 && docs.size > feedbackDocs) {
+        const top = topK(candidates(), feedbackDocs, (id) => dot(original, docs.get(id)!.vector));
+        const moved = Float32Array.from(original);
+        const w = feedbackWeight / top.length;
+        for (const { id } of top) {
+          const v = docs.get(id)!.vector;
+          for (let d = 0; d < moved.length; d++) moved[d]! += w * v[d]!;
+        }
+        const norm = Math.sqrt(dot(moved, moved));
+        if (norm > 0) q = moved.map((x) => x / norm);
+      }
       const cache = new Map<string, number>();
       const similarity = (id: string): number | undefined => {
         let s = cache.get(id);
@@ -122,28 +163,27 @@ export function createVectorIndex(embedder: Embedder): RankerIndex {
       };
       return {
         similarity,
-        nearest(k) {
-          ensureTrained();
-          let ids: Iterable<string> = docs.keys();
-          if (centroids.length > 0) {
-            const probes = Math.max(MIN_PROBES, Math.ceil(centroids.length / 8));
-            const ranked = centroids.map((c, i) => ({ i, s: dot(q, c) })).sort((a, b) => b.s - a.s);
-            const chosen: string[] = [];
-            for (const { i } of ranked.slice(0, probes)) for (const id of cells[i]!) chosen.push(id);
-            ids = chosen;
-          }
-          const top: Array<{ id: string; similarity: number }> = [];
-          for (const id of ids) {
-            const s = similarity(id)!;
-            if (top.length === k && s <= top[k - 1]!.similarity) continue;
-            let i = top.length;
-            while (i > 0 && s > top[i - 1]!.similarity) i--;
-            top.splice(i, 0, { id, similarity: s });
-            if (top.length > k) top.pop();
-          }
-          return top;
-        },
+        nearest: (k) => topK(candidates(), k, (id) => similarity(id)!),
       };
     },
   };
+}
+
+/** The `k` ids of highest score, best first (insertion into a short sorted list). */
+function topK(
+  ids: Iterable<string>,
+  k: number,
+  scoreOf: (id: string) => number,
+): Array<{ id: string; similarity: number }> {
+  const top: Array<{ id: string; similarity: number }> = [];
+  if (k <= 0) return top;
+  for (const id of ids) {
+    const s = scoreOf(id);
+    if (top.length === k && s <= top[k - 1]!.similarity) continue;
+    let i = top.length;
+    while (i > 0 && s > top[i - 1]!.similarity) i--;
+    top.splice(i, 0, { id, similarity: s });
+    if (top.length > k) top.pop();
+  }
+  return top;
 }
