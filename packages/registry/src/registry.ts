@@ -460,10 +460,10 @@ export class Registry {
       // Every lexical match is a candidate, or every document is among the nearest: exact.
       if (depth >= lexical.size || nearest.length >= rankIndex.size)
         return { ranked: ranked.slice(0, limit), scoreOf };
-      // Any other document: lexically at most the last candidate; in similarity at most the
-      // last nearest (when the ranker returned all that was asked; otherwise nothing is known).
-      const similarityBound =
-        nearest.length >= reach ? Math.max(0, nearest[nearest.length - 1]!.similarity) : 1;
+      // Any other document: lexically at most the last lexical candidate, and in similarity
+      // at most the last of the ranker's nearest (exactly so for an exact ranker; an
+      // approximate one returning fewer than asked has looked at no more than that).
+      const similarityBound = Math.max(0, nearest[nearest.length - 1]?.similarity ?? 0);
       const bound = (1 - weight) * (top[top.length - 1]!.score / best) + weight * similarityBound;
       if (ranked.length >= limit && ranked[limit - 1]!.score > bound)
         return { ranked: ranked.slice(0, limit), scoreOf };

@@ -185,7 +185,11 @@ export function createTextIndex<T>(options: TextIndexOptions<T>): TextIndex<T> {
   let matchedIdf = new Float64Array(64);
   let queryStamp = new Float64Array(64);
   let termStamp = new Float64Array(64);
+  /** Slot → final score of the latest query (valid where queryStamp is that query's). */
+  let finalScore = new Float64Array(64);
   let queries = 0;
+  /** Bumped on every add and remove: a query's scratch scores are stale once it moves. */
+  let mutations = 0;
   let termRounds = 0;
 
   function ensureScratch(slots: number): void {
@@ -201,6 +205,7 @@ export function createTextIndex<T>(options: TextIndexOptions<T>): TextIndex<T> {
     matchedIdf = grow(matchedIdf);
     queryStamp = grow(queryStamp);
     termStamp = grow(termStamp);
+    finalScore = grow(finalScore);
   }
 
   function idf(term: string): number {
@@ -309,15 +314,18 @@ export function createTextIndex<T>(options: TextIndexOptions<T>): TextIndex<T> {
     let best = 0;
     for (const slot of touched) {
       const total = acc[slot]!;
+      finalScore[slot] = 0;
       if (!(total > 0)) continue;
       const score = total * (matchedIdf[slot]! / meanIdf) ** COORDINATION_POWER;
       if (!(score > 0)) continue;
+      finalScore[slot] = score;
       slots.push(slot);
       scores.push(score);
       if (score > best) best = score;
     }
     if (slots.length === 0) return EMPTY_QUERY;
     const ids = slots.map((s) => bySlot[s]!.id);
+    const version = mutations;
     let byId: Map<string, number> | undefined;
     const before = (x: number, y: number): boolean =>
       scores[x]! > scores[y]! || (scores[x] === scores[y] && ids[x]! < ids[y]!);
@@ -328,6 +336,11 @@ export function createTextIndex<T>(options: TextIndexOptions<T>): TextIndex<T> {
         return topIndices(ids.length, count, before).map((i) => ({ id: ids[i]!, score: scores[i]! }));
       },
       score(id) {
+        // While no other query and no change ran since, the scratch still holds this query's scores.
+        if (queries === stamp && mutations === version) {
+          const slot = docs.get(id)?.slot;
+          return slot !== undefined && queryStamp[slot] === stamp ? finalScore[slot]! : 0;
+        }
         if (!byId) {
           byId = new Map();
           for (let i = 0; i < ids.length; i++) byId.set(ids[i]!, scores[i]!);
@@ -385,6 +398,7 @@ export function createTextIndex<T>(options: TextIndexOptions<T>): TextIndex<T> {
       const id = options.id(doc);
       if (typeof id !== "string") throw new TypeError("text index: a document id must be a string");
       if (docs.has(id)) throw new Error(`text index: a document with id "${id}" is already indexed`);
+      mutations++;
       const fields = extractors.map((extract) => splitFieldTexts(extract, doc));
       const slot = freeSlots.pop() ?? bySlot.length;
       const entry: Doc = { id, slot, fields };
@@ -416,6 +430,7 @@ export function createTextIndex<T>(options: TextIndexOptions<T>): TextIndex<T> {
     remove(id) {
       const doc = docs.get(id);
       if (!doc) return false;
+      mutations++;
       docs.delete(id);
       bySlot[doc.slot] = undefined;
       deadSlots.push(doc.slot);
@@ -474,6 +489,7 @@ export function createTextIndex<T>(options: TextIndexOptions<T>): TextIndex<T> {
       return out;
     },
     clear() {
+      mutations++;
       docs.clear();
       postings.clear();
       bySlot = [];

@@ -1,4 +1,4 @@
-import type { RankerDocument, RankerIndex, RankerQuery } from "@capgate/registry";
+import { type RankerDocument, type RankerIndex, type RankerQuery, topIndices } from "@capgate/registry";
 import type { Embedder } from "./embed.js";
 
 /**
@@ -13,30 +13,42 @@ const MIN_PROBES = 6;
 const TRAIN_SAMPLE = 4096;
 const TRAIN_ITERATIONS = 4;
 
-interface Doc {
-  vector: Float32Array;
-  cell: number;
-}
-
-function dot(a: Float32Array, b: Float32Array): number {
+/** Dot product of the query with the vector stored at `offset` in `pool`. */
+function dotAt(q: Float32Array, pool: Float32Array, offset: number): number {
   let s = 0;
-  for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
+  for (let i = 0; i < q.length; i++) s += q[i]! * pool[offset + i]!;
   return s;
 }
 
-/** Vectors by id with exact similarity and (above EXACT_MAX) approximate nearest neighbours; add and remove are incremental. */
+function dot(a: Float32Array, b: Float32Array): number {
+  return dotAt(a, b, 0);
+}
+
+/**
+ * Vectors by id with exact similarity and (above EXACT_MAX) approximate nearest neighbours;
+ * add and remove are incremental. Vectors live in one contiguous pool, a slot each, so a
+ * similarity is one pass over 100 adjacent floats and a scan allocates nothing per document.
+ */
 export function createVectorIndex(embedder: Embedder): RankerIndex {
-  const docs = new Map<string, Doc>();
+  const dims = embedder.dimensions;
+  const slotOf = new Map<string, number>();
+  /** Slot → id (undefined when free), and its cell (-1 before training). */
+  const ids: Array<string | undefined> = [];
+  const cellOf: number[] = [];
+  const free: number[] = [];
+  let pool = new Float32Array(64 * dims);
   let centroids: Float32Array[] = [];
-  let cells: Array<Set<string>> = [];
+  let cells: Array<Set<number>> = [];
   /** Size at the last training: cells are retrained lazily once the index has doubled since. */
   let trainedAt = 0;
 
-  function nearestCell(v: Float32Array): number {
+  const vectorAt = (slot: number): Float32Array => pool.subarray(slot * dims, (slot + 1) * dims);
+
+  function nearestCell(v: Float32Array, offset = 0): number {
     let best = 0;
     let bestSim = Number.NEGATIVE_INFINITY;
     for (let c = 0; c < centroids.length; c++) {
-      const s = dot(v, centroids[c]!);
+      const s = dotAt(centroids[c]!, v, offset);
       if (s > bestSim) {
         bestSim = s;
         best = c;
@@ -45,15 +57,20 @@ export function createVectorIndex(embedder: Embedder): RankerIndex {
     return best;
   }
 
-  /** Deterministic spherical k-means on an evenly spaced sample (insertion order), then every vector assigned. */
+  function liveSlots(): number[] {
+    const out: number[] = [];
+    for (let slot = 0; slot < ids.length; slot++) if (ids[slot] !== undefined) out.push(slot);
+    return out;
+  }
+
+  /** Deterministic spherical k-means on an evenly spaced sample (slot order), then every vector assigned. */
   function train(): void {
-    const all = [...docs.values()];
+    const all = liveSlots();
     const k = Math.max(1, Math.round(Math.sqrt(all.length)));
     const step = Math.max(1, Math.floor(all.length / Math.min(all.length, TRAIN_SAMPLE)));
-    const sample = all.filter((_, i) => i % step === 0).map((d) => d.vector);
+    const sample = all.filter((_, i) => i % step === 0).map(vectorAt);
     const cStep = sample.length / k;
     centroids = Array.from({ length: k }, (_, i) => Float32Array.from(sample[Math.floor(i * cStep)]!));
-    const dims = embedder.dimensions;
     for (let it = 0; it < TRAIN_ITERATIONS; it++) {
       const sums = Array.from({ length: k }, () => new Float32Array(dims));
       for (const v of sample) {
@@ -67,36 +84,49 @@ export function createVectorIndex(embedder: Embedder): RankerIndex {
         if (norm > 0) centroids[c] = s.map((x) => x / norm);
       }
     }
-    cells = Array.from({ length: k }, () => new Set<string>());
-    for (const [id, doc] of docs) {
-      doc.cell = nearestCell(doc.vector);
-      cells[doc.cell]!.add(id);
+    cells = Array.from({ length: k }, () => new Set<number>());
+    for (const slot of all) {
+      cellOf[slot] = nearestCell(pool, slot * dims);
+      cells[cellOf[slot]!]!.add(slot);
     }
-    trainedAt = docs.size;
+    trainedAt = slotOf.size;
   }
 
   function ensureTrained(): void {
-    if (docs.size <= EXACT_MAX) return;
-    if (trainedAt === 0 || docs.size >= 2 * trainedAt) train();
+    if (slotOf.size <= EXACT_MAX) return;
+    if (trainedAt === 0 || slotOf.size >= 2 * trainedAt) train();
   }
 
   return {
     add(doc: RankerDocument) {
-      if (docs.has(doc.id)) throw new Error(`vector index: "${doc.id}" is already indexed`);
-      const vector = embedder.embed(doc.texts) ?? new Float32Array(embedder.dimensions);
-      const entry: Doc = { vector, cell: -1 };
-      docs.set(doc.id, entry);
+      if (slotOf.has(doc.id)) throw new Error(`vector index: "${doc.id}" is already indexed`);
+      const vector = embedder.embed(doc.texts);
+      const slot = free.pop() ?? ids.length;
+      if ((slot + 1) * dims > pool.length) {
+        const grown = new Float32Array(pool.length * 2);
+        grown.set(pool);
+        pool = grown;
+      }
+      // A text with no known word keeps a zero vector: similarity 0 to everything.
+      if (vector) pool.set(vector, slot * dims);
+      else pool.fill(0, slot * dims, (slot + 1) * dims);
+      ids[slot] = doc.id;
+      slotOf.set(doc.id, slot);
+      cellOf[slot] = -1;
       if (centroids.length > 0) {
-        entry.cell = nearestCell(vector);
-        cells[entry.cell]!.add(doc.id);
+        cellOf[slot] = nearestCell(pool, slot * dims);
+        cells[cellOf[slot]!]!.add(slot);
       }
     },
     remove(id) {
-      const doc = docs.get(id);
-      if (!doc) return false;
-      docs.delete(id);
-      if (doc.cell >= 0) cells[doc.cell]?.delete(id);
-      if (docs.size <= EXACT_MAX) {
+      const slot = slotOf.get(id);
+      if (slot === undefined) return false;
+      slotOf.delete(id);
+      ids[slot] = undefined;
+      if (cellOf[slot]! >= 0) cells[cellOf[slot]!]?.delete(slot);
+      cellOf[slot] = -1;
+      free.push(slot);
+      if (slotOf.size <= EXACT_MAX) {
         centroids = [];
         cells = [];
         trainedAt = 0;
@@ -104,44 +134,45 @@ export function createVectorIndex(embedder: Embedder): RankerIndex {
       return true;
     },
     get size() {
-      return docs.size;
+      return slotOf.size;
     },
     query(text): RankerQuery | undefined {
       const q = embedder.embed(text);
       if (!q) return undefined;
-      const cache = new Map<string, number>();
-      const similarity = (id: string): number | undefined => {
-        let s = cache.get(id);
-        if (s === undefined) {
-          const doc = docs.get(id);
-          if (!doc) return undefined;
-          s = dot(q, doc.vector);
-          cache.set(id, s);
+      /** The documents a nearest-neighbour answer looks at (all, or the probed cells') and their similarities: computed once per query, whatever k is asked. */
+      let scanned: { slots: number[]; sims: Float64Array } | undefined;
+      const scan = (): { slots: number[]; sims: Float64Array } => {
+        let slots: number[];
+        if (centroids.length > 0) {
+          const probes = Math.max(MIN_PROBES, Math.ceil(centroids.length / 8));
+          const ranked = centroids
+            .map((c, i) => ({ i, s: dot(q, c) }))
+            .sort((a, b) => b.s - a.s || a.i - b.i);
+          slots = [];
+          for (const { i } of ranked.slice(0, probes)) for (const slot of cells[i]!) slots.push(slot);
+        } else {
+          slots = liveSlots();
         }
-        return s;
+        const sims = new Float64Array(slots.length);
+        for (let i = 0; i < slots.length; i++) sims[i] = dotAt(q, pool, slots[i]! * dims);
+        return { slots, sims };
       };
       return {
-        similarity,
+        similarity(id) {
+          const slot = slotOf.get(id);
+          return slot === undefined ? undefined : dotAt(q, pool, slot * dims);
+        },
         nearest(k) {
           ensureTrained();
-          let ids: Iterable<string> = docs.keys();
-          if (centroids.length > 0) {
-            const probes = Math.max(MIN_PROBES, Math.ceil(centroids.length / 8));
-            const ranked = centroids.map((c, i) => ({ i, s: dot(q, c) })).sort((a, b) => b.s - a.s);
-            const chosen: string[] = [];
-            for (const { i } of ranked.slice(0, probes)) for (const id of cells[i]!) chosen.push(id);
-            ids = chosen;
-          }
-          const top: Array<{ id: string; similarity: number }> = [];
-          for (const id of ids) {
-            const s = similarity(id)!;
-            if (top.length === k && s <= top[k - 1]!.similarity) continue;
-            let i = top.length;
-            while (i > 0 && s > top[i - 1]!.similarity) i--;
-            top.splice(i, 0, { id, similarity: s });
-            if (top.length > k) top.pop();
-          }
-          return top;
+          scanned ??= scan();
+          const { slots, sims } = scanned;
+          // Ties (equal vectors) by id, so the answer does not depend on insertion order.
+          const before = (a: number, b: number): boolean =>
+            sims[a]! > sims[b]! || (sims[a] === sims[b] && ids[slots[a]!]! < ids[slots[b]!]!);
+          return topIndices(slots.length, k, before).map((i) => ({
+            id: ids[slots[i]!]!,
+            similarity: sims[i]!,
+          }));
         },
       };
     },
