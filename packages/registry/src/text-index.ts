@@ -97,6 +97,8 @@ interface Posting {
   fieldDf: Int32Array;
   /** Live documents with the term in any field (the coordination's IDF). */
   df: number;
+  /** The `mutations` count of the add that wrote the latest entry (so df counts a document once, however many fields hold the term). */
+  lastAdd: number;
 }
 
 const STRIDE = 4;
@@ -113,8 +115,31 @@ function textsOf<T>(extract: FieldExtractor<T>, doc: T): string[] {
   return typeof value === "string" ? [value] : [...value];
 }
 
-const splitFieldTexts = <T>(extract: FieldExtractor<T> | undefined, doc: T): string[] =>
-  extract ? textsOf(extract, doc).flatMap(analyze) : [];
+/**
+ * Recently analysed texts. A registration hands the same text to more than one index and
+ * field (a tool's description is in the capability's document and in the tool's own; a
+ * capability's description in each of its tools'), so this halves the analysis of a build.
+ * Bounded: emptied when full. Entries are never mutated.
+ */
+const recentAnalyses = new Map<string, readonly string[]>();
+const RECENT_ANALYSES_MAX = 4096;
+
+function analyseCached(text: string): readonly string[] {
+  let terms = recentAnalyses.get(text);
+  if (terms === undefined) {
+    terms = analyze(text);
+    if (recentAnalyses.size >= RECENT_ANALYSES_MAX) recentAnalyses.clear();
+    recentAnalyses.set(text, terms);
+  }
+  return terms;
+}
+
+function splitFieldTexts<T>(extract: FieldExtractor<T> | undefined, doc: T): string[] {
+  if (!extract) return [];
+  const out: string[] = [];
+  for (const text of textsOf(extract, doc)) for (const term of analyseCached(text)) out.push(term);
+  return out;
+}
 
 /** Whether two strings are at most one insertion, deletion or substitution apart (Levenshtein ≤ 1). */
 function withinOneEdit(a: string, b: string): boolean {
@@ -404,7 +429,6 @@ export function createTextIndex<T>(options: TextIndexOptions<T>): TextIndex<T> {
       const entry: Doc = { id, slot, fields };
       docs.set(id, entry);
       bySlot[slot] = entry;
-      const seen = new Set<string>();
       for (let f = 0; f < fieldCount; f++) {
         const tfs = new Map<string, number>();
         for (const t of fields[f]!) tfs.set(t, (tfs.get(t) ?? 0) + 1);
@@ -413,15 +437,16 @@ export function createTextIndex<T>(options: TextIndexOptions<T>): TextIndex<T> {
         for (const [term, tf] of tfs) {
           let posting = postings.get(term);
           if (!posting) {
-            posting = { entries: [], fieldDf: new Int32Array(fieldCount), df: 0 };
+            posting = { entries: [], fieldDf: new Int32Array(fieldCount), df: 0, lastAdd: -1 };
             postings.set(term, posting);
             vocabulary = undefined;
           }
           posting.entries.push(slot, f, tf, tfs.size);
           posting.fieldDf[f]!++;
           liveEntries++;
-          if (!seen.has(term)) {
-            seen.add(term);
+          // Counted once per document, however many of its fields hold the term.
+          if (posting.lastAdd !== mutations) {
+            posting.lastAdd = mutations;
             posting.df++;
           }
         }
