@@ -8,6 +8,9 @@ import { manifest } from "./test-fixtures.js";
 import { createTextIndex } from "./text-index.js";
 import { topIndices } from "./top-k.js";
 
+/** These checks run whole random corpora through real indexes: generous, so a loaded machine cannot fail them. */
+const SLOW = 120_000;
+
 // Property-style checks of the search indexes on seeded random corpora: each index answers
 // exactly what a plain, obviously correct computation answers.
 
@@ -77,7 +80,7 @@ function randomQuery(random: () => number): string {
 }
 
 describe("topIndices", () => {
-  it("equals a full sort on random inputs with many ties", () => {
+  it("equals a full sort on random inputs with many ties", { timeout: SLOW }, () => {
     const random = seeded(1);
     for (let round = 0; round < 300; round++) {
       const n = Math.floor(random() * 60);
@@ -166,7 +169,9 @@ describe("createTextIndex: the inverted index gives the formula's numbers", () =
     return out;
   }
 
-  it("scores every document as the definition does, and top(k) is the sorted head, on random corpora with removals", () => {
+  it("scores every document as the definition does, and top(k) is the sorted head, on random corpora with removals", {
+    timeout: SLOW,
+  }, () => {
     const random = seeded(2);
     for (let round = 0; round < 12; round++) {
       const index = createTextIndex<Doc>({
@@ -210,7 +215,7 @@ describe("createTextIndex: the inverted index gives the formula's numbers", () =
 });
 
 describe("SubstringIndex: index lookups equal a scan", () => {
-  it("on random texts through adds, removes and compaction", () => {
+  it("on random texts through adds, removes and compaction", { timeout: SLOW }, () => {
     const random = seeded(3);
     const idx = new SubstringIndex();
     const live = new Map<number, string>();
@@ -296,7 +301,9 @@ describe("Registry: incremental registration equals a fresh build", () => {
     ["lexical", undefined],
     ["with a ranker", hashRanker()],
   ] as const) {
-    it(`${label}: after random registers and unregisters, every search is what a fresh registry answers`, () => {
+    it(`${label}: after random registers and unregisters, every search is what a fresh registry answers`, {
+      timeout: SLOW,
+    }, () => {
       const random = seeded(label === "lexical" ? 4 : 5);
       const incremental = new Registry({ ranker });
       const live = new Map<string, CapabilityManifest>();
@@ -328,7 +335,9 @@ describe("Registry: incremental registration equals a fresh build", () => {
 });
 
 describe("Registry: the blend over candidates equals blending every document", () => {
-  it("on random corpora with arbitrary similarities (the bound is what keeps it exact)", () => {
+  it("on random corpora with arbitrary similarities (the bound is what keeps it exact)", {
+    timeout: SLOW,
+  }, () => {
     const random = seeded(6);
     const ranker = hashRanker();
     for (let round = 0; round < 6; round++) {

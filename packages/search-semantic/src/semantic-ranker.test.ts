@@ -136,7 +136,9 @@ describe("the vector index above the exact limit", () => {
 });
 
 describe("incremental registration with the semantic index", () => {
-  it("after registers and unregisters, every search equals a fresh registry's (capability and tool level)", () => {
+  it("after registers and unregisters, every search equals a fresh registry's (capability and tool level)", {
+    timeout: 120_000,
+  }, () => {
     const topics = [
       ["weather", "forecast rain wind temperature for a city"],
       ["music", "play songs albums and playlists"],
