@@ -27,6 +27,7 @@ describe("public surface", () => {
       "sanitizeMcpDescription",
       "stem",
       "tokenize",
+      "topIndices",
       "validateManifest",
     ]);
   });

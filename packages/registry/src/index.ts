@@ -13,8 +13,9 @@ export {
 export type { RankerDocument, RankerIndex, RankerQuery, RankerQueryOptions, SearchRanker } from "./ranker.js";
 export type { RegistryOptions, SearchHit, SearchHitTool, SearchOptions, SearchWeights } from "./registry.js";
 export { DEFAULT_SEARCH_WEIGHTS, Registry } from "./registry.js";
-export type { FieldExtractor, TextHit, TextIndex, TextIndexOptions } from "./text-index.js";
+export type { FieldExtractor, TextHit, TextIndex, TextIndexOptions, TextQuery } from "./text-index.js";
 export { createTextIndex } from "./text-index.js";
+export { topIndices } from "./top-k.js";
 export type { ManifestProblem, ManifestValidation } from "./validate-manifest.js";
 export {
   CAPABILITY_NAME_PATTERN,

@@ -11,7 +11,7 @@ import {
 import { parameterText } from "./parameter-text.js";
 import type { RankerIndex, RankerQuery, SearchRanker } from "./ranker.js";
 import { SubstringIndex } from "./substring-index.js";
-import { createTextIndex, type TextIndex } from "./text-index.js";
+import { createTextIndex, type TextIndex, type TextQuery } from "./text-index.js";
 import { validateManifest } from "./validate-manifest.js";
 
 /** One tool of a hit: how to call it, what it does, how well it fits the query. */
@@ -100,6 +100,13 @@ const TOOL_FIELD_WEIGHTS = {
 /** Default share of the ranker in the blend, and the least similarity for a hit the lexical index did not find. */
 const DEFAULT_RANKER_WEIGHT = 0.5;
 const DEFAULT_MIN_SIMILARITY = 0.5;
+
+/**
+ * With a ranker, the blend starts from this many of the best lexical hits (at least 4× the
+ * hits wanted) plus the ranker's nearest documents, and takes more only when it cannot prove
+ * that no other document could still reach the page (see `#blend`).
+ */
+const RERANK_MIN = 50;
 
 export interface RegistryOptions {
   weights?: Partial<SearchWeights>;
@@ -336,7 +343,7 @@ export class Registry {
     const out: SearchHit[] = [];
     const taken = new Set<string>();
     const q = this.#capRank?.query(text);
-    const ranked = this.#blend(this.#index.scores(text), q, limit);
+    const { ranked } = this.#blend(this.#index.query(text), q, this.#capRank, limit);
     const tools = this.#toolScorer(text);
     const exact = this.#exact.get(text.toLowerCase());
     if (exact !== undefined) {
@@ -363,7 +370,7 @@ export class Registry {
     const out: SearchHit[] = [];
     const taken = new Set<string>();
     const q = this.#toolRank?.query(text);
-    const ranked = this.#blend(this.#toolIndex.scores(text), q, limit);
+    const { ranked, scoreOf } = this.#blend(this.#toolIndex.query(text), q, this.#toolRank, limit);
     const lower = text.toLowerCase();
     const exact = this.#exact.get(lower);
     const top = (ranked[0]?.score ?? 0) + 1;
@@ -373,11 +380,7 @@ export class Registry {
       // A tool's name: that tool. A capability's name: its tools, best ranked first.
       const order = named
         ? [named]
-        : [...entry.tools].sort(
-            (a, b) =>
-              (ranked.find((r) => r.id === b.manifest.name)?.score ?? 0) -
-              (ranked.find((r) => r.id === a.manifest.name)?.score ?? 0),
-          );
+        : [...entry.tools].sort((a, b) => scoreOf(b.manifest.name) - scoreOf(a.manifest.name));
       for (const t of order) {
         if (out.length >= limit) break;
         out.push(this.#toolHit(exact, t, top, "exact"));
@@ -410,29 +413,81 @@ export class Registry {
   }
 
   /**
-   * Lexical scores blended with the ranker's similarity. Lexical scores are scaled to the
-   * best lexical hit of this query (so the blend does not depend on BM25's unbounded
-   * scale); a document only the ranker finds needs `minSimilarity`.
+   * The best `limit` documents of the lexical scores blended with the ranker's similarity,
+   * and any one document's blended score. Lexical scores are scaled to the best lexical hit
+   * of this query (so the blend does not depend on BM25's unbounded scale); a document only
+   * the ranker finds must be among its `max(20, 2·limit)` nearest and reach `minSimilarity`.
+   *
+   * Only candidates are blended: the best lexical hits and the ranker's nearest documents,
+   * not every document that shares a word with the query. That is exact, not a heuristic:
+   * a document outside the candidates has a lexical score at most the last lexical
+   * candidate's and a similarity at most the last nearest one's, so its blend is at most
+   * their blend; while the `limit`-th candidate does not beat that bound, more candidates
+   * are taken (four times as many lexical hits, and nearest documents), up to all of them.
+   * The answer is therefore the one blending every document gives, as far as the ranker's
+   * nearest list is exact (it is up to 2,048 documents; above, the vector index is approximate).
    */
-  #blend(lexical: Map<string, number>, q: RankerQuery | undefined, limit: number): Scored[] {
-    const out: Scored[] = [];
-    if (!q) {
-      for (const [id, score] of lexical) out.push({ id, score });
-      return out.sort(byScore);
+  #blend(
+    lexical: TextQuery,
+    q: RankerQuery | undefined,
+    rankIndex: RankerIndex | undefined,
+    limit: number,
+  ): { ranked: Scored[]; scoreOf: (id: string) => number } {
+    if (!q || !rankIndex) {
+      return {
+        ranked: lexical.top(limit),
+        scoreOf: (id) => lexical.score(id),
+      };
     }
     const weight = clamp01(this.#ranker?.weight ?? DEFAULT_RANKER_WEIGHT);
     const minSimilarity = this.#ranker?.minSimilarity ?? DEFAULT_MIN_SIMILARITY;
-    let best = 0;
-    for (const s of lexical.values()) best = Math.max(best, s);
-    for (const [id, s] of lexical) {
-      const sim = Math.max(0, q.similarity(id) ?? 0);
-      out.push({ id, score: (1 - weight) * (s / best) + weight * sim });
+    const best = lexical.best;
+    const blendLexical = (id: string, s: number): number =>
+      (1 - weight) * (s / best) + weight * Math.max(0, q.similarity(id) ?? 0);
+    const admit = Math.max(20, 2 * limit);
+    let nearest = q.nearest(admit);
+    /** Documents only the ranker finds (no lexical score), admitted by the rule above. */
+    const similarOnly = new Map<string, number>();
+    for (const { id, similarity } of nearest) {
+      if (lexical.score(id) > 0 || similarity < minSimilarity) continue;
+      const score = weight * similarity;
+      if (score > 0) similarOnly.set(id, score);
     }
-    for (const { id, similarity } of q.nearest(Math.max(20, 2 * limit))) {
-      if (lexical.has(id) || similarity < minSimilarity) continue;
-      out.push({ id, score: weight * similarity });
+    const scoreOf = (id: string): number => {
+      const s = lexical.score(id);
+      return s > 0 ? blendLexical(id, s) : (similarOnly.get(id) ?? 0);
+    };
+    let depth = Math.min(lexical.size, Math.max(RERANK_MIN, 4 * limit));
+    let reach = admit;
+    for (;;) {
+      const candidates = new Map(similarOnly);
+      const top = lexical.top(depth);
+      for (const h of top) candidates.set(h.id, blendLexical(h.id, h.score));
+      // A lexical match beyond the first `depth` that the ranker finds close is scored too.
+      for (const { id } of nearest) {
+        if (candidates.has(id)) continue;
+        const s = lexical.score(id);
+        if (s > 0) candidates.set(id, blendLexical(id, s));
+      }
+      const ranked: Scored[] = [];
+      for (const [id, score] of candidates) if (score > 0) ranked.push({ id, score });
+      ranked.sort(byScore);
+      // Every lexical match is a candidate, or every document is among the nearest: exact.
+      if (depth >= lexical.size || nearest.length >= rankIndex.size)
+        return { ranked: ranked.slice(0, limit), scoreOf };
+      // Any other document: lexically at most the last lexical candidate, and in similarity
+      // at most the last of the ranker's nearest (exactly so for an exact ranker; an
+      // approximate one returning fewer than asked has looked at no more than that).
+      const similarityBound = Math.max(0, nearest[nearest.length - 1]?.similarity ?? 0);
+      const bound = (1 - weight) * (top[top.length - 1]!.score / best) + weight * similarityBound;
+      if (ranked.length >= limit && ranked[limit - 1]!.score > bound)
+        return { ranked: ranked.slice(0, limit), scoreOf };
+      depth = Math.min(lexical.size, depth * 4);
+      if (nearest.length >= reach) {
+        reach *= 4;
+        nearest = q.nearest(reach);
+      }
     }
-    return out.filter((h) => h.score > 0).sort(byScore);
   }
 
   /**

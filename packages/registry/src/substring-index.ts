@@ -3,8 +3,8 @@
  * instead of a scan: the candidates are the texts holding every trigram of the needle, and
  * each candidate is then verified with `includes`, so the answer is exact. A two-character
  * needle (rare: most are stop words) is answered by scanning. Texts are added and removed
- * one at a time. Trigrams are kept as numbers (three UTF-16 code units packed into 48
- * bits), so indexing allocates no strings.
+ * one at a time. Trigrams are kept as numbers (three UTF-16 code units packed, see
+ * trigramsOf), so indexing allocates no strings.
  */
 export class SubstringIndex {
   /** n-gram → ids of the texts containing it, ascending (ids only ever grow); removed ids are dropped lazily. */
@@ -89,11 +89,18 @@ export class SubstringIndex {
   }
 }
 
-/** Every distinct trigram of a text, packed as a number. */
+/**
+ * Every distinct trigram of a text, packed as a number: three code units below 1024 (all of
+ * ASCII and Latin) into 30 bits, a small integer V8 hashes and stores without allocating;
+ * any other trigram into 48 bits above 2^30, so the two ranges never meet.
+ */
 function trigramsOf(text: string): Set<number> {
   const out = new Set<number>();
   for (let i = 0; i + 3 <= text.length; i++) {
-    out.add(text.charCodeAt(i) * 4294967296 + text.charCodeAt(i + 1) * 65536 + text.charCodeAt(i + 2));
+    const a = text.charCodeAt(i);
+    const b = text.charCodeAt(i + 1);
+    const c = text.charCodeAt(i + 2);
+    out.add((a | b | c) < 1024 ? (a << 20) | (b << 10) | c : 1073741824 + a * 4294967296 + b * 65536 + c);
   }
   return out;
 }

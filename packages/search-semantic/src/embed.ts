@@ -70,20 +70,39 @@ export function createEmbedder(table: VectorTable): Embedder {
     return rows;
   }
 
+  /**
+   * A text's table rows in order (stop words dropped, unknown words segmented): a
+   * registration embeds the same texts more than once (a tool's description in its
+   * capability's vector and in its own, the capability's name in every tool's), so the
+   * tokenizing and lookups are done once. Bounded: emptied when full.
+   */
+  const rowsCache = new Map<string, readonly number[]>();
+  function rowsOf(text: string): readonly number[] {
+    let rows = rowsCache.get(text);
+    if (rows === undefined) {
+      const found: number[] = [];
+      for (const token of tokenize(text)) {
+        if (isStopWord(token)) continue;
+        const row = table.row(token);
+        if (row >= 0) found.push(row);
+        else for (const r of segment(token)) found.push(r);
+      }
+      rows = found;
+      if (rowsCache.size >= 4096) rowsCache.clear();
+      rowsCache.set(text, rows);
+    }
+    return rows;
+  }
+
   return {
     dimensions: table.dimensions,
     embed(texts) {
       const out = new Float32Array(table.dimensions);
       let any = false;
       for (const text of typeof texts === "string" ? [texts] : texts) {
-        for (const token of tokenize(text)) {
-          if (isStopWord(token)) continue;
-          const row = table.row(token);
-          const rows = row >= 0 ? [row] : segment(token);
-          for (const r of rows) {
-            table.addTo(out, r, weightOf(r));
-            any = true;
-          }
+        for (const r of rowsOf(text)) {
+          table.addTo(out, r, weightOf(r));
+          any = true;
         }
       }
       if (!any) return undefined;

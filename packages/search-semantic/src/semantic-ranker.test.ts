@@ -197,5 +197,61 @@ describe("pseudo-relevance feedback", () => {
     expect(score(on)?.capability).toBe("weather_tool");
     expect(score(off)?.capability).toBe("weather_tool");
     expect(score(on)?.score).not.toBeCloseTo(score(off)!.score, 6);
+
+describe("incremental registration with the semantic index", () => {
+  it("after registers and unregisters, every search equals a fresh registry's (capability and tool level)", {
+    timeout: 120_000,
+  }, () => {
+    const topics = [
+      ["weather", "forecast rain wind temperature for a city"],
+      ["music", "play songs albums and playlists"],
+      ["finance", "stock prices market quotes and dividends"],
+      ["recipes", "cook meals from ingredients"],
+      ["travel", "book flights hotels and trains"],
+      ["files", "read write and list files in a folder"],
+      ["mail", "send and receive email messages"],
+      ["maps", "directions routes and places nearby"],
+    ] as const;
+    const made = (i: number): CapabilityManifest => {
+      const [topic, words] = topics[i % topics.length]!;
+      return manifest(`${topic}_${i}`, `Tools about ${words}.`, [
+        ["search", `Search ${topic} by ${words.split(" ")[i % 3]}.`],
+        ["get", `Get one ${topic} item with its details.`],
+      ]);
+    };
+    const ranker = createSemanticRanker();
+    const incremental = new Registry({ ranker });
+    const live = new Map<string, CapabilityManifest>();
+    for (let i = 0; i < 120; i++) {
+      const m = made(i);
+      incremental.register(m);
+      live.set(m.name, m);
+      // Remove every third one again, some right away and some later.
+      if (i % 3 === 2) {
+        const gone = made(i - (i % 2 === 0 ? 0 : 2)).name;
+        if (incremental.unregister(gone)) live.delete(gone);
+      }
+    }
+    const fresh = new Registry({ ranker });
+    for (const m of [...live.values()].reverse()) fresh.register(m);
+    expect(incremental.size).toBe(fresh.size);
+    const view = (r: Registry, q: string, level: "capability" | "tool") =>
+      r
+        .search(q, { limit: 8, level })
+        .map((h) => [h.tool ?? h.capability, h.score, h.tools.map((t) => t.name)]);
+    for (const q of [
+      "will it rain tomorrow",
+      "buy shares",
+      "play a song",
+      "find a cheap flight",
+      "open a text file",
+      "email my boss",
+      "how do I get to the station",
+      "dinner ideas with chicken",
+    ]) {
+      for (const level of ["capability", "tool"] as const) {
+        expect(view(incremental, q, level), `${q} ${level}`).toEqual(view(fresh, q, level));
+      }
+    }
   });
 });

@@ -1,4 +1,4 @@
-import type { RankerDocument, RankerIndex, RankerQuery } from "@capgate/registry";
+import { type RankerDocument, type RankerIndex, type RankerQuery, topIndices } from "@capgate/registry";
 import type { Embedder } from "./embed.js";
 
 /**
@@ -13,9 +13,15 @@ const MIN_PROBES = 6;
 const TRAIN_SAMPLE = 4096;
 const TRAIN_ITERATIONS = 4;
 
-interface Doc {
-  vector: Float32Array;
-  cell: number;
+/** Dot product of the query with the vector stored at `offset` in `pool`. */
+function dotAt(q: Float32Array, pool: Float32Array, offset: number): number {
+  let s = 0;
+  for (let i = 0; i < q.length; i++) s += q[i]! * pool[offset + i]!;
+  return s;
+}
+
+function dot(a: Float32Array, b: Float32Array): number {
+  return dotAt(a, b, 0);
 }
 
 export interface VectorIndexOptions {
@@ -27,27 +33,33 @@ export interface VectorIndexOptions {
   feedback?: { docs: number; weight: number };
 }
 
-function dot(a: Float32Array, b: Float32Array): number {
-  let s = 0;
-  for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
-  return s;
-}
-
-/** Vectors by id with exact similarity and (above EXACT_MAX) approximate nearest neighbours; add and remove are incremental. */
+/**
+ * Vectors by id with exact similarity and (above EXACT_MAX) approximate nearest neighbours;
+ * add and remove are incremental. Vectors live in one contiguous pool, a slot each, so a
+ * similarity is one pass over 100 adjacent floats and a scan allocates nothing per document.
+ */
 export function createVectorIndex(embedder: Embedder, options: VectorIndexOptions = {}): RankerIndex {
   const feedbackDocs = Math.max(0, Math.floor(options.feedback?.docs ?? 0));
   const feedbackWeight = Math.max(0, options.feedback?.weight ?? 0);
-  const docs = new Map<string, Doc>();
+  const dims = embedder.dimensions;
+  const slotOf = new Map<string, number>();
+  /** Slot → id (undefined when free), and its cell (-1 before training). */
+  const ids: Array<string | undefined> = [];
+  const cellOf: number[] = [];
+  const free: number[] = [];
+  let pool = new Float32Array(64 * dims);
   let centroids: Float32Array[] = [];
-  let cells: Array<Set<string>> = [];
+  let cells: Array<Set<number>> = [];
   /** Size at the last training: cells are retrained lazily once the index has doubled since. */
   let trainedAt = 0;
 
-  function nearestCell(v: Float32Array): number {
+  const vectorAt = (slot: number): Float32Array => pool.subarray(slot * dims, (slot + 1) * dims);
+
+  function nearestCell(v: Float32Array, offset = 0): number {
     let best = 0;
     let bestSim = Number.NEGATIVE_INFINITY;
     for (let c = 0; c < centroids.length; c++) {
-      const s = dot(v, centroids[c]!);
+      const s = dotAt(centroids[c]!, v, offset);
       if (s > bestSim) {
         bestSim = s;
         best = c;
@@ -56,15 +68,20 @@ export function createVectorIndex(embedder: Embedder, options: VectorIndexOption
     return best;
   }
 
-  /** Deterministic spherical k-means on an evenly spaced sample (insertion order), then every vector assigned. */
+  function liveSlots(): number[] {
+    const out: number[] = [];
+    for (let slot = 0; slot < ids.length; slot++) if (ids[slot] !== undefined) out.push(slot);
+    return out;
+  }
+
+  /** Deterministic spherical k-means on an evenly spaced sample (slot order), then every vector assigned. */
   function train(): void {
-    const all = [...docs.values()];
+    const all = liveSlots();
     const k = Math.max(1, Math.round(Math.sqrt(all.length)));
     const step = Math.max(1, Math.floor(all.length / Math.min(all.length, TRAIN_SAMPLE)));
-    const sample = all.filter((_, i) => i % step === 0).map((d) => d.vector);
+    const sample = all.filter((_, i) => i % step === 0).map(vectorAt);
     const cStep = sample.length / k;
     centroids = Array.from({ length: k }, (_, i) => Float32Array.from(sample[Math.floor(i * cStep)]!));
-    const dims = embedder.dimensions;
     for (let it = 0; it < TRAIN_ITERATIONS; it++) {
       const sums = Array.from({ length: k }, () => new Float32Array(dims));
       for (const v of sample) {
@@ -78,36 +95,49 @@ export function createVectorIndex(embedder: Embedder, options: VectorIndexOption
         if (norm > 0) centroids[c] = s.map((x) => x / norm);
       }
     }
-    cells = Array.from({ length: k }, () => new Set<string>());
-    for (const [id, doc] of docs) {
-      doc.cell = nearestCell(doc.vector);
-      cells[doc.cell]!.add(id);
+    cells = Array.from({ length: k }, () => new Set<number>());
+    for (const slot of all) {
+      cellOf[slot] = nearestCell(pool, slot * dims);
+      cells[cellOf[slot]!]!.add(slot);
     }
-    trainedAt = docs.size;
+    trainedAt = slotOf.size;
   }
 
   function ensureTrained(): void {
-    if (docs.size <= EXACT_MAX) return;
-    if (trainedAt === 0 || docs.size >= 2 * trainedAt) train();
+    if (slotOf.size <= EXACT_MAX) return;
+    if (trainedAt === 0 || slotOf.size >= 2 * trainedAt) train();
   }
 
   return {
     add(doc: RankerDocument) {
-      if (docs.has(doc.id)) throw new Error(`vector index: "${doc.id}" is already indexed`);
-      const vector = embedder.embed(doc.texts) ?? new Float32Array(embedder.dimensions);
-      const entry: Doc = { vector, cell: -1 };
-      docs.set(doc.id, entry);
+      if (slotOf.has(doc.id)) throw new Error(`vector index: "${doc.id}" is already indexed`);
+      const vector = embedder.embed(doc.texts);
+      const slot = free.pop() ?? ids.length;
+      if ((slot + 1) * dims > pool.length) {
+        const grown = new Float32Array(pool.length * 2);
+        grown.set(pool);
+        pool = grown;
+      }
+      // A text with no known word keeps a zero vector: similarity 0 to everything.
+      if (vector) pool.set(vector, slot * dims);
+      else pool.fill(0, slot * dims, (slot + 1) * dims);
+      ids[slot] = doc.id;
+      slotOf.set(doc.id, slot);
+      cellOf[slot] = -1;
       if (centroids.length > 0) {
-        entry.cell = nearestCell(vector);
-        cells[entry.cell]!.add(doc.id);
+        cellOf[slot] = nearestCell(pool, slot * dims);
+        cells[cellOf[slot]!]!.add(slot);
       }
     },
     remove(id) {
-      const doc = docs.get(id);
-      if (!doc) return false;
-      docs.delete(id);
-      if (doc.cell >= 0) cells[doc.cell]?.delete(id);
-      if (docs.size <= EXACT_MAX) {
+      const slot = slotOf.get(id);
+      if (slot === undefined) return false;
+      slotOf.delete(id);
+      ids[slot] = undefined;
+      if (cellOf[slot]! >= 0) cells[cellOf[slot]!]?.delete(slot);
+      cellOf[slot] = -1;
+      free.push(slot);
+      if (slotOf.size <= EXACT_MAX) {
         centroids = [];
         cells = [];
         trainedAt = 0;
@@ -115,75 +145,71 @@ export function createVectorIndex(embedder: Embedder, options: VectorIndexOption
       return true;
     },
     get size() {
-      return docs.size;
+      return slotOf.size;
     },
     query(text, queryOptions): RankerQuery | undefined {
       const original = embedder.embed(text);
       if (!original) return undefined;
-      // Candidates for the nearest documents: every document, or (approximate index) those
-      // in the cells closest to the query; found on first need, shared by feedback and answer.
-      let chosen: string[] | undefined;
-      let probed = false;
-      const candidates = (): Iterable<string> => {
-        if (!probed) {
-          probed = true;
-          ensureTrained();
-          if (centroids.length > 0) {
-            const probes = Math.max(MIN_PROBES, Math.ceil(centroids.length / 8));
-            const ranked = centroids.map((c, i) => ({ i, s: dot(original, c) })).sort((a, b) => b.s - a.s);
-            chosen = [];
-            for (const { i } of ranked.slice(0, probes)) for (const id of cells[i]!) chosen.push(id);
-          }
+      /** Ties (equal vectors) by id, so an answer does not depend on insertion order. */
+      const byScore =
+        (slots: number[], sims: Float64Array) =>
+        (a: number, b: number): boolean =>
+          sims[a]! > sims[b]! || (sims[a] === sims[b] && ids[slots[a]!]! < ids[slots[b]!]!);
+      /** The documents a nearest-neighbour answer looks at: all, or those of the cells closest to the query; found once, shared by feedback and answer. */
+      let candidates: number[] | undefined;
+      const candidateSlots = (): number[] => {
+        if (candidates) return candidates;
+        ensureTrained();
+        if (centroids.length > 0) {
+          const probes = Math.max(MIN_PROBES, Math.ceil(centroids.length / 8));
+          const ranked = centroids
+            .map((c, i) => ({ i, s: dot(original, c) }))
+            .sort((a, b) => b.s - a.s || a.i - b.i);
+          candidates = [];
+          for (const { i } of ranked.slice(0, probes)) for (const slot of cells[i]!) candidates.push(slot);
+        } else {
+          candidates = liveSlots();
         }
-        return chosen ?? docs.keys();
+        return candidates;
+      };
+      const similarities = (v: Float32Array, slots: number[]): Float64Array => {
+        const sims = new Float64Array(slots.length);
+        for (let i = 0; i < slots.length; i++) sims[i] = dotAt(v, pool, slots[i]! * dims);
+        return sims;
       };
       let q = original;
       const refine = queryOptions?.refine !== false;
-      if (refine && feedbackDocs > 0 && feedbackWeight > 0 && docs.size > feedbackDocs) {
-        const top = topK(candidates(), feedbackDocs, (id) => dot(original, docs.get(id)!.vector));
+      if (refine && feedbackDocs > 0 && feedbackWeight > 0 && slotOf.size > feedbackDocs) {
+        const slots = candidateSlots();
+        const sims = similarities(original, slots);
+        const top = topIndices(slots.length, feedbackDocs, byScore(slots, sims));
         const moved = Float32Array.from(original);
         const w = feedbackWeight / top.length;
-        for (const { id } of top) {
-          const v = docs.get(id)!.vector;
-          for (let d = 0; d < moved.length; d++) moved[d]! += w * v[d]!;
+        for (const i of top) {
+          const offset = slots[i]! * dims;
+          for (let d = 0; d < dims; d++) moved[d]! += w * pool[offset + d]!;
         }
         const norm = Math.sqrt(dot(moved, moved));
         if (norm > 0) q = moved.map((x) => x / norm);
       }
-      const cache = new Map<string, number>();
-      const similarity = (id: string): number | undefined => {
-        let s = cache.get(id);
-        if (s === undefined) {
-          const doc = docs.get(id);
-          if (!doc) return undefined;
-          s = dot(q, doc.vector);
-          cache.set(id, s);
-        }
-        return s;
-      };
+      let scanned: { slots: number[]; sims: Float64Array } | undefined;
       return {
-        similarity,
-        nearest: (k) => topK(candidates(), k, (id) => similarity(id)!),
+        similarity(id) {
+          const slot = slotOf.get(id);
+          return slot === undefined ? undefined : dotAt(q, pool, slot * dims);
+        },
+        nearest(k) {
+          if (!scanned) {
+            const slots = candidateSlots();
+            scanned = { slots, sims: similarities(q, slots) };
+          }
+          const { slots, sims } = scanned;
+          return topIndices(slots.length, k, byScore(slots, sims)).map((i) => ({
+            id: ids[slots[i]!]!,
+            similarity: sims[i]!,
+          }));
+        },
       };
     },
   };
-}
-
-/** The `k` ids of highest score, best first (insertion into a short sorted list). */
-function topK(
-  ids: Iterable<string>,
-  k: number,
-  scoreOf: (id: string) => number,
-): Array<{ id: string; similarity: number }> {
-  const top: Array<{ id: string; similarity: number }> = [];
-  if (k <= 0) return top;
-  for (const id of ids) {
-    const s = scoreOf(id);
-    if (top.length === k && s <= top[k - 1]!.similarity) continue;
-    let i = top.length;
-    while (i > 0 && s > top[i - 1]!.similarity) i--;
-    top.splice(i, 0, { id, similarity: s });
-    if (top.length > k) top.pop();
-  }
-  return top;
 }

@@ -1,0 +1,379 @@
+import type { CapabilityManifest } from "@capgate/schema";
+import { describe, expect, it } from "vitest";
+import { analyze, analyzeQuery } from "./analyze.js";
+import type { RankerIndex, SearchRanker } from "./ranker.js";
+import { Registry, type SearchHit } from "./registry.js";
+import { SubstringIndex } from "./substring-index.js";
+import { manifest } from "./test-fixtures.js";
+import { createTextIndex } from "./text-index.js";
+import { topIndices } from "./top-k.js";
+
+/** These checks run whole random corpora through real indexes: generous, so a loaded machine cannot fail them. */
+const SLOW = 120_000;
+
+// Property-style checks of the search indexes on seeded random corpora: each index answers
+// exactly what a plain, obviously correct computation answers.
+
+/** mulberry32: a small seeded generator, so every run draws the same corpora. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const pick = <T>(items: readonly T[], random: () => number): T => items[Math.floor(random() * items.length)]!;
+
+// Few words, so documents share them and scores tie; some share prefixes (`config`, `conf…`)
+// and are one typo apart (`render`/`render`), so prefix and typo expansion take part.
+const WORDS = [
+  "read",
+  "write",
+  "file",
+  "folder",
+  "config",
+  "configure",
+  "network",
+  "networks",
+  "deploy",
+  "release",
+  "commit",
+  "branch",
+  "weather",
+  "forecast",
+  "invoice",
+  "render",
+  "renders",
+  "printer",
+  "printers",
+  "calendar",
+];
+const UNKNOWN = ["conf", "netw", "prin", "rendar", "calendr", "xyz", "forec"];
+
+function sentence(random: () => number, words: number): string {
+  return Array.from({ length: words }, () => pick(WORDS, random)).join(" ");
+}
+
+function randomManifest(random: () => number, name: string): CapabilityManifest {
+  const tools = Array.from({ length: 1 + Math.floor(random() * 3) }, (_, i) => [
+    `${pick(["read", "write", "list", "run"], random)}_${i}`,
+    `${sentence(random, 2 + Math.floor(random() * 8))}.`,
+    [],
+  ]) as Array<[string, string, string[]]>;
+  return manifest(
+    name,
+    `${sentence(random, 1 + Math.floor(random() * 6))}.`,
+    tools,
+    random() < 0.5 ? [] : ["Coder"],
+  );
+}
+
+function randomQuery(random: () => number): string {
+  const n = 1 + Math.floor(random() * 4);
+  return Array.from({ length: n }, () => (random() < 0.2 ? pick(UNKNOWN, random) : pick(WORDS, random))).join(
+    " ",
+  );
+}
+
+describe("topIndices", () => {
+  it("equals a full sort on random inputs with many ties", { timeout: SLOW }, () => {
+    const random = seeded(1);
+    for (let round = 0; round < 300; round++) {
+      const n = Math.floor(random() * 60);
+      const scores = Array.from({ length: n }, () => Math.floor(random() * 8));
+      const names = Array.from({ length: n }, (_, i) => `d${(i * 7919) % 1000}`);
+      const before = (a: number, b: number) =>
+        scores[a]! > scores[b]! || (scores[a] === scores[b] && names[a]! < names[b]!);
+      const k = Math.floor(random() * (n + 3));
+      const full = [...Array(n).keys()].sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0));
+      expect(topIndices(n, k, before)).toEqual(full.slice(0, k));
+    }
+  });
+});
+
+describe("createTextIndex: the inverted index gives the formula's numbers", () => {
+  interface Doc {
+    id: string;
+    title: string;
+    body: string;
+  }
+  const weights = { title: 3, body: 1 };
+  const bm = { k: 1.2, b: 0.5, d: 0.5 };
+
+  /**
+   * BM25+ per field straight from its definition, document by document (no postings):
+   * idf over the documents holding the term in that field, length = distinct terms of the
+   * field, prefix (0.5) and typo (0.3) expansion for unknown words, IDF coordination.
+   */
+  function reference(docs: readonly Doc[], query: string): Map<string, number> {
+    const analysed = docs.map((d) => ({ id: d.id, fields: [analyze(d.title), analyze(d.body)] }));
+    const fieldWeights = [weights.title, weights.body];
+    const vocab = new Set(analysed.flatMap((d) => d.fields.flat()));
+    const n = docs.length;
+    const df = (t: string) => analysed.filter((d) => d.fields.some((f) => f.includes(t))).length;
+    const idf = (m: number) => Math.log(1 + (n - m + 0.5) / (m + 0.5));
+    const avg = [0, 1].map((f) => analysed.reduce((s, d) => s + new Set(d.fields[f]).size, 0) / n);
+    const terms = analyzeQuery(query, (t) => vocab.has(t));
+    const meanIdf = terms.reduce((s, t) => s + idf(df(t)), 0) / terms.length || 1;
+    const distance1 = (a: string, b: string): boolean => {
+      // Levenshtein ≤ 1 by brute force over every single edit of a.
+      if (a === b) return false;
+      const letters = new Set([...a, ...b]);
+      for (let i = 0; i <= a.length; i++) {
+        if (a.slice(0, i) + a.slice(i + 1) === b) return true;
+        for (const c of letters) {
+          if (a.slice(0, i) + c + a.slice(i + 1) === b) return true;
+          if (a.slice(0, i) + c + a.slice(i) === b) return true;
+        }
+      }
+      return false;
+    };
+    const expansions = (w: string): Array<[string, number]> => {
+      if (vocab.has(w)) return [[w, 1]];
+      const out: Array<[string, number]> = [];
+      const prefixed = [...vocab].filter((t) => w.length >= 3 && t.startsWith(w));
+      for (const t of prefixed) out.push([t, (0.5 * t.length) / (t.length + 0.3 * (t.length - w.length))]);
+      if (w.length >= 6)
+        for (const t of vocab)
+          if (!prefixed.includes(t) && distance1(w, t)) out.push([t, (0.3 * t.length) / (t.length + 1)]);
+      return out;
+    };
+    const out = new Map<string, number>();
+    for (const d of analysed) {
+      let total = 0;
+      const matched = new Set<string>();
+      for (const w of terms) {
+        for (const [t, weight] of expansions(w)) {
+          for (let f = 0; f < 2; f++) {
+            const tf = d.fields[f]!.filter((x) => x === t).length;
+            if (tf === 0) continue;
+            const nf = analysed.filter((x) => x.fields[f]!.includes(t)).length;
+            const len = new Set(d.fields[f]).size;
+            total +=
+              weight *
+              fieldWeights[f]! *
+              idf(nf) *
+              (bm.d + (tf * (bm.k + 1)) / (tf + bm.k * (1 - bm.b + (bm.b * len) / avg[f]!)));
+            matched.add(w);
+          }
+        }
+      }
+      const idfMatched = [...matched].reduce((s, w) => s + idf(df(w)), 0);
+      const score = total > 0 ? total * (idfMatched / meanIdf) ** 0.35 : 0;
+      if (score > 0) out.set(d.id, score);
+    }
+    return out;
+  }
+
+  it("scores every document as the definition does, and top(k) is the sorted head, on random corpora with removals", {
+    timeout: SLOW,
+  }, () => {
+    const random = seeded(2);
+    for (let round = 0; round < 12; round++) {
+      const index = createTextIndex<Doc>({
+        id: (d) => d.id,
+        fields: { title: (d) => d.title, body: (d) => d.body },
+        weights,
+        bm25: bm,
+      });
+      const live = new Map<string, Doc>();
+      for (let i = 0; i < 40; i++) {
+        const doc = {
+          id: `d${i}`,
+          title: sentence(random, 1 + Math.floor(random() * 3)),
+          body: sentence(random, Math.floor(random() * 12)),
+        };
+        index.add(doc);
+        live.set(doc.id, doc);
+        if (random() < 0.3) {
+          const gone = pick([...live.keys()], random);
+          index.remove(gone);
+          live.delete(gone);
+        }
+      }
+      for (let q = 0; q < 15; q++) {
+        const query = randomQuery(random);
+        const expected = reference([...live.values()], query);
+        const evaluated = index.query(query);
+        expect(evaluated.size, query).toBe(expected.size);
+        for (const [id, s] of expected) expect(evaluated.score(id), `${query} ${id}`).toBeCloseTo(s, 9);
+        const sorted = [...expected].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+        const k = 1 + Math.floor(random() * 8);
+        const top = evaluated.top(k);
+        // Same ids in the same order; scores equal up to float rounding.
+        expect(top.map((h) => h.score)).toEqual(
+          sorted.slice(0, k).map(([, s]) => expect.closeTo(s, 9) as unknown as number),
+        );
+        expect(index.search(query, k)).toEqual(top);
+      }
+    }
+  });
+});
+
+describe("SubstringIndex: index lookups equal a scan", () => {
+  it("on random texts through adds, removes and compaction", { timeout: SLOW }, () => {
+    const random = seeded(3);
+    const idx = new SubstringIndex();
+    const live = new Map<number, string>();
+    const alphabet = "abcde _.";
+    let next = 0;
+    for (let step = 0; step < 4000; step++) {
+      if (live.size > 0 && random() < 0.45) {
+        const id = pick([...live.keys()], random);
+        expect(idx.remove(id)).toBe(true);
+        live.delete(id);
+      } else {
+        const text = Array.from({ length: 3 + Math.floor(random() * 30) }, () =>
+          pick([...alphabet], random),
+        ).join("");
+        idx.add(next, text);
+        live.set(next++, text);
+      }
+      if (step % 50 === 0) {
+        for (let q = 0; q < 10; q++) {
+          const needle = Array.from({ length: 1 + Math.floor(random() * 5) }, () =>
+            pick([...alphabet], random),
+          ).join("");
+          const scan = [...live]
+            .filter(([, t]) => needle.length >= 2 && t.includes(needle))
+            .map(([id]) => id);
+          expect(
+            idx.containing(needle).sort((a, b) => a - b),
+            needle,
+          ).toEqual(scan.sort((a, b) => a - b));
+        }
+      }
+    }
+    expect(idx.size).toBe(live.size);
+  });
+});
+
+/** A deterministic ranker with arbitrary similarities (a hash of query and id), to stress the blend's candidate bound. */
+function hashRanker(): SearchRanker {
+  const hash = (s: string): number => {
+    let h = 2166136261;
+    for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
+    return ((h >>> 0) / 4294967296) * 2 - 1;
+  };
+  return {
+    name: "hash",
+    weight: 0.7,
+    minSimilarity: 0.35,
+    createIndex(): RankerIndex {
+      const docs = new Set<string>();
+      return {
+        add: (doc) => void docs.add(doc.id),
+        remove: (id) => docs.delete(id),
+        get size() {
+          return docs.size;
+        },
+        query(text) {
+          const sim = (id: string) => hash(`${text}\u0000${id}`);
+          return {
+            similarity: (id) => (docs.has(id) ? sim(id) : undefined),
+            nearest: (k) =>
+              [...docs]
+                .map((id) => ({ id, similarity: sim(id) }))
+                .sort((a, b) => b.similarity - a.similarity || (a.id < b.id ? -1 : 1))
+                .slice(0, k),
+          };
+        },
+      };
+    },
+  };
+}
+
+const view = (hits: SearchHit[]) =>
+  hits.map((h) => ({
+    c: h.capability,
+    t: h.tool,
+    m: h.match,
+    s: h.score,
+    tools: h.tools.map((x) => [x.name, x.score]),
+  }));
+
+describe("Registry: incremental registration equals a fresh build", () => {
+  for (const [label, ranker] of [
+    ["lexical", undefined],
+    ["with a ranker", hashRanker()],
+  ] as const) {
+    it(`${label}: after random registers and unregisters, every search is what a fresh registry answers`, {
+      timeout: SLOW,
+    }, () => {
+      const random = seeded(label === "lexical" ? 4 : 5);
+      const incremental = new Registry({ ranker });
+      const live = new Map<string, CapabilityManifest>();
+      for (let step = 0; step < 160; step++) {
+        if (live.size > 3 && random() < 0.35) {
+          const name = pick([...live.keys()], random);
+          incremental.unregister(name);
+          live.delete(name);
+        } else {
+          const name = `cap_${step}`;
+          const m = randomManifest(random, name);
+          incremental.register(m);
+          live.set(name, m);
+        }
+      }
+      const fresh = new Registry({ ranker });
+      for (const m of [...live.values()].sort((a, b) => (a.name < b.name ? -1 : 1))) fresh.register(m);
+      for (let q = 0; q < 60; q++) {
+        const query = randomQuery(random);
+        for (const level of ["capability", "tool"] as const) {
+          const limit = 1 + Math.floor(random() * 12);
+          expect(view(incremental.search(query, { limit, level })), `${query} ${level}`).toEqual(
+            view(fresh.search(query, { limit, level })),
+          );
+        }
+      }
+    });
+  }
+});
+
+describe("Registry: the blend over candidates equals blending every document", () => {
+  it("on random corpora with arbitrary similarities (the bound is what keeps it exact)", {
+    timeout: SLOW,
+  }, () => {
+    const random = seeded(6);
+    const ranker = hashRanker();
+    for (let round = 0; round < 6; round++) {
+      const manifests = Array.from({ length: 150 }, (_, i) => randomManifest(random, `cap_${i}`));
+      const blended = new Registry({ ranker });
+      const lexical = new Registry();
+      for (const m of manifests) {
+        blended.register(m);
+        lexical.register(m);
+      }
+      const capIndex = ranker.createIndex();
+      for (const m of manifests) capIndex.add({ id: m.name, texts: [] });
+      for (let q = 0; q < 25; q++) {
+        const query = randomQuery(random);
+        const limit = 1 + Math.floor(random() * 10);
+        // Brute force: every lexical match blended, plus the ranker-only rule, fully sorted.
+        const lex = lexical.search(query, { limit: 1000 }).filter((h) => h.match === "ranked");
+        const best = Math.max(0, ...lex.map((h) => h.score));
+        const rq = capIndex.query(query)!;
+        const all = new Map<string, number>();
+        for (const h of lex)
+          all.set(h.capability, 0.3 * (h.score / best) + 0.7 * Math.max(0, rq.similarity(h.capability)!));
+        for (const { id, similarity } of rq.nearest(Math.max(20, 2 * limit)))
+          if (!all.has(id) && similarity >= 0.35) all.set(id, 0.7 * similarity);
+        const expected = [...all]
+          .filter(([, s]) => s > 0)
+          .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+          .slice(0, limit);
+        const got = blended.search(query, { limit }).filter((h) => h.match === "ranked");
+        expect(
+          got.map((h) => h.capability),
+          query,
+        ).toEqual(expected.slice(0, got.length).map(([id]) => id));
+        expect(got.length).toBe(Math.min(limit, expected.length));
+        for (const [i, h] of got.entries()) expect(h.score).toBeCloseTo(expected[i]![1], 12);
+      }
+    }
+  });
+});
