@@ -197,6 +197,8 @@ describe("pseudo-relevance feedback", () => {
     expect(score(on)?.capability).toBe("weather_tool");
     expect(score(off)?.capability).toBe("weather_tool");
     expect(score(on)?.score).not.toBeCloseTo(score(off)!.score, 6);
+  });
+});
 
 describe("incremental registration with the semantic index", () => {
   it("after registers and unregisters, every search equals a fresh registry's (capability and tool level)", {
