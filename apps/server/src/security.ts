@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, hash, randomBytes, timingSafeEqual } from "node:crypto";
 import { isIP } from "node:net";
 import { CapgateError } from "@capgate/schema";
 
@@ -24,12 +24,14 @@ export function checkToken(token: string, source: string): string {
 /**
  * Compares a presented bearer token with the expected one in constant time: both are
  * hashed first so the comparison never depends on where they differ or on their lengths.
+ * The presented one with the one-shot `hash` (every authenticated request pays for it;
+ * it is half the cost of a createHash object).
  */
 export function tokenMatcher(expected: string): (presented: string | undefined) => boolean {
   const want = createHash("sha256").update(expected, "utf8").digest();
   return (presented) => {
     if (presented === undefined) return false;
-    const got = createHash("sha256").update(presented, "utf8").digest();
+    const got = hash("sha256", presented, "buffer");
     return timingSafeEqual(want, got);
   };
 }

@@ -17,6 +17,7 @@ describe("@capgate/tools public surface", () => {
       "HeadTailCapture",
       "INHERITED_ENV",
       "InvalidArgumentsError",
+      "LazyAbortController",
       "MAX_COMPONENT_BYTES",
       "MAX_PATH_BYTES",
       "MAX_SHELL_COMMAND_CHARS",

@@ -35,6 +35,7 @@ export type { ExecuteContext, LoadedTools } from "./execute.js";
 export { executeTool } from "./execute.js";
 export type { GuardedFetchOptions, GuardedResponse } from "./guarded-fetch.js";
 export { guardedFetch } from "./guarded-fetch.js";
+export { LazyAbortController } from "./lazy-abort.js";
 export type { ManifestContractOptions } from "./manifest-contract.js";
 export { callContractProblem, manifestContractProblems } from "./manifest-contract.js";
 export { HeadTailCapture, tailLines } from "./output-capture.js";
