@@ -264,8 +264,9 @@ describe("executeTool: the call's signal", () => {
           );
         }),
       late: async (_args, c) => {
-        await new Promise((r) => setTimeout(r, 200));
-        lateSignal = c.signal;
+        // Reads its signal only once the test says so (after the call timed out).
+        await late.go;
+        late.read(c.signal);
         return { success: true, summary: "late" };
       },
       look: async (_args, c) => {
@@ -280,7 +281,20 @@ describe("executeTool: the call's signal", () => {
       },
     },
   });
-  let lateSignal: AbortSignal | undefined;
+  const late = {
+    go: Promise.resolve(),
+    release: () => {},
+    seen: Promise.resolve(undefined as AbortSignal | undefined),
+    read: (_s: AbortSignal) => {},
+  };
+  const resetLate = () => {
+    late.go = new Promise<void>((r) => {
+      late.release = r;
+    });
+    late.seen = new Promise<AbortSignal | undefined>((r) => {
+      late.read = r;
+    });
+  };
   const base = () => ({
     ...createToolContext({ workspace: mkdtempSync(join(tmpdir(), "capgate-sig-")) }),
     capabilities: new CapabilitySet([probe]),
@@ -328,12 +342,13 @@ describe("executeTool: the call's signal", () => {
   it("a signal first read after the timeout is already aborted", async () => {
     const c = base();
     c.limits = { ...c.limits, timeoutMs: 50 };
-    lateSignal = undefined;
+    resetLate();
     const r = await executeTool("sig.late", {}, c);
     expect(r.summary).toMatch(/timed out after 50 ms/);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(lateSignal?.aborted).toBe(true);
-    expect((lateSignal?.reason as Error).message).toBe("timeout");
+    late.release();
+    const signal = await late.seen;
+    expect(signal?.aborted).toBe(true);
+    expect((signal?.reason as Error | undefined)?.message).toBe("timeout");
   });
 
   it("does not run a handler whose caller has already aborted", async () => {
