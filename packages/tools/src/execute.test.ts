@@ -367,6 +367,15 @@ describe("executeTool: the call's signal", () => {
     });
   });
 
+  it("does not run a handler whose caller's AbortSignal has already aborted", async () => {
+    const controller = new AbortController();
+    controller.abort(new Error("run cancelled"));
+    expect(await executeTool("sig.quiet", {}, { ...base(), signal: controller.signal })).toEqual({
+      success: false,
+      summary: "sig.quiet was not run: the run was aborted.",
+    });
+  });
+
   it("the handler's context has exactly the ToolContext fields, and a spread copy keeps the signal", async () => {
     const r = await executeTool("sig.look", {}, { ...base(), abort: new LazyAbortController() });
     expect(JSON.parse(r.summary)).toEqual({

@@ -172,10 +172,17 @@ function follow(ctx: ExecuteContext, child: LazyAbortController): () => void {
   if (parent) return parent.onAbort(() => child.abort(parent.reason));
   // A real signal of the caller's (a run's): one listener for the length of the call.
   const signal = ctx.signal;
+  // An aborted signal fires no more events: carry its abort over now.
+  if (signal.aborted) {
+    child.abort(signal.reason);
+    return noop;
+  }
   const onAbort = () => child.abort(signal.reason);
   signal.addEventListener("abort", onAbort, { once: true });
   return () => signal.removeEventListener("abort", onAbort);
 }
+
+function noop(): void {}
 
 function aborted(toolName: string, what: string): ToolResult {
   return { success: false, summary: `${toolName} ${what}.` };
