@@ -1,6 +1,6 @@
 import type { Harness } from "@capgate/harness";
 import type { JsonSchema } from "@capgate/schema";
-import type { ApprovalHook } from "@capgate/tools";
+import { type ApprovalHook, LazyAbortController } from "@capgate/tools";
 import type { FastifyInstance } from "fastify";
 import { HttpError } from "./http-errors.js";
 import { checkInput, integerParam } from "./request-check.js";
@@ -58,7 +58,7 @@ export function registerGatewayRoutes(
   const { harness } = deps;
   // Calls in flight, so shutdown can stop them (one listener here instead of one per call
   // on the long-lived shutdown signal).
-  const inFlight = new Set<AbortController>();
+  const inFlight = new Set<LazyAbortController>();
   deps.shutdown.addEventListener(
     "abort",
     () => {
@@ -99,8 +99,9 @@ export function registerGatewayRoutes(
 
   app.post("/tools/call", async (request, reply) => {
     const body = checkInput<ToolsCallBody>(toolsCallSchema, request.body, "the /tools/call body");
-    // Stop the tool when the client goes away or the server shuts down.
-    const stop = new AbortController();
+    // Stop the tool when the client goes away or the server shuts down. Lazy: the
+    // AbortSignal (several µs to make and collect) exists only if the tool reads it.
+    const stop = new LazyAbortController();
     const onClose = () => {
       if (!reply.raw.writableFinished) stop.abort(new Error("the client disconnected"));
     };
@@ -112,7 +113,7 @@ export function registerGatewayRoutes(
           ...(body.profile ? { profile: body.profile } : {}),
           approval: "never",
           approve: noApprover,
-          signal: stop.signal,
+          abort: stop,
         })
         .catch((error: unknown) => {
           throw qualify(error);

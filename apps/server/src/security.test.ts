@@ -31,9 +31,24 @@ describe("tokens", () => {
       "the-right-token-012345678",
       "the-right-token-01234567890",
       "THE-RIGHT-TOKEN-0123456789",
+      "the-right-token-0123456789\u0000",
+      "the-right-token-012345678\u0139", // latin1 would keep only its low byte, '9'
+      "the-right-token-0123456789".padEnd(600, "x"),
     ]) {
       expect(matches(wrong)).toBe(false);
     }
+    // The padded comparison reuses one buffer: a long wrong token must not leave bytes behind.
+    expect(matches("the-right-token-0123456789-and-more")).toBe(false);
+    expect(matches("the-right-token-0123456789")).toBe(true);
+  });
+
+  it("matches a token of the longest accepted length, and no longer one with the same start", () => {
+    const longest = "k".repeat(512);
+    const matches = tokenMatcher(longest);
+    expect(matches(longest)).toBe(true);
+    expect(matches(`${longest}k`)).toBe(false);
+    expect(matches(longest.slice(0, 511))).toBe(false);
+    expect(() => tokenMatcher("k".repeat(513))).toThrow(/512/);
   });
 
   it("reads only a well-formed bearer header", () => {

@@ -68,12 +68,20 @@ function checkingIntervalMs(headersMs: number, requestMs: number): number {
 const SINGLE_HEADERS = ["host", "authorization"] as const;
 
 function duplicateHeader(rawHeaders: readonly string[]): string | undefined {
-  const seen = new Set<string>();
+  let host = false;
+  let authorization = false;
   for (let i = 0; i < rawHeaders.length; i += 2) {
-    const name = rawHeaders[i]!.toLowerCase();
-    if (!(SINGLE_HEADERS as readonly string[]).includes(name)) continue;
-    if (seen.has(name)) return name;
-    seen.add(name);
+    const name = rawHeaders[i]!;
+    // Every request runs this: a length test first skips lowercasing the other headers.
+    if (name.length !== 4 && name.length !== 13) continue;
+    const lower = name.toLowerCase();
+    if (lower === SINGLE_HEADERS[0]) {
+      if (host) return lower;
+      host = true;
+    } else if (lower === SINGLE_HEADERS[1]) {
+      if (authorization) return lower;
+      authorization = true;
+    }
   }
   return undefined;
 }

@@ -3,7 +3,7 @@
 // server runs in its own process (as it would in use), so the load generator does not
 // share its thread.
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -41,12 +41,36 @@ const ROUNDS = 3;
 const TOKEN = "bench-token-0123456789abcdef";
 const benchDir = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
-async function measure(options: autocannon.Options): Promise<number> {
+/**
+ * CPU time (user + system) the server's main thread has used, in µs, from
+ * /proc/<pid>/task/<pid>/stat; undefined where there is no /proc. Per request it is a
+ * steadier figure than req/s on a shared machine: other processes' load slows the
+ * server down but does not add to its own CPU time.
+ */
+function mainThreadCpuUs(pid: number | undefined): number | undefined {
+  const path = `/proc/${pid}/task/${pid}/stat`;
+  if (pid === undefined || !existsSync(path)) return undefined;
+  const fields = readFileSync(path, "utf8").split(") ")[1]?.split(" ") ?? [];
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  // Clock ticks are 100 per second on Linux (USER_HZ).
+  return Number.isFinite(ticks) ? ticks * 10_000 : undefined;
+}
+
+async function measure(
+  options: autocannon.Options,
+  pid?: number,
+): Promise<{ rps: number; cpuUs: number | undefined }> {
+  const before = mainThreadCpuUs(pid);
   const result = await autocannon({ connections: CONNECTIONS, duration: SECONDS, ...options });
+  const after = mainThreadCpuUs(pid);
   const failures = result.non2xx + result.errors + result.timeouts;
   if (failures > 0)
     throw new Error(`${options.url}: ${failures} failed requests (non-2xx, errors or timeouts)`);
-  return result.requests.average;
+  const cpuUs =
+    before !== undefined && after !== undefined && result.requests.total > 0
+      ? (after - before) / result.requests.total
+      : undefined;
+  return { rps: result.requests.average, cpuUs };
 }
 
 function startServerProcess(root: string): Promise<{ child: ChildProcess; url: string }> {
@@ -66,6 +90,7 @@ function startServerProcess(root: string): Promise<{ child: ChildProcess; url: s
 }
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const round1 = (x: number) => Math.round(x * 10) / 10;
 
 export async function run(): Promise<Figure[]> {
   const root = mkdtempSync(join(tmpdir(), "capgate-bench-gateway-"));
@@ -76,6 +101,8 @@ export async function run(): Promise<Figure[]> {
   const bare: autocannon.Options = { url: `${url}/healthz` };
   const gateway: number[] = [];
   const bareRps: number[] = [];
+  const gatewayCpu: number[] = [];
+  const bareCpu: number[] = [];
   try {
     // Check the call works, warm both paths, then alternate so machine noise hits both alike.
     const probe = await fetch(call.url, { method: "POST", headers, body });
@@ -83,8 +110,12 @@ export async function run(): Promise<Figure[]> {
     await measure({ ...call, duration: 1 });
     await measure({ ...bare, duration: 1 });
     for (let i = 0; i < ROUNDS; i++) {
-      bareRps.push(await measure(bare));
-      gateway.push(await measure(call));
+      const b = await measure(bare, child.pid);
+      bareRps.push(b.rps);
+      if (b.cpuUs !== undefined) bareCpu.push(b.cpuUs);
+      const g = await measure(call, child.pid);
+      gateway.push(g.rps);
+      if (g.cpuUs !== undefined) gatewayCpu.push(g.cpuUs);
     }
   } finally {
     if (child.exitCode === null && child.signalCode === null) {
@@ -96,8 +127,22 @@ export async function run(): Promise<Figure[]> {
   }
   const rps = Math.round(mean(gateway));
   const bareMean = Math.round(mean(bareRps));
-  return [
-    { key: "gateway.rps", value: rps, target: `${(rps / bareMean).toFixed(2)}× the bare route` },
+  const figures: Figure[] = [
+    { key: "gateway.rps", value: rps, target: `${(rps / bareMean).toFixed(2)}× the bare route (≥ 0.5×)` },
     { key: "gateway.bare_rps", value: bareMean },
   ];
+  // Absent, not faked, where /proc is missing.
+  if (gatewayCpu.length === ROUNDS && bareCpu.length === ROUNDS) {
+    const callUs = mean(gatewayCpu);
+    const bareUs = mean(bareCpu);
+    figures.push(
+      { key: "gateway.cpu_us", value: round1(callUs), target: `server main-thread CPU per /tools/call` },
+      {
+        key: "gateway.bare_cpu_us",
+        value: round1(bareUs),
+        target: `per bare request; ${(bareUs / callUs).toFixed(2)}× by CPU`,
+      },
+    );
+  }
+  return figures;
 }

@@ -2,13 +2,15 @@ import { randomUUID } from "node:crypto";
 import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import { approvingMcpCaller, type LoopEnvironment } from "@capgate/loop";
-import { executeCapabilityStep } from "@capgate/mcp-client";
+import { type CapabilityStepOptions, executeCapabilityStep, type McpCaller } from "@capgate/mcp-client";
 import { Router } from "@capgate/router";
 import { type CapabilityManifest, CapgateError, closestMatch, type ToolRisk } from "@capgate/schema";
 import {
   type ApprovalHook,
   type CapabilitySet,
+  type ExecuteContext,
   executeTool,
+  LazyAbortController,
   type PolicyConfig,
   type ToolContext,
   type ToolResult,
@@ -22,6 +24,11 @@ export interface CallToolOptions {
   /** Answers approval requests for this call (CLI y/n prompt). */
   approve?: ApprovalHook;
   signal?: AbortSignal;
+  /**
+   * Instead of `signal`: the call's abort side, whose AbortSignal is made only if a
+   * policy, the handler or an MCP call reads it (the HTTP gateway's per-request stop).
+   */
+  abort?: LazyAbortController;
   /** Another workspace for this call. */
   workspace?: string;
   /** Route unknown names to the configured MCP servers (default true). */
@@ -78,37 +85,93 @@ export async function callTool(
     (loopApprove
       ? (request, signal) => loopApprove({ ...request, approvalId: randomUUID(), runId: "direct" }, signal)
       : undefined);
-  const ctx: ToolContext = {
+  // Without a signal of the caller's, the call's abort side stays lazy too: no AbortSignal
+  // is made unless something reads it.
+  const ctx = new DirectCallContext(
     workspace,
-    signal: options.signal ?? new AbortController().signal,
-    env: env.env,
-    profile: { name: profile.name, maySpawnWorkers: profile.maySpawnWorkers },
-    limits: env.limits,
-    policy: { ...env.policy, ...(options.approval ? { approval: options.approval } : {}) },
-    ...(approve ? { approve } : {}),
-    services: {
-      ...(env.memory ? { memory: env.memory } : {}),
-      ...(env.mcp ? { mcp: env.mcp } : {}),
-      ...(env.browserExecutable ? { browserExecutable: env.browserExecutable } : {}),
-    },
-    resources: env.resources,
-    stateDir: env.stateDir,
-  };
+    env,
+    profile,
+    // A copy per call: a tool that changed its policy object must not change the next call's.
+    options.approval ? { ...env.policy, approval: options.approval } : { ...env.policy },
+    approve,
+    router,
+    options.abort ?? (options.signal ? undefined : new LazyAbortController()),
+    options.signal,
+  );
   const riskOf = (qualified: string): ToolRisk => env.registry.tool(qualified)?.risk ?? "exec";
 
   const mcp = options.mcp === false || !env.mcp ? undefined : approvingMcpCaller(env.mcp, ctx, riskOf);
   const outcome = await executeCapabilityStep(
     { tool, arguments: args },
-    {
-      native: () => executeTool(tool, args, { ...ctx, capabilities: env.capabilities, loaded: router }),
-      mcp,
-      ...(options.signal ? { signal: options.signal } : {}),
-    },
+    new StepOptions(() => executeTool(tool, args, ctx), mcp, options.abort, options.signal),
   );
   return { via: outcome.via, ...(outcome.server ? { server: outcome.server } : {}), result: outcome.result };
 }
 
 const EMPTY_ROUTER = new Router();
+
+/**
+ * A direct call's context, one object built once per call. `signal` is a getter on the
+ * prototype (an own getter puts an object in V8's dictionary mode: ~1 KB and ~1 µs each),
+ * and with a lazy abort side the executor never reads it; only an MCP call's approval wait
+ * does.
+ */
+class DirectCallContext implements ExecuteContext {
+  readonly env: ExecuteContext["env"];
+  readonly profile: ToolContext["profile"];
+  readonly limits: ToolContext["limits"];
+  readonly services: ToolContext["services"];
+  readonly resources: ToolContext["resources"];
+  readonly stateDir: string;
+  readonly capabilities: CapabilitySet;
+
+  constructor(
+    readonly workspace: string,
+    environment: LoopEnvironment,
+    profile: { name: string; maySpawnWorkers: boolean },
+    readonly policy: PolicyConfig,
+    readonly approve: ApprovalHook | undefined,
+    readonly loaded: Router,
+    readonly abort: LazyAbortController | undefined,
+    private readonly given: AbortSignal | undefined,
+  ) {
+    this.env = environment.env;
+    this.profile = { name: profile.name, maySpawnWorkers: profile.maySpawnWorkers };
+    this.limits = environment.limits;
+    this.services = servicesOf(environment);
+    this.resources = environment.resources;
+    this.stateDir = environment.stateDir;
+    this.capabilities = environment.capabilities;
+  }
+
+  get signal(): AbortSignal {
+    return this.abort ? this.abort.signal : (this.given as AbortSignal);
+  }
+}
+
+/** executeCapabilityStep's options; the signal is read (and so made) only on the way to an MCP server. */
+class StepOptions implements CapabilityStepOptions {
+  constructor(
+    readonly native: () => Promise<ToolResult>,
+    readonly mcp: McpCaller | undefined,
+    private readonly abort: LazyAbortController | undefined,
+    private readonly given: AbortSignal | undefined,
+  ) {}
+
+  get signal(): AbortSignal | undefined {
+    return this.abort ? this.abort.signal : this.given;
+  }
+}
+
+/** The host services of an environment as tools see them (read per call: a host may swap them). */
+function servicesOf(env: LoopEnvironment): ToolContext["services"] {
+  return {
+    ...(env.memory ? { memory: env.memory } : {}),
+    ...(env.mcp ? { mcp: env.mcp } : {}),
+    ...(env.browserExecutable ? { browserExecutable: env.browserExecutable } : {}),
+  };
+}
+
 const routers = new WeakMap<CapabilitySet, Map<string, Router>>();
 
 /** A router with just this capability loaded, made once per capability (direct calls are a hot path for the gateway). */

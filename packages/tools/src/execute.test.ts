@@ -7,6 +7,7 @@ import { CapabilitySet } from "./capability-set.js";
 import { defineCapability } from "./define.js";
 import { isRejection, isUnknownToolError, PolicyDeniedError } from "./errors.js";
 import { executeTool } from "./execute.js";
+import { LazyAbortController } from "./lazy-abort.js";
 import { createToolContext } from "./tool-context.js";
 
 const manifest = {
@@ -236,6 +237,161 @@ describe("executeTool: a policy's own errors", () => {
     expect(await executeTool("pky.echo", { text: "x" }, c)).toEqual({
       success: false,
       summary: "pky.echo failed: a.txt is not a directory",
+    });
+  });
+});
+
+describe("executeTool: the call's signal", () => {
+  const probe = defineCapability({
+    manifest: {
+      name: "sig",
+      version: "1.0.0",
+      description: "Signal probes for executor tests.",
+      profileFit: [],
+      tools: [
+        { name: "sig.quiet", description: "Ignores its signal.", inputSchema: { type: "object" } },
+        { name: "sig.wait", description: "Waits for its signal.", inputSchema: { type: "object" } },
+        { name: "sig.late", description: "Reads its signal late.", inputSchema: { type: "object" } },
+        { name: "sig.look", description: "Reports its context.", inputSchema: { type: "object" } },
+      ],
+    },
+    handlers: {
+      quiet: async () => ({ success: true, summary: "quiet" }),
+      wait: (_args, c) =>
+        new Promise((resolve) => {
+          c.signal.addEventListener("abort", () =>
+            resolve({ success: false, summary: `stopped: ${(c.signal.reason as Error).message}` }),
+          );
+        }),
+      late: async (_args, c) => {
+        // Reads its signal only once the test says so (after the call timed out).
+        await late.go;
+        late.read(c.signal);
+        return { success: true, summary: "late" };
+      },
+      look: async (_args, c) => {
+        const copy = { ...c };
+        return {
+          success: true,
+          summary: JSON.stringify({
+            keys: Object.keys(c).sort(),
+            copyHasSignal: copy.signal instanceof AbortSignal,
+          }),
+        };
+      },
+    },
+  });
+  const late = {
+    go: Promise.resolve(),
+    release: () => {},
+    seen: Promise.resolve(undefined as AbortSignal | undefined),
+    read: (_s: AbortSignal) => {},
+  };
+  const resetLate = () => {
+    late.go = new Promise<void>((r) => {
+      late.release = r;
+    });
+    late.seen = new Promise<AbortSignal | undefined>((r) => {
+      late.read = r;
+    });
+  };
+  const base = () => ({
+    ...createToolContext({ workspace: mkdtempSync(join(tmpdir(), "capgate-sig-")) }),
+    capabilities: new CapabilitySet([probe]),
+    loaded: { isToolLoaded: () => true },
+  });
+
+  it("makes no AbortSignal of the caller's when nothing reads one", async () => {
+    let reads = 0;
+    const abort = new LazyAbortController();
+    const c = {
+      ...base(),
+      abort,
+      get signal() {
+        reads++;
+        return abort.signal;
+      },
+    };
+    expect(await executeTool("sig.quiet", {}, c)).toEqual({ success: true, summary: "quiet" });
+    expect(reads).toBe(0);
+  });
+
+  it("a caller's lazy abort reaches a handler waiting on its signal, with the reason", async () => {
+    const abort = new LazyAbortController();
+    const c = {
+      ...base(),
+      abort,
+      get signal() {
+        return abort.signal;
+      },
+    };
+    const pending = executeTool("sig.wait", {}, c);
+    await new Promise((r) => setTimeout(r, 20));
+    abort.abort(new Error("the client disconnected"));
+    expect(await pending).toEqual({ success: false, summary: "stopped: the client disconnected" });
+  });
+
+  it("a caller's plain AbortSignal still reaches the handler", async () => {
+    const controller = new AbortController();
+    const pending = executeTool("sig.wait", {}, { ...base(), signal: controller.signal });
+    await new Promise((r) => setTimeout(r, 20));
+    controller.abort(new Error("run cancelled"));
+    expect(await pending).toEqual({ success: false, summary: "stopped: run cancelled" });
+  });
+
+  it("a signal first read after the timeout is already aborted", async () => {
+    const c = base();
+    c.limits = { ...c.limits, timeoutMs: 50 };
+    resetLate();
+    const r = await executeTool("sig.late", {}, c);
+    expect(r.summary).toMatch(/timed out after 50 ms/);
+    late.release();
+    const signal = await late.seen;
+    expect(signal?.aborted).toBe(true);
+    expect((signal?.reason as Error | undefined)?.message).toBe("timeout");
+  });
+
+  it("does not run a handler whose caller has already aborted", async () => {
+    const abort = new LazyAbortController();
+    abort.abort();
+    const c = {
+      ...base(),
+      abort,
+      get signal() {
+        return abort.signal;
+      },
+    };
+    expect(await executeTool("sig.quiet", {}, c)).toEqual({
+      success: false,
+      summary: "sig.quiet was not run: the run was aborted.",
+    });
+  });
+
+  it("does not run a handler whose caller's AbortSignal has already aborted", async () => {
+    const controller = new AbortController();
+    controller.abort(new Error("run cancelled"));
+    expect(await executeTool("sig.quiet", {}, { ...base(), signal: controller.signal })).toEqual({
+      success: false,
+      summary: "sig.quiet was not run: the run was aborted.",
+    });
+  });
+
+  it("the handler's context has exactly the ToolContext fields, and a spread copy keeps the signal", async () => {
+    const r = await executeTool("sig.look", {}, { ...base(), abort: new LazyAbortController() });
+    expect(JSON.parse(r.summary)).toEqual({
+      keys: [
+        "approve",
+        "env",
+        "limits",
+        "policy",
+        "profile",
+        "resources",
+        "services",
+        "signal",
+        "stateDir",
+        "workspace",
+      ],
+      copyHasSignal: true,
     });
   });
 });

@@ -15,6 +15,7 @@ describe("@capgate/tools public surface", () => {
       "HeadTailCapture",
       "INHERITED_ENV",
       "InvalidArgumentsError",
+      "LazyAbortController",
       "MAX_COMPONENT_BYTES",
       "MAX_PATH_BYTES",
       "NotRegularFileError",
