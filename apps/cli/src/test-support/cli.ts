@@ -84,3 +84,30 @@ export function processesMatching(needle: string): number[] {
     .filter(([, stat]) => stat && !stat.startsWith("Z"))
     .map(([pid]) => Number(pid));
 }
+
+/**
+ * A third-party capability by path, written against the built public `@capgate/tools`
+ * (`./greet.mjs`: one tool, `greet.hello`), and a broken one (`./broken.mjs`: its manifest
+ * fails the check) — the plugins the `--capability` and config `capabilities` tests load.
+ */
+export function writePlugins(dir: string): { greet: string; broken: string } {
+  const tools = new URL("../../../../packages/tools/dist/index.js", import.meta.url).href;
+  writeFileSync(
+    join(dir, "greet.mjs"),
+    `import { defineCapability } from ${JSON.stringify(tools)};
+export const capability = defineCapability({
+  manifest: { name: "greet", version: "2.0.0", manifestFormat: 1,
+    description: "Greets people by name and says hello to them.", profileFit: ["Orchestrator"],
+    tools: [{ name: "greet.hello", description: "Say hello to one person, by their name.", risk: "read",
+      inputSchema: { type: "object", additionalProperties: false, required: ["who"],
+        properties: { who: { type: "string", minLength: 1, maxLength: 50, description: "Who to greet." } } } }] },
+  handlers: { hello: async (args) => ({ success: true, summary: "hello " + args.who }) },
+});
+`,
+  );
+  writeFileSync(
+    join(dir, "broken.mjs"),
+    "export const capability = { manifest: {} , handlers: new Map() };\n",
+  );
+  return { greet: "./greet.mjs", broken: "./broken.mjs" };
+}
