@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createScriptedModel } from "@capgate/models";
+import { shellForTests } from "@capgate/test-system-parts";
 import { describe, expect, it } from "vitest";
 import type { RunEvent } from "./events.js";
 import { runGoal } from "./goal-loop.js";
@@ -207,7 +208,7 @@ describe("runGoal", () => {
   it("verify asks the approver for a configured ask rule, as a tool call would", async () => {
     const asked: string[] = [];
     const { env, workspace } = makeEnv({
-      policy: { shell: { ask: [{ prefix: ["true"], reason: "true needs a nod" }] } },
+      policy: { shell: { ...shellForTests(), ask: [{ prefix: ["true"], reason: "true needs a nod" }] } },
       approve: async (req) => {
         asked.push(`${req.tool}: ${req.description}`);
         return asked.length === 1;
@@ -375,7 +376,7 @@ describe("runGoal", () => {
   it("asks for approval per risk and records approval events", async () => {
     const asked: string[] = [];
     const { env, workspace } = makeEnv({
-      policy: { approval: "on-risk" },
+      policy: { approval: "on-risk", shell: shellForTests() },
       approve: async (req) => {
         asked.push(`${req.tool}:${req.approvalId.length > 0}`);
         return req.tool !== "notes.write";

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CapgateError } from "@capgate/schema";
+import { shellForTests } from "@capgate/test-system-parts";
 import { afterAll, describe, expect, it } from "vitest";
 import { BackgroundProcesses, backgroundProcesses } from "./background-processes.js";
 import { groupMembers } from "./process-group.js";
@@ -99,7 +100,7 @@ describe("BackgroundProcesses", () => {
       code: "policy_denied",
     });
     expect(bg.list()).toEqual([]);
-    const ok = await bg.startShell({ command: "echo served", cwd: dir, env });
+    const ok = await bg.startShell({ command: "echo served", cwd: dir, env, policy: shellForTests() });
     await until(() => bg.output(ok.id).text === "served\n", "shell output");
     await bg.stopAll();
   });

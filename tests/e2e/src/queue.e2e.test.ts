@@ -1,12 +1,8 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { type Database, openDatabase } from "@capgate/postgres";
-import {
-  findPostgresBin,
-  postgresRequired,
-  startTestCluster,
-  type TestCluster,
-} from "@capgate/postgres/testing";
+import { startTestCluster, type TestCluster } from "@capgate/postgres/testing";
+import { needs } from "@capgate/test-system-parts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type ApiNode,
@@ -23,10 +19,9 @@ import {
 // Real processes on one real PostgreSQL: 2 API nodes (`capgate serve --database`) and
 // 3 workers (`capgate worker`). Skipped without PostgreSQL's binaries, failing instead
 // under CAPGATE_REQUIRE_SYSTEM_TESTS (CI).
-const available = findPostgresBin() !== undefined;
-if (!available && postgresRequired())
-  throw new Error("CAPGATE_REQUIRE_SYSTEM_TESTS is set but PostgreSQL is not installed.");
-const describeQueue = available ? describe : describe.skip;
+const postgres = needs(["postgres"]);
+const describeQueue = (name: string, body: () => void) =>
+  describe.skipIf(postgres.skip)(name + postgres.note, body);
 
 const action = (name: string, args: Record<string, unknown>) => ({ name, arguments: args });
 const token = randomBytes(24).toString("hex");

@@ -3,6 +3,8 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { shellForTests } from "@capgate/test-system-parts";
+import { SANDBOX_OFF_WARNING } from "../context.js";
 
 export const BIN = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "dist", "bin.js");
 
@@ -21,7 +23,21 @@ export function sandbox(): Sandbox {
   mkdirSync(workspace);
   const env: NodeJS.ProcessEnv = { ...process.env, CAPGATE_HOME: home, NO_COLOR: "1", FORCE_COLOR: "0" };
   delete env.CAPGATE_MODEL;
+  // On a machine without a working bubblewrap (and CAPGATE_REQUIRE_SYSTEM_TESTS unset) the
+  // commands of these tests run unsandboxed, by the config a user would write for that; a
+  // test that writes its own capgate.config.json replaces it.
+  const shell = shellForTests();
+  if (shell.sandbox === "off")
+    writeFileSync(join(workspace, "capgate.config.json"), JSON.stringify({ shell }));
   return { root, workspace, home, env };
+}
+
+/** stderr without the one line every run prints while the sandbox is off (see `sandbox()`). */
+export function withoutSandboxOffWarning(stderr: string): string {
+  return stderr
+    .split("\n")
+    .filter((line) => line !== SANDBOX_OFF_WARNING)
+    .join("\n");
 }
 
 export interface CliResult {
