@@ -403,6 +403,63 @@ describe("runGoal", () => {
     expect(existsSync(join(workspace, "a"))).toBe(false);
   });
 
+  it("a hook that announces pending gets approval_requested emitted only once it says the request is answerable", async () => {
+    // What a registry in another process does (PostgreSQL): the request is answerable only
+    // after its write, so a client reacting to the event at once must not see it earlier.
+    const order: string[] = [];
+    const approve = Object.assign(
+      async (req: { onPending?: () => void }) => {
+        order.push("hook called");
+        await new Promise((r) => setTimeout(r, 20));
+        order.push("stored");
+        req.onPending?.();
+        return true;
+      },
+      { announcesPending: true },
+    );
+    const { env, workspace } = makeEnv({ policy: { approval: "on-risk", shell: shellForTests() }, approve });
+    const model = createScriptedModel([
+      act("capability_load", { name: "notes" }),
+      act("capability_call", { tool: "notes.write", arguments: { path: "a", text: "b" } }),
+      act("mark_impossible", { reason: "r" }),
+    ]);
+    await runGoal(env, {
+      goal: "g",
+      profile: "Orchestrator",
+      model,
+      workspace,
+      onEvent: (e) => {
+        if (e.type === "approval_requested" || e.type === "approval_resolved") order.push(e.type);
+      },
+    });
+    expect(order).toEqual(["hook called", "stored", "approval_requested", "approval_resolved"]);
+    expect(existsSync(join(workspace, "a"))).toBe(true);
+
+    // A hook that does not announce: the event comes first, as before.
+    const plain: string[] = [];
+    const { env: env2, workspace: ws2 } = makeEnv({
+      policy: { approval: "on-risk", shell: shellForTests() },
+      approve: async () => {
+        plain.push("hook called");
+        return true;
+      },
+    });
+    await runGoal(env2, {
+      goal: "g",
+      profile: "Orchestrator",
+      model: createScriptedModel([
+        act("capability_load", { name: "notes" }),
+        act("capability_call", { tool: "notes.write", arguments: { path: "a", text: "b" } }),
+        act("mark_impossible", { reason: "r" }),
+      ]),
+      workspace: ws2,
+      onEvent: (e) => {
+        if (e.type === "approval_requested" || e.type === "approval_resolved") plain.push(e.type);
+      },
+    });
+    expect(plain).toEqual(["approval_requested", "hook called", "approval_resolved"]);
+  });
+
   it("spawns workers as child runs with their own profile and run id, linked to the parent", async () => {
     const { env, workspace, stateDir } = makeEnv({
       workerModel: () =>

@@ -73,7 +73,7 @@ describeQueue("runs on PostgreSQL + graphile-worker across processes", () => {
     await db?.close();
     await cluster?.destroy();
     dirs?.cleanup();
-  }, 60_000);
+  }, 180_000);
 
   const submit = async (node: ApiNode, body: Record<string, unknown>): Promise<string> => {
     const response = await node.api("/runs", body);
@@ -142,23 +142,27 @@ describeQueue("runs on PostgreSQL + graphile-worker across processes", () => {
         approval: "always",
       });
       const answered: string[] = [];
+      const problems: string[] = [];
       const { events, ended } = await follow(nodes[1 - answerVia]!, token, id, {
         onEvent: (e) => {
           if (e.data.type !== "approval_requested") return undefined;
           const approvalId = String(e.data.approvalId);
           answered.push(approvalId);
           void (async () => {
-            // The other node sees it pending and answers it.
+            // The other node sees it pending the moment the event arrives (the worker's hook
+            // announces only after its INSERT) and answers it.
             const view = (await (await nodes[answerVia]!.api(`/runs/${id}`)).json()) as {
               pendingApprovals: Array<{ approvalId: string }>;
             };
-            expect(view.pendingApprovals.map((p) => p.approvalId)).toContain(approvalId);
+            if (!view.pendingApprovals.some((p) => p.approvalId === approvalId))
+              problems.push(`${approvalId} was not pending on node ${answerVia} when its event arrived`);
             const r = await nodes[answerVia]!.api(`/runs/${id}/approvals/${approvalId}`, { approve: true });
-            expect(r.status).toBe(200);
-          })();
+            if (r.status !== 200) problems.push(`answering ${approvalId} on node ${answerVia}: ${r.status}`);
+          })().catch((error: unknown) => problems.push(String(error)));
           return undefined;
         },
       });
+      expect(problems).toEqual([]);
       expect(ended).toBe(true);
       expectGapFree(events);
       expect(answered.length).toBeGreaterThanOrEqual(2); // fs.write and the verify command
@@ -166,7 +170,7 @@ describeQueue("runs on PostgreSQL + graphile-worker across processes", () => {
       expect(resolved.map((e) => e.data.approved)).toEqual(answered.map(() => true));
       expect(events.find((e) => e.data.type === "run_ended")?.data.outcome).toBe("finished");
     }
-  }, 60_000);
+  }, 180_000);
 
   it("kill -9 of an API node: the client resumes on the other with Last-Event-ID, without loss or duplicates", async () => {
     // A slower run: each verify sleeps, so the stream is cut mid-run.
@@ -200,7 +204,7 @@ describeQueue("runs on PostgreSQL + graphile-worker across processes", () => {
     expect(rest.events[0]!.id).toBe(last + 1);
     // Bring the second API node back for the rest of the file.
     nodes[1] = await startApiNode(dirs, database, token, "b2");
-  }, 60_000);
+  }, 180_000);
 
   it("kill -9 of a worker mid-run: its run ends as 'worker lost' within a bounded time, never rerun; the others finish", async () => {
     const dump = setTimeout(async () => {

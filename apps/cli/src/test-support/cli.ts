@@ -15,19 +15,21 @@ export interface Sandbox {
   env: NodeJS.ProcessEnv;
 }
 
-/** A temp workspace and CAPGATE_HOME, with colour off. */
-export function sandbox(): Sandbox {
+/**
+ * A temp workspace and CAPGATE_HOME, with colour off. `runsCommands`: the test runs shell
+ * commands (verify, shell.run) — on a machine without a working bubblewrap (and
+ * CAPGATE_REQUIRE_SYSTEM_TESTS unset) they then run unsandboxed, by the config a user would
+ * write for that (each run then prints the sandbox-off warning on stderr).
+ */
+export function sandbox(options: { runsCommands?: boolean } = {}): Sandbox {
   const root = mkdtempSync(join(tmpdir(), "capgate-cli-"));
   const workspace = join(root, "ws");
   const home = join(root, "home");
   mkdirSync(workspace);
   const env: NodeJS.ProcessEnv = { ...process.env, CAPGATE_HOME: home, NO_COLOR: "1", FORCE_COLOR: "0" };
   delete env.CAPGATE_MODEL;
-  // On a machine without a working bubblewrap (and CAPGATE_REQUIRE_SYSTEM_TESTS unset) the
-  // commands of these tests run unsandboxed, by the config a user would write for that; a
-  // test that writes its own capgate.config.json replaces it.
   const shell = shellForTests();
-  if (shell.sandbox === "off")
+  if (options.runsCommands && shell.sandbox === "off")
     writeFileSync(join(workspace, "capgate.config.json"), JSON.stringify({ shell }));
   return { root, workspace, home, env };
 }
