@@ -111,7 +111,7 @@ const PARTS: Record<SystemPart, PartSpec> = {
   imagemagick: { find: inSystemDirs("import"), what: "ImageMagick's import", debian: "imagemagick" },
   postgres: {
     find: postgresBin,
-    what: "PostgreSQL's server binaries (/usr/lib/postgresql/*/bin/initdb, pg_ctl)",
+    what: "PostgreSQL's server (initdb and pg_ctl under /usr/lib/postgresql/*/bin)",
     debian: "postgresql",
   },
   git: { find: inSystemDirs("git"), what: "git", debian: "git" },
