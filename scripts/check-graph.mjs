@@ -45,8 +45,12 @@ const isCapability = (n) => n.startsWith("@capgate/capability-");
 // its tests run the tools runner with the real policy, so tools and schema may be devDependencies.
 const SHELL_POLICY = "@capgate/shell-policy";
 const SHELL_POLICY_DEV = ["@capgate/tools", "@capgate/schema"];
+// Test support every package's tests may use (private, depends on nothing of ours).
+const TEST_SUPPORT = "@capgate/test-system-parts";
 const allowed = (from, to) => {
   if (from === "@capgate/bench" || from === "@capgate/e2e") return true;
+  if (to === TEST_SUPPORT) return packages.get(from)?.pkg.devDependencies?.[TEST_SUPPORT] !== undefined;
+  if (from === TEST_SUPPORT) return false;
   switch (from) {
     case "@capgate/schema":
       return false;

@@ -6,12 +6,13 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpath
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { needs } from "@capgate/test-system-parts";
 import { afterAll, describe, expect, it } from "vitest";
 
-const REQUIRED = Boolean(process.env.CAPGATE_REQUIRE_SYSTEM_TESTS);
 const BIN = fileURLToPath(new URL("../../apps/cli/dist/bin.js", import.meta.url));
-const describeLifetime =
-  (existsSync("/usr/bin/bwrap") && existsSync(BIN)) || REQUIRED ? describe : describe.skip;
+const system = needs(["bwrap"]);
+const describeLifetime = (name: string, body: () => void) =>
+  describe.skipIf(system.skip || !existsSync(BIN))(name + system.note, body);
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), "capgate-lifetime-")));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

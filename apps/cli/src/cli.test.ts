@@ -193,7 +193,7 @@ describe("capgate run / demo / trace", () => {
   });
 
   it("maps outcomes to exit codes: finished 0, impossible 3, step limit 4, model error 1", async () => {
-    const box = sandbox();
+    const box = sandbox({ runsCommands: true });
     const finished = script(box, [
       ["verify", { claim: "ok", command: "true" }],
       ["finish", { summary: "done" }],
@@ -241,7 +241,7 @@ describe("capgate run / demo / trace", () => {
   });
 
   it("Ctrl-C aborts the run cleanly: run_ended aborted, its processes gone", async () => {
-    const box = sandbox();
+    const box = sandbox({ runsCommands: true });
     const marker = `sleep 61.${Date.now() % 1000}`;
     const s = script(box, [
       ["capability_load", { name: "shell" }],

@@ -102,22 +102,32 @@ export async function openHarness(
     ...(extra.onElicitation ? { onElicitation: extra.onElicitation } : {}),
     ...(global.capability?.length ? { capabilityPlugins: global.capability } : {}),
   });
-  const io = extra.io;
-  if (io) {
-    const p = paint(io);
-    for (const problem of harness.capabilityProblems) {
-      const loaded = problem.severity === "warning";
-      if (global.json)
-        io.err(
-          JSON.stringify({
-            warning: { code: loaded ? "capability_contract" : "capability_not_loaded", ...problem },
-          }),
-        );
-      else if (loaded) io.err(`${p.yellow("warning:")} capability '${problem.spec}': ${problem.message}`);
-      else io.err(`${p.yellow("warning:")} capability '${problem.spec}' not loaded: ${problem.message}`);
-    }
-  }
+  if (extra.io) reportCapabilityProblems(harness, global, extra.io);
   return harness;
+}
+
+/**
+ * One line on stderr per capability plugin that did not load (or loaded with a contract
+ * finding), JSON under --json — the same for every command that opens a harness, the
+ * long-running `serve` and `mcp serve` included.
+ */
+export function reportCapabilityProblems(
+  harness: Pick<Harness, "capabilityProblems">,
+  global: GlobalOptions,
+  io: CliIO,
+): void {
+  const p = paint(io);
+  for (const problem of harness.capabilityProblems) {
+    const loaded = problem.severity === "warning";
+    if (global.json)
+      io.err(
+        JSON.stringify({
+          warning: { code: loaded ? "capability_contract" : "capability_not_loaded", ...problem },
+        }),
+      );
+    else if (loaded) io.err(`${p.yellow("warning:")} capability '${problem.spec}': ${problem.message}`);
+    else io.err(`${p.yellow("warning:")} capability '${problem.spec}' not loaded: ${problem.message}`);
+  }
 }
 
 /** Parse a JSON argument for a tool, naming the problem (line and column, in words). */

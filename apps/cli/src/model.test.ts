@@ -44,7 +44,7 @@ async function chatCompletionsServer(replies: string[]) {
 
 describe("capgate run against an OpenAI-compatible endpoint", () => {
   it("talks Chat Completions to OPENAI_BASE_URL and finishes the goal", async () => {
-    const box = sandbox();
+    const box = sandbox({ runsCommands: true });
     writeFileSync(join(box.workspace, "greeting.txt"), "hello");
     const server = await chatCompletionsServer([
       '{"name":"capability_load","arguments":{"name":"fs"}}',
@@ -81,7 +81,7 @@ describe("capgate run against an OpenAI-compatible endpoint", () => {
 
 describe("capgate chat", () => {
   it("reads messages from a pipe, switches profile, and answers each", async () => {
-    const box = sandbox();
+    const box = sandbox({ runsCommands: true });
     const s = script(box, [
       ["verify", { claim: "fine", command: "true" }],
       ["finish", { summary: "first answer" }],
@@ -98,7 +98,7 @@ describe("capgate chat", () => {
   });
 
   it("--json makes the chat an event stream of JSON lines", async () => {
-    const box = sandbox();
+    const box = sandbox({ runsCommands: true });
     const s = script(box, [
       ["verify", { claim: "fine", command: "true" }],
       ["finish", { summary: "the answer" }],

@@ -1,6 +1,6 @@
-import { existsSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { needs } from "@capgate/test-system-parts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   CHROMIUM,
@@ -190,10 +190,9 @@ describe("MCP routing through the gateway", () => {
   }, 40_000);
 });
 
-const haveChromium = existsSync(CHROMIUM);
-const requireSystem = process.env.CAPGATE_REQUIRE_SYSTEM_TESTS !== undefined;
+const chromiumPart = needs(["chromium"]);
 
-describe.skipIf(!haveChromium && !requireSystem)("one browser panel across requests", () => {
+describe.skipIf(chromiumPart.skip)(`one browser panel across requests${chromiumPart.note}`, () => {
   it("opens, clicks and snapshots over three requests on the same page", async () => {
     const opened = await call({ tool: "browser_panel.open", arguments: { url: `http://${siteOrigin}/` } });
     expect(opened.status, JSON.stringify(opened.json)).toBe(200);

@@ -1,8 +1,9 @@
-import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { needs } from "@capgate/test-system-parts";
 import { chromium } from "playwright-core";
 import { afterAll, describe, expect, it } from "vitest";
 import { startServer } from "./index.js";
@@ -200,58 +201,56 @@ describe("MCP elicitations and logins over the server API", () => {
   });
 });
 
-describe.skipIf(!existsSync(CHROMIUM) && process.env.CAPGATE_REQUIRE_SYSTEM_TESTS === undefined)(
-  "the viewer shows pending MCP requests",
-  () => {
-    it("an operator answers a server's form from the page (defaults kept), as text, never as markup", async () => {
-      const script = join(root, "asker-viewer.mjs");
-      writeFileSync(
-        script,
-        ASKER.replace("Deploy where?", "<img src=x onerror='window.__pwned=1'> Deploy where?"),
+const chromiumPart = needs(["chromium"]);
+describe.skipIf(chromiumPart.skip)(`the viewer shows pending MCP requests${chromiumPart.note}`, () => {
+  it("an operator answers a server's form from the page (defaults kept), as text, never as markup", async () => {
+    const script = join(root, "asker-viewer.mjs");
+    writeFileSync(
+      script,
+      ASKER.replace("Deploy where?", "<img src=x onerror='window.__pwned=1'> Deploy where?"),
+    );
+    const server = await startServer({
+      port: 0,
+      workspace: root,
+      stateDir: join(root, "state-viewer"),
+      env: {},
+      config: { mcpServers: { asker: { command: process.execPath, args: [script] } } },
+    });
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ["--no-sandbox", "--disable-gpu"],
+    });
+    try {
+      const call = fetch(`${server.url}/tools/call`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${server.token}`, "content-type": "application/json" },
+        body: JSON.stringify({ tool: "asker/ask", arguments: {} }),
+      });
+      const page = await browser.newPage();
+      const pageErrors: string[] = [];
+      page.on("pageerror", (e) => pageErrors.push(String(e)));
+      page.on("console", (m) => pageErrors.push(m.text()));
+      await page.goto(`${server.url}/#token=${encodeURIComponent(server.token)}`);
+      const form = page.locator("form.elicitation");
+      await form.waitFor({ timeout: 15_000 }).catch((error: unknown) => {
+        throw new Error(`${String(error)}; page said: ${pageErrors.join(" | ")}`);
+      });
+      expect(await form.locator(".event-title").textContent()).toContain(
+        "<img src=x onerror='window.__pwned=1'>",
       );
-      const server = await startServer({
-        port: 0,
-        workspace: root,
-        stateDir: join(root, "state-viewer"),
-        env: {},
-        config: { mcpServers: { asker: { command: process.execPath, args: [script] } } },
+      await form.locator('[data-field="region"]').selectOption("us");
+      await form.getByRole("button", { name: "Send" }).click();
+      const result = (await (await call).json()) as { summary: string };
+      expect(JSON.parse(result.summary)).toEqual({
+        action: "accept",
+        content: { region: "us", replicas: 2 },
       });
-      const browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        headless: true,
-        args: ["--no-sandbox", "--disable-gpu"],
-      });
-      try {
-        const call = fetch(`${server.url}/tools/call`, {
-          method: "POST",
-          headers: { authorization: `Bearer ${server.token}`, "content-type": "application/json" },
-          body: JSON.stringify({ tool: "asker/ask", arguments: {} }),
-        });
-        const page = await browser.newPage();
-        const pageErrors: string[] = [];
-        page.on("pageerror", (e) => pageErrors.push(String(e)));
-        page.on("console", (m) => pageErrors.push(m.text()));
-        await page.goto(`${server.url}/#token=${encodeURIComponent(server.token)}`);
-        const form = page.locator("form.elicitation");
-        await form.waitFor({ timeout: 15_000 }).catch((error: unknown) => {
-          throw new Error(`${String(error)}; page said: ${pageErrors.join(" | ")}`);
-        });
-        expect(await form.locator(".event-title").textContent()).toContain(
-          "<img src=x onerror='window.__pwned=1'>",
-        );
-        await form.locator('[data-field="region"]').selectOption("us");
-        await form.getByRole("button", { name: "Send" }).click();
-        const result = (await (await call).json()) as { summary: string };
-        expect(JSON.parse(result.summary)).toEqual({
-          action: "accept",
-          content: { region: "us", replicas: 2 },
-        });
-        await form.waitFor({ state: "detached" });
-        expect(await page.evaluate("window.__pwned")).toBeUndefined();
-      } finally {
-        await browser.close();
-        await server.close();
-      }
-    }, 60_000);
-  },
-);
+      await form.waitFor({ state: "detached" });
+      expect(await page.evaluate("window.__pwned")).toBeUndefined();
+    } finally {
+      await browser.close();
+      await server.close();
+    }
+  }, 60_000);
+});

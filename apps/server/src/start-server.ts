@@ -107,6 +107,13 @@ export interface StartServerOptions {
   approval?: ApprovalMode;
   /** Extra capabilities beside the ten built-ins. */
   capabilities?: Capability[];
+  /**
+   * More capability plugins (package names or paths) beside the config's `capabilities` —
+   * the CLI's `--capability` — loaded, linted and registered like those; resolved against
+   * `pluginBaseDir` (default the current directory). Ones that fail are in `harness.capabilityProblems`.
+   */
+  capabilityPlugins?: string[];
+  pluginBaseDir?: string;
   /** Serve this harness instead of building one (it is not closed by close()). */
   harness?: Harness;
   /** Extra Host header values to accept, as the client sends them (`name` or `name:port`), e.g. behind a proxy. */
@@ -302,6 +309,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       ...(options.stateDir ? { stateDir: options.stateDir } : {}),
       ...(options.approval ? { approval: options.approval } : {}),
       ...(options.capabilities ? { capabilities: options.capabilities } : {}),
+      ...(options.capabilityPlugins?.length ? { capabilityPlugins: options.capabilityPlugins } : {}),
+      ...(options.pluginBaseDir ? { pluginBaseDir: options.pluginBaseDir } : {}),
       approve: approvals.hook,
       onElicitation: elicitations.hook,
       processEnv: env,

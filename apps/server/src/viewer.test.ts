@@ -1,6 +1,7 @@
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { needs } from "@capgate/test-system-parts";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -12,13 +13,12 @@ import {
 } from "./test-support/server-process.js";
 
 const ARTIFACTS = join(dirname(fileURLToPath(import.meta.url)), "..", "artifacts");
-const haveChromium = existsSync(CHROMIUM);
-const requireSystem = process.env.CAPGATE_REQUIRE_SYSTEM_TESTS !== undefined;
+const chromiumPart = needs(["chromium"]);
 
 let server: ServerProcess;
 let browser: Browser;
 
-describe.skipIf(!haveChromium && !requireSystem)("web run viewer in Chromium", () => {
+describe.skipIf(chromiumPart.skip)(`web run viewer in Chromium${chromiumPart.note}`, () => {
   beforeAll(async () => {
     server = await startServerProcess();
     browser = await chromium.launch({

@@ -5,7 +5,9 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createScriptedModel } from "@capgate/models";
+import { shellForTests } from "@capgate/test-system-parts";
 import { afterAll, describe, expect, it } from "vitest";
+import type { CapgateConfig } from "./config.js";
 import { createHarness, type Harness } from "./harness.js";
 
 const open: Harness[] = [];
@@ -16,7 +18,10 @@ async function harness(
   const workspace = join(root, "ws");
   const stateDir = join(root, "state");
   mkdirSync(workspace);
-  const h = await createHarness({ workspace, stateDir, ...options });
+  // Commands run in the sandbox where bubblewrap works (or is required), unsandboxed on a machine without it.
+  const config = (options.config ?? {}) as CapgateConfig;
+  const shell = { ...shellForTests(), ...config.shell };
+  const h = await createHarness({ workspace, stateDir, ...options, config: { ...config, shell } });
   open.push(h);
   return { h, workspace, stateDir };
 }

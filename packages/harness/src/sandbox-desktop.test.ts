@@ -15,13 +15,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runVerify } from "@capgate/loop";
 import { CapgateError } from "@capgate/schema";
+import { needs } from "@capgate/test-system-parts";
 import { closeEgressProxies, createToolContext } from "@capgate/tools";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHarness, type Harness } from "./harness.js";
 
-const REQUIRED = Boolean(process.env.CAPGATE_REQUIRE_SYSTEM_TESTS);
-const SYSTEM = ["/usr/bin/bwrap", "/usr/bin/socat", "/usr/bin/Xvfb", "/usr/bin/xdpyinfo", "/usr/bin/curl"];
-const describeDesktop = SYSTEM.every(existsSync) || REQUIRED ? describe : describe.skip;
+const system = needs(["bwrap", "socat", "xvfb", "xdpyinfo", "curl"]);
+const describeDesktop = (name: string, body: () => void) =>
+  describe.skipIf(system.skip)(name + system.note, body);
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), "capgate-desktop-")));
 const ws = join(root, "ws");

@@ -1,17 +1,19 @@
 // Configured MCP servers opt into the OS sandbox with "sandbox": true: the config accepts it
 // on stdio entries only, the harness wraps their command in bubblewrap, a real server works
 // through the wrapper, and where the sandbox cannot start the server refuses to start.
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { needs } from "@capgate/test-system-parts";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseConfig } from "./config.js";
 import { createHarness, type Harness } from "./harness.js";
 import { sandboxServers } from "./sandboxed-servers.js";
 
-const REQUIRED = Boolean(process.env.CAPGATE_REQUIRE_SYSTEM_TESTS);
-const itSandbox = existsSync("/usr/bin/bwrap") || REQUIRED ? it : it.skip;
+const system = needs(["bwrap"]);
+const itSandbox = (name: string, body: () => Promise<void>, timeout?: number) =>
+  it.skipIf(system.skip)(name + system.note, body, timeout);
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), "capgate-sandboxed-mcp-")));
 const ws = join(root, "ws");

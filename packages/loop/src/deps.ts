@@ -16,9 +16,23 @@ import type { RunStore } from "./run-store-api.js";
 export interface LoopApprovalRequest extends ApprovalRequest {
   approvalId: string;
   runId: string;
+  /**
+   * For a hook marked `announcesPending`: call it once the request can be answered (stored
+   * where answers are looked up). The loop emits `approval_requested` then, so whoever sees
+   * that event — on any node — can answer it at once. Other hooks get the event before they
+   * are called.
+   */
+  onPending?: () => void;
 }
 
-export type LoopApprovalHook = (request: LoopApprovalRequest, signal: AbortSignal) => Promise<boolean>;
+/**
+ * Asks the host to approve one call. `announcesPending: true` says the hook calls
+ * `request.onPending()` once the request is answerable (a registry whose store is not in
+ * this process, such as PostgreSQL, is answerable only after its write).
+ */
+export type LoopApprovalHook = ((request: LoopApprovalRequest, signal: AbortSignal) => Promise<boolean>) & {
+  readonly announcesPending?: boolean;
+};
 
 /**
  * What a loop runs on. A host (the harness, a test, a new frontend) builds it once and

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createScriptedModel } from "@capgate/models";
+import { shellForTests } from "@capgate/test-system-parts";
 import { describe, expect, it } from "vitest";
 import type { RunEvent } from "./events.js";
 import { runGoal } from "./goal-loop.js";
@@ -207,7 +208,7 @@ describe("runGoal", () => {
   it("verify asks the approver for a configured ask rule, as a tool call would", async () => {
     const asked: string[] = [];
     const { env, workspace } = makeEnv({
-      policy: { shell: { ask: [{ prefix: ["true"], reason: "true needs a nod" }] } },
+      policy: { shell: { ...shellForTests(), ask: [{ prefix: ["true"], reason: "true needs a nod" }] } },
       approve: async (req) => {
         asked.push(`${req.tool}: ${req.description}`);
         return asked.length === 1;
@@ -375,7 +376,7 @@ describe("runGoal", () => {
   it("asks for approval per risk and records approval events", async () => {
     const asked: string[] = [];
     const { env, workspace } = makeEnv({
-      policy: { approval: "on-risk" },
+      policy: { approval: "on-risk", shell: shellForTests() },
       approve: async (req) => {
         asked.push(`${req.tool}:${req.approvalId.length > 0}`);
         return req.tool !== "notes.write";
@@ -400,6 +401,63 @@ describe("runGoal", () => {
     const denied = seen.find((e) => e.type === "tool_result" && e.tool === "notes.write");
     expect(denied?.type === "tool_result" && denied.rejected).toBe("policy_denied");
     expect(existsSync(join(workspace, "a"))).toBe(false);
+  });
+
+  it("a hook that announces pending gets approval_requested emitted only once it says the request is answerable", async () => {
+    // What a registry in another process does (PostgreSQL): the request is answerable only
+    // after its write, so a client reacting to the event at once must not see it earlier.
+    const order: string[] = [];
+    const approve = Object.assign(
+      async (req: { onPending?: () => void }) => {
+        order.push("hook called");
+        await new Promise((r) => setTimeout(r, 20));
+        order.push("stored");
+        req.onPending?.();
+        return true;
+      },
+      { announcesPending: true },
+    );
+    const { env, workspace } = makeEnv({ policy: { approval: "on-risk", shell: shellForTests() }, approve });
+    const model = createScriptedModel([
+      act("capability_load", { name: "notes" }),
+      act("capability_call", { tool: "notes.write", arguments: { path: "a", text: "b" } }),
+      act("mark_impossible", { reason: "r" }),
+    ]);
+    await runGoal(env, {
+      goal: "g",
+      profile: "Orchestrator",
+      model,
+      workspace,
+      onEvent: (e) => {
+        if (e.type === "approval_requested" || e.type === "approval_resolved") order.push(e.type);
+      },
+    });
+    expect(order).toEqual(["hook called", "stored", "approval_requested", "approval_resolved"]);
+    expect(existsSync(join(workspace, "a"))).toBe(true);
+
+    // A hook that does not announce: the event comes first, as before.
+    const plain: string[] = [];
+    const { env: env2, workspace: ws2 } = makeEnv({
+      policy: { approval: "on-risk", shell: shellForTests() },
+      approve: async () => {
+        plain.push("hook called");
+        return true;
+      },
+    });
+    await runGoal(env2, {
+      goal: "g",
+      profile: "Orchestrator",
+      model: createScriptedModel([
+        act("capability_load", { name: "notes" }),
+        act("capability_call", { tool: "notes.write", arguments: { path: "a", text: "b" } }),
+        act("mark_impossible", { reason: "r" }),
+      ]),
+      workspace: ws2,
+      onEvent: (e) => {
+        if (e.type === "approval_requested" || e.type === "approval_resolved") plain.push(e.type);
+      },
+    });
+    expect(plain).toEqual(["approval_requested", "hook called", "approval_resolved"]);
   });
 
   it("spawns workers as child runs with their own profile and run id, linked to the parent", async () => {

@@ -109,21 +109,31 @@ export class Session {
     const hook = this.env.approve!;
     return async (request, signal) => {
       const approvalId = randomUUID();
-      emitter.emit({
-        type: "approval_requested",
-        approvalId,
-        tool: request.tool,
-        risk: request.risk,
-        arguments: request.arguments,
-        description: request.description,
-      });
+      let announced = false;
+      const announce = () => {
+        if (announced) return;
+        announced = true;
+        emitter.emit({
+          type: "approval_requested",
+          approvalId,
+          tool: request.tool,
+          risk: request.risk,
+          arguments: request.arguments,
+          description: request.description,
+        });
+      };
+      // A hook that announces emits the event once the request is answerable: a client
+      // that reacts to the event at once (another API node, the viewer) must find it pending.
+      if (!hook.announcesPending) announce();
       let approved = false;
       let reason: string | undefined;
       try {
-        approved = await hook({ ...request, approvalId, runId: emitter.runId }, signal);
+        approved = await hook({ ...request, approvalId, runId: emitter.runId, onPending: announce }, signal);
       } catch (error) {
         reason = (error as Error).message;
       }
+      // Answered or failed before it announced: the trace still pairs requested with resolved.
+      announce();
       emitter.emit({ type: "approval_resolved", approvalId, approved, ...(reason ? { reason } : {}) });
       return approved;
     };

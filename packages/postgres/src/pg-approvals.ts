@@ -39,7 +39,11 @@ export class PgApprovalRegistry implements ApprovalRegistry {
     });
   }
 
-  readonly hook: LoopApprovalHook = (request, signal) => this.#wait(request, signal);
+  /** Announces pending (`request.onPending`) only after the INSERT: then any node can answer it. */
+  readonly hook: LoopApprovalHook = Object.assign(
+    (request: LoopApprovalRequest, signal: AbortSignal) => this.#wait(request, signal),
+    { announcesPending: true },
+  );
 
   async #wait(request: LoopApprovalRequest, signal: AbortSignal): Promise<boolean> {
     if (signal.aborted) throw new Error("the run was stopped before anyone answered");
@@ -57,6 +61,7 @@ export class PgApprovalRegistry implements ApprovalRegistry {
       "INSERT INTO capgate.approvals (approval_id, run_id, request, status) VALUES ($1, $2, $3, 'pending')",
       [approvalId, request.runId, JSON.stringify(info)],
     );
+    request.onPending?.();
     return new Promise<boolean>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
       let done = false;

@@ -138,9 +138,18 @@ describePg("PostgreSQL run store, approvals and memory", () => {
       arguments: { command: "ls" },
       description: "shell.run ls",
     } as const;
-    const waiting = worker.hook({ ...request, approvalId: "ap-1", runId }, new AbortController().signal);
-    await until(async () => (await api.pendingFor(runId)).length === 1);
-    expect((await api.pendingFor(runId))[0]).toMatchObject({ approvalId: "ap-1", tool: "shell.run", runId });
+    // The hook announces (and the loop emits approval_requested) only once the row is in:
+    // the other node finds it pending the moment it is announced, no polling.
+    let announced: Promise<Awaited<ReturnType<typeof api.pendingFor>>> | undefined;
+    expect(worker.hook.announcesPending).toBe(true);
+    const waiting = worker.hook(
+      { ...request, approvalId: "ap-1", runId, onPending: () => (announced = api.pendingFor(runId)) },
+      new AbortController().signal,
+    );
+    await until(() => announced !== undefined);
+    expect(await announced).toEqual([
+      expect.objectContaining({ approvalId: "ap-1", tool: "shell.run", runId }),
+    ]);
     expect(await api.resolve(newRunId(), "ap-1", true)).toBeUndefined(); // wrong run
     expect(await api.resolve(runId, "ap-1", true)).toMatchObject({ approvalId: "ap-1" });
     expect(await api.resolve(runId, "ap-1", false)).toBeUndefined(); // already answered

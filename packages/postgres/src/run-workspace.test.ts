@@ -2,8 +2,14 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { needs } from "@capgate/test-system-parts";
 import { afterEach, describe, expect, it } from "vitest";
 import { prepareRunWorkspace } from "./run-workspace.js";
+
+// These drive real git: skipped (the reason in the name) where git is missing, failing under CAPGATE_REQUIRE_SYSTEM_TESTS.
+const gitPart = needs(["git"]);
+const describeGit = (name: string, body: () => void) =>
+  describe.skipIf(gitPart.skip)(name + gitPart.note, body);
 
 const roots: string[] = [];
 afterEach(() => {
@@ -27,7 +33,7 @@ const env = {
   GIT_COMMITTER_EMAIL: "t@t",
 };
 
-describe("a fresh checkout per run", () => {
+describeGit("a fresh checkout per run", () => {
   it("a git workspace gets a worktree on its own branch; the run's change is published as a commit on it", async () => {
     const { source, work } = scratch();
     for (const args of [

@@ -1,16 +1,14 @@
+import { needs } from "@capgate/test-system-parts";
 import { afterAll, beforeAll, describe } from "vitest";
-import { findPostgresBin, postgresRequired, startTestCluster, type TestCluster } from "./testing.js";
+import { startTestCluster, type TestCluster } from "./testing.js";
 
-const available = findPostgresBin() !== undefined;
-if (!available && postgresRequired()) {
-  throw new Error(
-    "CAPGATE_REQUIRE_SYSTEM_TESTS is set but PostgreSQL's server binaries are missing (install Debian's `postgresql`).",
-  );
-}
+// Throws under CAPGATE_REQUIRE_SYSTEM_TESTS when the binaries are missing.
+const postgres = needs(["postgres"]);
+const available = !postgres.skip;
 
 /** `describe` when PostgreSQL can run here; skipped (with the reason in its name) otherwise, and failing under CAPGATE_REQUIRE_SYSTEM_TESTS. */
 export function describePg(name: string, body: () => void): void {
-  (available ? describe : describe.skip)(name, body);
+  describe.skipIf(postgres.skip)(name + postgres.note, body);
 }
 
 /** One throwaway cluster per test file. */

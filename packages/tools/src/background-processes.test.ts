@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CapgateError } from "@capgate/schema";
+import { shellForTests } from "@capgate/test-system-parts";
 import { afterAll, describe, expect, it } from "vitest";
 import { BackgroundProcesses, backgroundProcesses } from "./background-processes.js";
 import { groupMembers } from "./process-group.js";
@@ -106,7 +107,7 @@ describe("BackgroundProcesses", () => {
       bg.startShell({ command: `nohup touch ${marker}-open`, check, cwd: dir, env }),
     ).rejects.toMatchObject({ code: "policy_denied", property: "command", message: "opens a browser" });
     expect(bg.list()).toEqual([]);
-    const ok = await bg.startShell({ command: "echo served", check, cwd: dir, env });
+    const ok = await bg.startShell({ command: "echo served", check, cwd: dir, env, policy: shellForTests() });
     await until(() => bg.output(ok.id).text === "served\n", "shell output");
     expect(seen).toEqual([`nohup touch ${marker}-open`, "echo served"]);
     expect(existsSync(`${marker}-open`)).toBe(false);

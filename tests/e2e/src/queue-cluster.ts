@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { shellForTests } from "@capgate/test-system-parts";
 
 const require = createRequire(import.meta.url);
 export const BIN = join(dirname(require.resolve("capgate/package.json")), "dist", "bin.js");
@@ -76,6 +77,9 @@ export function makeDirs(): Dirs {
   const scratch = join(root, "scratch");
   for (const d of [workspace, home, scratch]) mkdirSync(d);
   writeFileSync(join(workspace, "README.md"), "# queued\n");
+  // The nodes run from root: without a working bubblewrap (and not required) their commands run unsandboxed.
+  const shell = shellForTests();
+  if (shell.sandbox) writeFileSync(join(root, "capgate.config.json"), JSON.stringify({ shell }));
   const git = (args: string[]) =>
     execFileSync("git", args, {
       cwd: workspace,

@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { shellForTests } from "@capgate/test-system-parts";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -36,7 +37,12 @@ export function sandbox(config: Record<string, unknown>, files: Record<string, s
     writeFileSync(join(workspace, name), text);
   }
   const configFile = join(root, "capgate.config.json");
-  writeFileSync(configFile, JSON.stringify(config, null, 2));
+  // Without a working bubblewrap (and not required), commands the gate starts run unsandboxed.
+  const shell = { ...shellForTests(), ...(config.shell as object | undefined) };
+  writeFileSync(
+    configFile,
+    JSON.stringify(Object.keys(shell).length ? { ...config, shell } : config, null, 2),
+  );
   return { root, workspace, home, configFile };
 }
 

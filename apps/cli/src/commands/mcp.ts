@@ -1,5 +1,5 @@
 import type { ToolResult } from "@capgate/tools";
-import { type GlobalOptions, parseJsonArgument } from "../context.js";
+import { type GlobalOptions, parseJsonArgument, reportCapabilityProblems } from "../context.js";
 import { CliError } from "../errors.js";
 import { type CliIO, paint } from "../io.js";
 import { printJson } from "../json.js";
@@ -132,6 +132,8 @@ export async function mcpServeCommand(
     ...(explicitWorkspace ? { workspace: explicitWorkspace } : {}),
     ...(global.capability?.length ? { capabilityPlugins: global.capability } : {}),
   });
+  // stderr only: stdout is the MCP channel.
+  reportCapabilityProblems(harness, global, io);
   let session: ReturnType<typeof harness.createGateSession>;
   try {
     session = harness.createGateSession({

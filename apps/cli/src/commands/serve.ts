@@ -1,4 +1,4 @@
-import type { GlobalOptions } from "../context.js";
+import { type GlobalOptions, reportCapabilityProblems } from "../context.js";
 import { CliError } from "../errors.js";
 import { type CliIO, paint } from "../io.js";
 
@@ -23,7 +23,10 @@ export async function serveCommand(options: ServeOptions, global: GlobalOptions,
     ...(options.token ? { token: options.token } : {}),
     ...(options.database ? { database: options.database } : {}),
     ...(global.config ? { configPath: global.config } : {}),
+    // --capability, as for run/call/capabilities: paths from the current directory.
+    ...(global.capability?.length ? { capabilityPlugins: global.capability } : {}),
   });
+  reportCapabilityProblems(server.harness, global, io);
   const p = paint(io);
   io.out(
     `${p.bold("capgate serve")} listening on ${server.url} ${p.dim(`(workspace ${server.harness.workspace})`)}`,

@@ -13,6 +13,7 @@ import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { shellForTests } from "@capgate/test-system-parts";
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const SERVE_ENTRY = join(here, "serve-entry.mjs");
@@ -75,8 +76,11 @@ export async function startServerProcess(start: StartOptions = {}): Promise<Serv
     scriptedModelsDir: scratch,
     ...(start.options ?? {}),
   };
-  if (start.config) {
-    const config = typeof start.config === "function" ? start.config({ workspace, scratch }) : start.config;
+  // Commands run in the sandbox where bubblewrap works (or is required), unsandboxed on a machine without it.
+  const sandboxOff = shellForTests();
+  if (start.config || sandboxOff.sandbox) {
+    const given = typeof start.config === "function" ? start.config({ workspace, scratch }) : start.config;
+    const config = { ...given, shell: { ...sandboxOff, ...(given?.shell as object | undefined) } };
     const configFile = join(scratch, "capgate.config.json");
     writeFileSync(configFile, JSON.stringify(config, null, 2));
     options.configFile = configFile;

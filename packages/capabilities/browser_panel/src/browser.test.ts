@@ -1,16 +1,16 @@
-import { existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
+import { mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
+import { needs } from "@capgate/test-system-parts";
 import type { ExecuteContext } from "@capgate/tools";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BROWSER_RESOURCE_KEY, DEFAULT_BROWSER_EXECUTABLE } from "./session.js";
+import { BROWSER_RESOURCE_KEY } from "./session.js";
 import { call, commandLine, panelContext, processesMentioning } from "./test-context.js";
 import { type PageServer, startPageServer } from "./test-server.js";
 import type { PanelData } from "./tools.js";
 
 // Real Chromium against a real local server. Skipped only where Chromium is missing and
 // CAPGATE_REQUIRE_SYSTEM_TESTS is unset (CI sets it, so there a missing browser fails).
-const runBrowser =
-  existsSync(DEFAULT_BROWSER_EXECUTABLE) || Boolean(process.env.CAPGATE_REQUIRE_SYSTEM_TESTS);
+const chromium = needs(["chromium"]);
 
 let inner: PageServer; // a "private" service the page must never reach
 let server: PageServer;
@@ -96,7 +96,7 @@ describe("browser_panel without a browser", () => {
   });
 });
 
-describe.runIf(runBrowser)("browser_panel with real Chromium", () => {
+describe.skipIf(chromium.skip)(`browser_panel with real Chromium${chromium.note}`, () => {
   it("open → snapshot → click by text → type with submit → back → screenshot → close, in one reused browser", async () => {
     const opened = await call("open", { url: `${server.url}/` }, ctx);
     expect(opened.success, opened.summary).toBe(true);

@@ -1,4 +1,3 @@
-import { spawnSync } from "node:child_process";
 import {
   existsSync,
   mkdirSync,
@@ -11,6 +10,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CapgateError } from "@capgate/schema";
+import { needs, shellForTests } from "@capgate/test-system-parts";
 import {
   CapabilitySet,
   createHostResources,
@@ -28,9 +28,10 @@ import { effectiveTimeout } from "./run.js";
 const ws = realpathSync(mkdtempSync(join(tmpdir(), "capgate-code-")));
 afterAll(() => rmSync(ws, { recursive: true, force: true }));
 
-const hasPython = spawnSync("python3", ["--version"]).status === 0;
 // Python tests may skip only where CI does not require system binaries.
-const itPython = hasPython || process.env.CAPGATE_REQUIRE_SYSTEM_TESTS ? it : it.skip;
+const python = needs(["python3"]);
+const itPython = (name: string, body: () => Promise<void>, timeout?: number) =>
+  it.skipIf(python.skip)(name + python.note, body, timeout);
 
 function context(
   options: {
@@ -45,7 +46,8 @@ function context(
     env: options.env ?? { PATH: process.env.PATH, HOME: process.env.HOME, LANG: "C.UTF-8" },
     profile: { name: "Coder", maySpawnWorkers: false },
     limits: { ...DEFAULT_LIMITS, ...options.limits },
-    policy: {},
+    // The sandbox on where bubblewrap works (or is required); off on a machine without it.
+    policy: { shell: shellForTests() },
     services: {},
     resources: createHostResources(),
     stateDir: ws,

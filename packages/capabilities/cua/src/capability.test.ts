@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { needs } from "@capgate/test-system-parts";
 import {
   CapabilitySet,
   createHostResources,
@@ -17,7 +18,6 @@ import { pngSize } from "./screenshot.js";
 import {
   type Browser,
   type EventPage,
-  hasProgram,
   startChromium,
   startEventPage,
   startXvfb,
@@ -25,9 +25,8 @@ import {
   type XServer,
 } from "./test-support/x-session.js";
 
-const REQUIRED = Boolean(process.env.CAPGATE_REQUIRE_SYSTEM_TESTS);
-const HAVE_X = hasProgram("Xvfb") && hasProgram("xdotool") && hasProgram("import");
-const HAVE_CHROMIUM = existsSync("/usr/bin/chromium");
+const X = needs(["xvfb", "xdotool", "imagemagick"]);
+const CHROMIUM = needs(["chromium"]);
 
 const NO_DISPLAY =
   "no X display: DISPLAY is not set — cua needs a desktop session; use browser_panel for web pages.";
@@ -89,7 +88,7 @@ describe("cua without a display", () => {
   });
 });
 
-describe.skipIf(!HAVE_X && !REQUIRED)("cua on a real X server (Xvfb)", () => {
+describe.skipIf(X.skip)(`cua on a real X server (Xvfb)${X.note}`, () => {
   let x: XServer;
   let env: Record<string, string | undefined>;
 
@@ -287,7 +286,7 @@ describe.skipIf(!HAVE_X && !REQUIRED)("cua on a real X server (Xvfb)", () => {
     expect(error).toMatchObject({ code: "invalid_arguments", property: "dy" });
   });
 
-  describe.skipIf(!HAVE_CHROMIUM && !REQUIRED)("input lands in a real window (headed Chromium)", () => {
+  describe.skipIf(CHROMIUM.skip)(`input lands in a real window (headed Chromium)${CHROMIUM.note}`, () => {
     let page: EventPage;
     let browser: Browser;
     let ctx: ExecuteContext;

@@ -1,8 +1,14 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { needs } from "@capgate/test-system-parts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, type Fixture, makeFixture, rejection, snapshot } from "./test-support.js";
+
+// These drive real git: skipped (the reason in the name) where git is missing, failing under CAPGATE_REQUIRE_SYSTEM_TESTS.
+const gitPart = needs(["git"]);
+const describeGit = (name: string, body: () => void) =>
+  describe.skipIf(gitPart.skip)(name + gitPart.note, body);
 
 // fs.* never write under a `.git` directory — the workspace's own, a nested repository's,
 // a submodule's — nor through a link to one: hooks and config there are programs git runs.
@@ -33,7 +39,7 @@ const TARGETS = [
   "meta-link/hooks/pre-commit",
 ];
 
-describe("writes under .git are refused for every writing tool", () => {
+describeGit("writes under .git are refused for every writing tool", () => {
   it.each(TARGETS)("%s", async (target) => {
     const before = snapshot(fx.ws);
     const attempts: [string, Record<string, unknown>, string][] = [

@@ -14,9 +14,15 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
+import { needs } from "@capgate/test-system-parts";
 import type { ToolResult } from "@capgate/tools";
 import { afterEach, describe, expect, it } from "vitest";
 import { createRepo, createRepoWithHistory, type GitTestRepo } from "./test-support.js";
+
+// These drive real git: skipped (the reason in the name) where git is missing, failing under CAPGATE_REQUIRE_SYSTEM_TESTS.
+const gitPart = needs(["git"]);
+const describeGit = (name: string, body: () => void) =>
+  describe.skipIf(gitPart.skip)(name + gitPart.note, body);
 
 // Each test builds a workspace whose repository metadata (which the model can write)
 // points git outside the workspace or at a program, plus an OUTSIDE repository that must
@@ -86,7 +92,7 @@ function markerScript(repo: GitTestRepo, name: string, marker: string): string {
   return file;
 }
 
-describe("metadata pointing outside the workspace is refused, naming it", () => {
+describeGit("metadata pointing outside the workspace is refused, naming it", () => {
   it("a .git file with gitdir: pointing at another repository", async () => {
     const outside = track(createRepoWithHistory());
     const repo = track(createRepo({ init: false }));
@@ -211,7 +217,7 @@ describe("metadata pointing outside the workspace is refused, naming it", () => 
   });
 });
 
-describe("metadata the sandbox protects is refused when planted, inside the workspace too", {
+describe.skipIf(gitPart.skip)("metadata the sandbox protects is refused when planted, inside the workspace too" + gitPart.note, {
   timeout: 60_000,
 }, () => {
   // The same entries the sandbox makes read-only (PROTECTED_GIT_ENTRIES): a model that ran
@@ -271,7 +277,7 @@ describe("metadata the sandbox protects is refused when planted, inside the work
   });
 });
 
-describe("programs the repository configures never run", () => {
+describeGit("programs the repository configures never run", () => {
   it("filter clean/smudge/process drivers never run; staging or checking out a filtered file is refused, naming it", async () => {
     const outside = track(createRepoWithHistory());
     const repo = track(createRepoWithHistory());
@@ -359,7 +365,7 @@ describe("programs the repository configures never run", () => {
   });
 });
 
-describe("what the operator's own config still gives", () => {
+describeGit("what the operator's own config still gives", () => {
   it("the global identity is used when the repository sets none; nothing else from the global file applies", async () => {
     const repo = track(createRepoWithHistory());
     repo.git("config", "--unset", "user.name");

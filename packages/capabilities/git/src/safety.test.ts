@@ -1,8 +1,14 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
+import { needs } from "@capgate/test-system-parts";
 import { afterEach, describe, expect, it } from "vitest";
 import { capability } from "./capability.js";
 import { createRepo, createRepoWithHistory, type GitTestRepo } from "./test-support.js";
+
+// These drive real git: skipped (the reason in the name) where git is missing, failing under CAPGATE_REQUIRE_SYSTEM_TESTS.
+const gitPart = needs(["git"]);
+const describeGit = (name: string, body: () => void) =>
+  describe.skipIf(gitPart.skip)(name + gitPart.note, body);
 
 let repo: GitTestRepo;
 afterEach(() => repo?.close());
@@ -21,7 +27,7 @@ function handler(tool: string) {
   return h;
 }
 
-describe("arguments never become git options", () => {
+describeGit("arguments never become git options", () => {
   it("refs starting with '-' are rejected by the schema and by the handler itself", async () => {
     repo = createRepoWithHistory();
     const out = join(repo.root, "injected");
@@ -88,7 +94,7 @@ describe("arguments never become git options", () => {
   });
 });
 
-describe("paths stay inside the workspace", () => {
+describeGit("paths stay inside the workspace", () => {
   it.each([
     ["git.diff", { path: "../outside" }],
     ["git.diff", { path: "/etc/passwd" }],
@@ -110,7 +116,7 @@ describe("paths stay inside the workspace", () => {
   });
 });
 
-describe("the workspace must be a repository of its own", () => {
+describeGit("the workspace must be a repository of its own", () => {
   it("no repository: a clear failure pointing to git init, and none is created", async () => {
     repo = createRepo({ init: false });
     for (const tool of ["git.status", "git.log", "git.branch"]) {
@@ -155,7 +161,7 @@ describe("the workspace must be a repository of its own", () => {
   });
 });
 
-describe("the repository's own programs do not run", () => {
+describeGit("the repository's own programs do not run", () => {
   it("hooks, fsmonitor, textconv, external diff and pager configured in the repository are not run", async () => {
     repo = createRepoWithHistory();
     const marker = join(repo.root, "ran.log");
@@ -199,7 +205,7 @@ describe("the repository's own programs do not run", () => {
   });
 });
 
-describe("output limits", () => {
+describeGit("output limits", () => {
   it("a long status lists the first 200 entries and counts the rest", async () => {
     repo = createRepoWithHistory();
     for (let i = 0; i < 250; i++) repo.write(`f${String(i).padStart(3, "0")}.txt`, "x\n");

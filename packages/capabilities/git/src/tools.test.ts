@@ -1,13 +1,19 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { needs } from "@capgate/test-system-parts";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RepoStatus } from "./status.js";
 import { createRepo, createRepoWithHistory, type GitTestRepo } from "./test-support.js";
 
+// These drive real git: skipped (the reason in the name) where git is missing, failing under CAPGATE_REQUIRE_SYSTEM_TESTS.
+const gitPart = needs(["git"]);
+const describeGit = (name: string, body: () => void) =>
+  describe.skipIf(gitPart.skip)(name + gitPart.note, body);
+
 let repo: GitTestRepo;
 afterEach(() => repo?.close());
 
-describe("git.status", () => {
+describeGit("git.status", () => {
   it("shows the branch and short-format entries with counts", async () => {
     repo = createRepoWithHistory();
     repo.write("src/app.ts", "export const answer = 42;\n");
@@ -57,7 +63,7 @@ describe("git.status", () => {
   });
 });
 
-describe("git.diff", () => {
+describeGit("git.diff", () => {
   it("unstaged vs staged, each with a stat header", async () => {
     repo = createRepoWithHistory();
     repo.write("src/app.ts", "export const answer = 42;\n");
@@ -104,7 +110,7 @@ describe("git.diff", () => {
   });
 });
 
-describe("git.log", () => {
+describeGit("git.log", () => {
   it("one line per commit, newest first, limit and path", async () => {
     repo = createRepoWithHistory();
     const r = await repo.call("git.log");
@@ -129,7 +135,7 @@ describe("git.log", () => {
   });
 });
 
-describe("git.show", () => {
+describeGit("git.show", () => {
   it("a commit with message, stat and patch; a file at a revision; unknown refs", async () => {
     repo = createRepoWithHistory();
     repo.write("src/app.ts", "export const answer = 42;\n");
@@ -193,7 +199,7 @@ describe("git.show", () => {
   });
 });
 
-describe("git.add and git.commit", () => {
+describeGit("git.add and git.commit", () => {
   it("stages paths, commits them, and reports the new commit", async () => {
     repo = createRepoWithHistory();
     repo.write("src/app.ts", "export const answer = 42;\n");
@@ -284,7 +290,7 @@ describe("git.add and git.commit", () => {
   });
 });
 
-describe("git.branch and git.checkout", () => {
+describeGit("git.branch and git.checkout", () => {
   it("lists, creates without switching, switches, creates-and-switches", async () => {
     repo = createRepoWithHistory();
     const list = await repo.call("git.branch");

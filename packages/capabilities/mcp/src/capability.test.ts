@@ -5,6 +5,7 @@ import { dirname, join } from "node:path";
 import type { McpPool, McpServersMap } from "@capgate/mcp-client";
 import { createNodeMcpPool } from "@capgate/mcp-client/stdio";
 import { shellQuote } from "@capgate/shell-policy";
+import { shellForTests } from "@capgate/test-system-parts";
 import {
   type ApprovalRequest,
   CapabilitySet,
@@ -45,7 +46,8 @@ function context(over: Partial<ExecuteContext> = {}): ExecuteContext {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, LANG: "C.UTF-8" },
     profile: { name: "Orchestrator", maySpawnWorkers: true },
     limits: { ...DEFAULT_LIMITS, timeoutMs: 30_000 },
-    policy: {},
+    // The sandbox on where bubblewrap works (or is required); off on a machine without it.
+    policy: { shell: shellForTests() },
     services: {},
     resources: createHostResources(),
     stateDir: ws,

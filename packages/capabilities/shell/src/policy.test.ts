@@ -1,5 +1,6 @@
 import { chmodSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { shellForTests } from "@capgate/test-system-parts";
 import { type ApprovalRequest, runProcess } from "@capgate/tools";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { createShellTestHost } from "./test-support.js";
@@ -99,6 +100,7 @@ describe("shell.run: GUI openers are refused before anything runs", () => {
 describe("configured shell rules", () => {
   const policy = {
     shell: {
+      ...shellForTests(),
       deny: [{ prefix: ["git", "push"], reason: "pushing is for humans" }],
       ask: [{ prefix: ["touch"], reason: "touch creates files" }],
     },

@@ -3,6 +3,7 @@
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { shellForTests } from "@capgate/test-system-parts";
 import {
   CapabilitySet,
   createHostResources,
@@ -49,7 +50,8 @@ export function createShellTestHost(over: Partial<ToolContext> = {}): ShellTestH
     env: { PATH: `${bin}:${process.env.PATH ?? "/usr/bin:/bin"}`, HOME: root, LANG: "C.UTF-8" },
     profile: { name: "Coder", maySpawnWorkers: false },
     limits: { ...DEFAULT_LIMITS },
-    policy: {},
+    // The sandbox on where bubblewrap works (or is required); off on a machine without it.
+    policy: { shell: shellForTests() },
     services: {},
     resources: createHostResources(),
     stateDir: join(root, "state"),

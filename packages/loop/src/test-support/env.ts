@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { profiles as builtinProfiles, type ProfilePolicy } from "@capgate/profiles";
 import { Registry } from "@capgate/registry";
+import { shellForTests } from "@capgate/test-system-parts";
 import {
   CapabilitySet,
   createHostResources,
@@ -176,7 +177,8 @@ export function makeEnv(overrides: Partial<LoopEnvironment> = {}): TestEnv {
     stateDir,
     store: new FileRunStore(stateDir),
     memory: new MemoryStore(stateDir),
-    policy: {},
+    // The sandbox on where bubblewrap works (or is required); off on a machine without it.
+    policy: { shell: shellForTests() },
     limits: { ...DEFAULT_LIMITS, timeoutMs: 20_000 },
     resources: createHostResources(),
     env: { PATH: process.env.PATH, HOME: process.env.HOME },
