@@ -142,9 +142,20 @@ function scale(): Figure[] {
   const semanticBuildCpu = process.cpuUsage(cpu0);
   const cpuMs = (u: NodeJS.CpuUsage): number => (u.user + u.system) / 1000;
 
+  // The same text the registry indexes: names, descriptions, profile fit, and each tool's
+  // argument names and descriptions.
+  const argumentText = (schema: unknown): string[] =>
+    Object.entries(
+      (schema as { properties?: Record<string, { description?: unknown }> }).properties ?? {},
+    ).map(([name, p]) => (typeof p?.description === "string" ? `${name}: ${p.description}` : name));
   const haystacks: Array<[string, string]> = manifests.map((m) => [
     m.name,
-    [m.name, m.description, ...m.profileFit, ...m.tools.flatMap((t) => [t.name, t.description])]
+    [
+      m.name,
+      m.description,
+      ...m.profileFit,
+      ...m.tools.flatMap((t) => [t.name, t.description, ...argumentText(t.inputSchema)]),
+    ]
       .join("\n")
       .toLowerCase(),
   ]);

@@ -13,11 +13,26 @@ const MIN_PROBES = 6;
 const TRAIN_SAMPLE = 4096;
 const TRAIN_ITERATIONS = 4;
 
-/** Dot product of the query with the vector stored at `offset` in `pool`. */
+/**
+ * Dot product of the query with the vector stored at `offset` in `pool`. Four running sums:
+ * the scans over every document spend most of a query here, and independent sums let the
+ * CPU overlap the multiplications (about twice as fast as one sum in V8).
+ */
 function dotAt(q: Float32Array, pool: Float32Array, offset: number): number {
-  let s = 0;
-  for (let i = 0; i < q.length; i++) s += q[i]! * pool[offset + i]!;
-  return s;
+  const n = q.length;
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let i = 0;
+  for (; i + 3 < n; i += 4) {
+    s0 += q[i]! * pool[offset + i]!;
+    s1 += q[i + 1]! * pool[offset + i + 1]!;
+    s2 += q[i + 2]! * pool[offset + i + 2]!;
+    s3 += q[i + 3]! * pool[offset + i + 3]!;
+  }
+  for (; i < n; i++) s0 += q[i]! * pool[offset + i]!;
+  return s0 + s1 + (s2 + s3);
 }
 
 function dot(a: Float32Array, b: Float32Array): number {

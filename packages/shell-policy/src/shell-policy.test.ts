@@ -2,6 +2,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CapgateError } from "@capgate/schema";
+import { shellForTests } from "@capgate/test-system-parts";
 import {
   BackgroundProcesses,
   minimalEnv,
@@ -17,9 +18,12 @@ import { checkShellCommand, createShellPolicy } from "./shell-policy.js";
 import { shellQuote } from "./shell-quote.js";
 import { BUILTIN_SHELL_RULES } from "./shell-rules.js";
 
-/** The tools runner with this package's policy as its check — how every capgate host runs a shell string. */
+/**
+ * The tools runner with this package's policy as its check — how every capgate host runs a
+ * shell string; without bubblewrap (and not required) the commands run with the sandbox off.
+ */
 const runShell = (options: Omit<RunShellOptions, "check">) =>
-  runShellWith({ ...options, check: checkShellCommand });
+  runShellWith({ ...options, policy: { ...shellForTests(), ...options.policy }, check: checkShellCommand });
 
 /** Fake GUI openers first on PATH: each appends its name to a marker file if it ever runs. */
 const FAKES = [
@@ -192,7 +196,13 @@ describe("BackgroundProcesses.startShell with this policy", () => {
         }),
       ).rejects.toMatchObject({ code: "policy_denied", property: "command" });
       expect(bg.list()).toEqual([]);
-      const ok = await bg.startShell({ command: "echo served", check: checkShellCommand, cwd: ws, env });
+      const ok = await bg.startShell({
+        command: "echo served",
+        check: checkShellCommand,
+        cwd: ws,
+        env,
+        policy: shellForTests(),
+      });
       for (let i = 0; i < 400 && bg.output(ok.id).text !== "served\n"; i++)
         await new Promise((r) => setTimeout(r, 25));
       expect(bg.output(ok.id).text).toBe("served\n");

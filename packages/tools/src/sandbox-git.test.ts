@@ -18,15 +18,18 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { needs } from "@capgate/test-system-parts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROTECTED_GIT_ENTRIES } from "./git-metadata.js";
 import { runShell } from "./run-shell.js";
 import { closeEgressProxies } from "./sandbox-proxy.js";
+import type { ShellCheck } from "./shell-check.js";
 import type { ShellPolicyConfig } from "./types.js";
 
-const REQUIRED = Boolean(process.env.CAPGATE_REQUIRE_SYSTEM_TESTS);
-const HAVE = existsSync("/usr/bin/bwrap") && spawnSync("git", ["--version"]).status === 0;
-const describeSandbox = HAVE || REQUIRED ? describe : describe.skip;
+// Skipped (the reason in the name) without a working bubblewrap or git; failing under CAPGATE_REQUIRE_SYSTEM_TESTS.
+const system = needs(["bwrap", "git"]);
+// The sandbox is under test here, not the shell policy: every command line is let through.
+const check: ShellCheck = async () => ({ decision: "allow" });
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), "capgate-sbx-git-")));
 const home = join(root, "home");
@@ -79,6 +82,7 @@ function mark(name: string): string {
 async function sh(ws: string, command: string, policy: ShellPolicyConfig = NO_NET) {
   return runShell({
     command,
+    check,
     cwd: ws,
     env: { PATH: hostEnv.PATH, HOME: home, LANG: "C", MARK: marks },
     policy,
@@ -253,150 +257,156 @@ const ATTACKS: Attack[] = [
 ];
 
 // Real git and bubblewrap several times per test: generous, so a loaded machine is not a failure.
-describeSandbox("git metadata a sandboxed command cannot write", { timeout: 120_000 }, () => {
-  it.each(ATTACKS.map((a) => [a.name, a] as const))(
-    "%s: planted with the sandbox off, the user's git runs it (control); sandboxed, it runs nothing",
-    async (name, attack) => {
-      const control = attack.setup();
-      await sh(control.ws, attack.script(`${name}-control`, control.ws), OFF);
-      for (const dir of [...control.userDirs, control.ws]) userGitAfterwards(dir);
-      expect(ranAnything(`${name}-control`), "the attack itself works").toBe(true);
+describe.skipIf(system.skip)(
+  "git metadata a sandboxed command cannot write" + system.note,
+  { timeout: 120_000 },
+  () => {
+    it.each(ATTACKS.map((a) => [a.name, a] as const))(
+      "%s: planted with the sandbox off, the user's git runs it (control); sandboxed, it runs nothing",
+      async (name, attack) => {
+        const control = attack.setup();
+        await sh(control.ws, attack.script(`${name}-control`, control.ws), OFF);
+        for (const dir of [...control.userDirs, control.ws]) userGitAfterwards(dir);
+        expect(ranAnything(`${name}-control`), "the attack itself works").toBe(true);
 
-      const target = attack.setup();
-      const before = snapshotGit(target.ws);
-      const r = await sh(target.ws, attack.script(name, target.ws));
+        const target = attack.setup();
+        const before = snapshotGit(target.ws);
+        const r = await sh(target.ws, attack.script(name, target.ws));
+        expect(r.stderr).toMatch(/Read-only file system/);
+        // Nothing under .git changed, and no placeholder is left behind.
+        expect(snapshotGit(target.ws)).toEqual(before);
+        for (const dir of [...target.userDirs, target.ws]) userGitAfterwards(dir);
+        expect(ranAnything(name)).toBe(false);
+        expect(hostGit(target.ws, "log", "-1", "--format=%s")).toBe("after\n");
+      },
+    );
+
+    it('git inside the sandbox still works with the placeholders (commondir ".", empty config.worktree)', async () => {
+      const ws = repo();
+      const r = await sh(
+        ws,
+        "git status --short; echo new > new.txt; git add new.txt; git -c user.name=M -c user.email=m@x commit -qm model; git log --format=%s",
+      );
+      expect(r.stdout).toBe("model\ninit\n");
+      expect(existsSync(join(ws, ".git", "commondir"))).toBe(false);
+      expect(existsSync(join(ws, ".git", "config.worktree"))).toBe(false);
+      expect(hostGit(ws, "log", "--format=%s")).toBe("model\ninit\n");
+    });
+
+    it("an existing .git/commondir and config.worktree stay as they are", async () => {
+      const ws = repo();
+      writeFileSync(join(ws, ".git", "commondir"), ".\n");
+      writeFileSync(join(ws, ".git", "config.worktree"), "[user]\n\tname = Kept\n");
+      const r = await sh(
+        ws,
+        `${evilRepoScript("existing")}; printf '../evil\\n' > .git/commondir; echo x >> .git/config.worktree`,
+      );
+      expect(r.stderr).toMatch(/commondir: Read-only file system/);
+      expect(r.stderr).toMatch(/config\.worktree: Read-only file system/);
+      expect(readFileSync(join(ws, ".git", "commondir"), "utf8")).toBe(".\n");
+      expect(readFileSync(join(ws, ".git", "config.worktree"), "utf8")).toBe("[user]\n\tname = Kept\n");
+      userGitAfterwards(ws);
+      expect(ranAnything("existing")).toBe(false);
+    });
+
+    it("a missing .git/worktrees or .git/modules cannot be created; the placeholders are gone afterwards", async () => {
+      const ws = repo();
+      const r = await sh(
+        ws,
+        `mkdir -p .git/worktrees/x .git/modules/sub/hooks; echo x > .git/modules/sub/config; ls -A .git/worktrees .git/modules`,
+      );
       expect(r.stderr).toMatch(/Read-only file system/);
-      // Nothing under .git changed, and no placeholder is left behind.
-      expect(snapshotGit(target.ws)).toEqual(before);
-      for (const dir of [...target.userDirs, target.ws]) userGitAfterwards(dir);
-      expect(ranAnything(name)).toBe(false);
-      expect(hostGit(target.ws, "log", "-1", "--format=%s")).toBe("after\n");
-    },
-  );
+      expect(existsSync(join(ws, ".git", "worktrees"))).toBe(false);
+      expect(existsSync(join(ws, ".git", "modules"))).toBe(false);
+    });
 
-  it('git inside the sandbox still works with the placeholders (commondir ".", empty config.worktree)', async () => {
-    const ws = repo();
-    const r = await sh(
-      ws,
-      "git status --short; echo new > new.txt; git add new.txt; git -c user.name=M -c user.email=m@x commit -qm model; git log --format=%s",
-    );
-    expect(r.stdout).toBe("model\ninit\n");
-    expect(existsSync(join(ws, ".git", "commondir"))).toBe(false);
-    expect(existsSync(join(ws, ".git", "config.worktree"))).toBe(false);
-    expect(hostGit(ws, "log", "--format=%s")).toBe("model\ninit\n");
-  });
+    it("objects/info/alternates cannot be planted, and .git/objects cannot be moved aside to plant it", async () => {
+      const ws = repo();
+      const r = await sh(
+        ws,
+        [
+          "mkdir -p evil-objects",
+          'echo "$PWD/evil-objects" > .git/objects/info/alternates',
+          "mv .git/objects .git/objects-aside",
+          "mv .git/objects/info .git/objects/info-aside",
+        ].join("; "),
+      );
+      expect(r.stderr).toMatch(/alternates: Read-only file system/);
+      expect(r.stderr).toMatch(/cannot move '\.git\/objects'.*(busy|not permitted|Read-only)/i);
+      expect(r.stderr).toMatch(/cannot move '\.git\/objects\/info'.*(busy|not permitted|Read-only)/i);
+      expect(existsSync(join(ws, ".git", "objects", "info", "alternates"))).toBe(false);
+      expect(existsSync(join(ws, ".git", "objects-aside"))).toBe(false);
+      expect(hostGit(ws, "log", "--format=%s")).toBe("init\n");
+    });
 
-  it("an existing .git/commondir and config.worktree stay as they are", async () => {
-    const ws = repo();
-    writeFileSync(join(ws, ".git", "commondir"), ".\n");
-    writeFileSync(join(ws, ".git", "config.worktree"), "[user]\n\tname = Kept\n");
-    const r = await sh(
-      ws,
-      `${evilRepoScript("existing")}; printf '../evil\\n' > .git/commondir; echo x >> .git/config.worktree`,
-    );
-    expect(r.stderr).toMatch(/commondir: Read-only file system/);
-    expect(r.stderr).toMatch(/config\.worktree: Read-only file system/);
-    expect(readFileSync(join(ws, ".git", "commondir"), "utf8")).toBe(".\n");
-    expect(readFileSync(join(ws, ".git", "config.worktree"), "utf8")).toBe("[user]\n\tname = Kept\n");
-    userGitAfterwards(ws);
-    expect(ranAnything("existing")).toBe(false);
-  });
+    it("legacy remote files (.git/remotes, .git/branches) cannot be planted", async () => {
+      const ws = repo();
+      const r = await sh(
+        ws,
+        "mkdir -p .git/remotes; echo 'URL: ext::sh -c touch% /tmp/x' > .git/remotes/origin; echo /x > .git/branches/origin",
+      );
+      expect(r.stderr).toMatch(/Read-only file system/);
+      expect(existsSync(join(ws, ".git", "remotes", "origin"))).toBe(false);
+      expect(existsSync(join(ws, ".git", "branches", "origin"))).toBe(false);
+    });
 
-  it("a missing .git/worktrees or .git/modules cannot be created; the placeholders are gone afterwards", async () => {
-    const ws = repo();
-    const r = await sh(
-      ws,
-      `mkdir -p .git/worktrees/x .git/modules/sub/hooks; echo x > .git/modules/sub/config; ls -A .git/worktrees .git/modules`,
-    );
-    expect(r.stderr).toMatch(/Read-only file system/);
-    expect(existsSync(join(ws, ".git", "worktrees"))).toBe(false);
-    expect(existsSync(join(ws, ".git", "modules"))).toBe(false);
-  });
+    it("a .git that is a symbolic link, or a link at a protected name, is refused before anything runs", async () => {
+      const ws = repo();
+      const linked = join(root, `linkrepo${n}`);
+      execFileSync("mv", [join(ws, ".git"), linked]);
+      symlinkSync(linked, join(ws, ".git"));
+      const r = sh(ws, "touch ran");
+      await expect(r).rejects.toMatchObject({ code: "unsafe_repository" });
+      await expect(r).rejects.toThrow(/'\.git' is a symbolic link/);
+      expect(existsSync(join(ws, "ran"))).toBe(false);
 
-  it("objects/info/alternates cannot be planted, and .git/objects cannot be moved aside to plant it", async () => {
-    const ws = repo();
-    const r = await sh(
-      ws,
-      [
-        "mkdir -p evil-objects",
-        'echo "$PWD/evil-objects" > .git/objects/info/alternates',
-        "mv .git/objects .git/objects-aside",
-        "mv .git/objects/info .git/objects/info-aside",
-      ].join("; "),
-    );
-    expect(r.stderr).toMatch(/alternates: Read-only file system/);
-    expect(r.stderr).toMatch(/cannot move '\.git\/objects'.*(busy|not permitted|Read-only)/i);
-    expect(r.stderr).toMatch(/cannot move '\.git\/objects\/info'.*(busy|not permitted|Read-only)/i);
-    expect(existsSync(join(ws, ".git", "objects", "info", "alternates"))).toBe(false);
-    expect(existsSync(join(ws, ".git", "objects-aside"))).toBe(false);
-    expect(hostGit(ws, "log", "--format=%s")).toBe("init\n");
-  });
+      const ws2 = repo();
+      mkdirSync(join(ws2, "githooks"));
+      rmSync(join(ws2, ".git", "hooks"), { recursive: true });
+      symlinkSync("../githooks", join(ws2, ".git", "hooks"));
+      await expect(sh(ws2, "touch ran")).rejects.toThrow(/'\.git\/hooks' is a symbolic link/);
+      expect(existsSync(join(ws2, "ran"))).toBe(false);
+    });
 
-  it("legacy remote files (.git/remotes, .git/branches) cannot be planted", async () => {
-    const ws = repo();
-    const r = await sh(
-      ws,
-      "mkdir -p .git/remotes; echo 'URL: ext::sh -c touch% /tmp/x' > .git/remotes/origin; echo /x > .git/branches/origin",
-    );
-    expect(r.stderr).toMatch(/Read-only file system/);
-    expect(existsSync(join(ws, ".git", "remotes", "origin"))).toBe(false);
-    expect(existsSync(join(ws, ".git", "branches", "origin"))).toBe(false);
-  });
+    it("a .git pointer through a link inside the workspace, or to a missing directory there, is refused", async () => {
+      const ws = join(root, `ptr${++n}`);
+      mkdirSync(join(ws, "real", "repo"), { recursive: true });
+      execFileSync("git", ["init", "-q", "--separate-git-dir", join(ws, "real", "repo"), ws], {
+        env: hostEnv,
+      });
+      // The pointer goes through `link`, which a command could point at a repository of its own.
+      symlinkSync("real", join(ws, "link"));
+      writeFileSync(join(ws, ".git"), "gitdir: link/repo\n");
+      await expect(sh(ws, "touch ran")).rejects.toThrow(
+        /gitdir: pointer to 'link\/repo', which leads through a symbolic link/,
+      );
+      writeFileSync(join(ws, ".git"), "gitdir: not-yet\n");
+      await expect(sh(ws, "touch ran")).rejects.toMatchObject({ code: "unsafe_repository" });
+      await expect(sh(ws, "touch ran")).rejects.toThrow(/'not-yet', which does not exist/);
+      expect(existsSync(join(ws, "ran"))).toBe(false);
+      // A pointer to the real directory works (and that repository is protected, see above).
+      writeFileSync(join(ws, ".git"), "gitdir: real/repo\n");
+      expect((await sh(ws, "git status --short >/dev/null && echo fine")).stdout).toBe("fine\n");
+    });
 
-  it("a .git that is a symbolic link, or a link at a protected name, is refused before anything runs", async () => {
-    const ws = repo();
-    const linked = join(root, `linkrepo${n}`);
-    execFileSync("mv", [join(ws, ".git"), linked]);
-    symlinkSync(linked, join(ws, ".git"));
-    const r = sh(ws, "touch ran");
-    await expect(r).rejects.toMatchObject({ code: "unsafe_repository" });
-    await expect(r).rejects.toThrow(/'\.git' is a symbolic link/);
-    expect(existsSync(join(ws, "ran"))).toBe(false);
-
-    const ws2 = repo();
-    mkdirSync(join(ws2, "githooks"));
-    rmSync(join(ws2, ".git", "hooks"), { recursive: true });
-    symlinkSync("../githooks", join(ws2, ".git", "hooks"));
-    await expect(sh(ws2, "touch ran")).rejects.toThrow(/'\.git\/hooks' is a symbolic link/);
-    expect(existsSync(join(ws2, "ran"))).toBe(false);
-  });
-
-  it("a .git pointer through a link inside the workspace, or to a missing directory there, is refused", async () => {
-    const ws = join(root, `ptr${++n}`);
-    mkdirSync(join(ws, "real", "repo"), { recursive: true });
-    execFileSync("git", ["init", "-q", "--separate-git-dir", join(ws, "real", "repo"), ws], { env: hostEnv });
-    // The pointer goes through `link`, which a command could point at a repository of its own.
-    symlinkSync("real", join(ws, "link"));
-    writeFileSync(join(ws, ".git"), "gitdir: link/repo\n");
-    await expect(sh(ws, "touch ran")).rejects.toThrow(
-      /gitdir: pointer to 'link\/repo', which leads through a symbolic link/,
-    );
-    writeFileSync(join(ws, ".git"), "gitdir: not-yet\n");
-    await expect(sh(ws, "touch ran")).rejects.toMatchObject({ code: "unsafe_repository" });
-    await expect(sh(ws, "touch ran")).rejects.toThrow(/'not-yet', which does not exist/);
-    expect(existsSync(join(ws, "ran"))).toBe(false);
-    // A pointer to the real directory works (and that repository is protected, see above).
-    writeFileSync(join(ws, ".git"), "gitdir: real/repo\n");
-    expect((await sh(ws, "git status --short >/dev/null && echo fine")).stdout).toBe("fine\n");
-  });
-
-  it("two sandboxes at once in a workspace without .git: the second sees the placeholder, not a repository", async () => {
-    const ws = join(root, `nogit${++n}`);
-    mkdirSync(ws);
-    // The first command waits until the second has finished, so both overlap without timing.
-    const first = sh(
-      ws,
-      "i=0; while [ ! -e second-done ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done; echo first",
-    );
-    for (let i = 0; i < 600 && !existsSync(join(ws, ".git")); i++)
-      await new Promise((r) => setTimeout(r, 50));
-    expect(existsSync(join(ws, ".git"))).toBe(true);
-    const second = await sh(
-      ws,
-      `git init -q .; mkdir -p .git/hooks; printf '#!/bin/sh\\ntouch "${marks}/twice-hook"\\n' > .git/hooks/pre-commit; touch second-done`,
-    );
-    expect(second.stderr).toMatch(/Read-only file system|Permission denied|cannot/i);
-    expect((await first).stdout).toBe("first\n");
-    expect(existsSync(join(ws, ".git"))).toBe(false);
-  });
-});
+    it("two sandboxes at once in a workspace without .git: the second sees the placeholder, not a repository", async () => {
+      const ws = join(root, `nogit${++n}`);
+      mkdirSync(ws);
+      // The first command waits until the second has finished, so both overlap without timing.
+      const first = sh(
+        ws,
+        "i=0; while [ ! -e second-done ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done; echo first",
+      );
+      for (let i = 0; i < 600 && !existsSync(join(ws, ".git")); i++)
+        await new Promise((r) => setTimeout(r, 50));
+      expect(existsSync(join(ws, ".git"))).toBe(true);
+      const second = await sh(
+        ws,
+        `git init -q .; mkdir -p .git/hooks; printf '#!/bin/sh\\ntouch "${marks}/twice-hook"\\n' > .git/hooks/pre-commit; touch second-done`,
+      );
+      expect(second.stderr).toMatch(/Read-only file system|Permission denied|cannot/i);
+      expect((await first).stdout).toBe("first\n");
+      expect(existsSync(join(ws, ".git"))).toBe(false);
+    });
+  },
+);

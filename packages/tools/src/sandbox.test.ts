@@ -153,6 +153,7 @@ describeSandbox("the sandbox's filesystem", () => {
     const run = (command: string) =>
       runShell({
         command,
+        check,
         cwd: ws,
         env: { ...env, HOME: insideHome },
         policy: { network: "none" },
@@ -184,6 +185,7 @@ describeSandbox("the sandbox's filesystem", () => {
     writeFileSync(join(inGit, "runs", "r.jsonl"), "SECRET-IN-GIT\n");
     try {
       const r = await runShell({
+        check,
         command:
           "cat .git/capgate-state/runs/r.jsonl; echo x > .git/hooks/post-commit; echo '[core]' >> .git/config",
         cwd: ws,

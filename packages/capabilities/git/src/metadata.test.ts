@@ -217,65 +217,69 @@ describeGit("metadata pointing outside the workspace is refused, naming it", () 
   });
 });
 
-describe.skipIf(gitPart.skip)("metadata the sandbox protects is refused when planted, inside the workspace too" + gitPart.note, {
-  timeout: 60_000,
-}, () => {
-  // The same entries the sandbox makes read-only (PROTECTED_GIT_ENTRIES): a model that ran
-  // with the sandbox off, or a repository handed over as is, must not steer the git tools.
-  it("a .git/commondir naming a model-written repository inside the workspace", async () => {
-    const outside = track(createRepoWithHistory());
-    const repo = track(createRepoWithHistory());
-    const evil = join(repo.workspace, "evil");
-    execFileSync("cp", ["-r", join(repo.workspace, ".git"), evil]);
-    const marker = join(repo.root, "fsmonitor-ran");
-    writeFileSync(join(evil, "config"), `[core]\n\tfsmonitor = touch '${marker}'\n\thooksPath = hooks\n`);
-    writeFileSync(join(repo.workspace, ".git/commondir"), "../evil\n");
-    await expectAllRefused(repo, outside, /'\.git\/commondir' points git at '.*evil'.*so it was planted/);
-    expect(existsSync(marker)).toBe(false);
-  });
+describe.skipIf(gitPart.skip)(
+  "metadata the sandbox protects is refused when planted, inside the workspace too" + gitPart.note,
+  {
+    timeout: 60_000,
+  },
+  () => {
+    // The same entries the sandbox makes read-only (PROTECTED_GIT_ENTRIES): a model that ran
+    // with the sandbox off, or a repository handed over as is, must not steer the git tools.
+    it("a .git/commondir naming a model-written repository inside the workspace", async () => {
+      const outside = track(createRepoWithHistory());
+      const repo = track(createRepoWithHistory());
+      const evil = join(repo.workspace, "evil");
+      execFileSync("cp", ["-r", join(repo.workspace, ".git"), evil]);
+      const marker = join(repo.root, "fsmonitor-ran");
+      writeFileSync(join(evil, "config"), `[core]\n\tfsmonitor = touch '${marker}'\n\thooksPath = hooks\n`);
+      writeFileSync(join(repo.workspace, ".git/commondir"), "../evil\n");
+      await expectAllRefused(repo, outside, /'\.git\/commondir' points git at '.*evil'.*so it was planted/);
+      expect(existsSync(marker)).toBe(false);
+    });
 
-  it("a .git/commondir naming the repository itself (the sandbox's placeholder) changes nothing and passes", async () => {
-    const repo = track(createRepoWithHistory());
-    writeFileSync(join(repo.workspace, ".git/commondir"), ".\n");
-    const r = await repo.call("git.log", {});
-    expect(r.success, r.summary).toBe(true);
-    expect(r.summary).toContain("Add app");
-  });
+    it("a .git/commondir naming the repository itself (the sandbox's placeholder) changes nothing and passes", async () => {
+      const repo = track(createRepoWithHistory());
+      writeFileSync(join(repo.workspace, ".git/commondir"), ".\n");
+      const r = await repo.call("git.log", {});
+      expect(r.success, r.summary).toBe(true);
+      expect(r.summary).toContain("Add app");
+    });
 
-  it.each([
-    ["config", "file"],
-    ["config.worktree", "file"],
-    ["hooks", "dir"],
-    ["modules", "dir"],
-    ["worktrees", "dir"],
-    ["objects/info", "dir"],
-  ])("a symbolic link at .git/%s, even one that stays inside the workspace", async (entry, kind) => {
-    const outside = track(createRepoWithHistory());
-    const repo = track(createRepoWithHistory());
-    const inside = join(repo.workspace, `model-${entry.replace("/", "-")}`);
-    const real = join(repo.workspace, ".git", entry);
-    if (existsSync(real)) renameSync(real, inside);
-    else if (kind === "dir") mkdirSync(inside);
-    else writeFileSync(inside, "");
-    symlinkSync(inside, real);
-    const escaped = entry.replace(/[./]/g, (c) => `\\${c}`);
-    await expectAllRefused(
-      repo,
-      outside,
-      new RegExp(`'\\.git\\/${escaped}' is a symbolic link .*Replace the link`),
-    );
-  });
+    it.each([
+      ["config", "file"],
+      ["config.worktree", "file"],
+      ["hooks", "dir"],
+      ["modules", "dir"],
+      ["worktrees", "dir"],
+      ["objects/info", "dir"],
+    ])("a symbolic link at .git/%s, even one that stays inside the workspace", async (entry, kind) => {
+      const outside = track(createRepoWithHistory());
+      const repo = track(createRepoWithHistory());
+      const inside = join(repo.workspace, `model-${entry.replace("/", "-")}`);
+      const real = join(repo.workspace, ".git", entry);
+      if (existsSync(real)) renameSync(real, inside);
+      else if (kind === "dir") mkdirSync(inside);
+      else writeFileSync(inside, "");
+      symlinkSync(inside, real);
+      const escaped = entry.replace(/[./]/g, (c) => `\\${c}`);
+      await expectAllRefused(
+        repo,
+        outside,
+        new RegExp(`'\\.git\\/${escaped}' is a symbolic link .*Replace the link`),
+      );
+    });
 
-  it("config.worktree is checked like config (include, core.worktree, drivers)", async () => {
-    const outside = track(createRepoWithHistory());
-    const repo = track(createRepoWithHistory());
-    writeFileSync(
-      join(repo.workspace, ".git/config.worktree"),
-      `[core]\n\tworktree = ${outside.workspace}\n`,
-    );
-    await expectAllRefused(repo, outside, /'\.git\/config\.worktree' sets 'core\.worktree/);
-  });
-});
+    it("config.worktree is checked like config (include, core.worktree, drivers)", async () => {
+      const outside = track(createRepoWithHistory());
+      const repo = track(createRepoWithHistory());
+      writeFileSync(
+        join(repo.workspace, ".git/config.worktree"),
+        `[core]\n\tworktree = ${outside.workspace}\n`,
+      );
+      await expectAllRefused(repo, outside, /'\.git\/config\.worktree' sets 'core\.worktree/);
+    });
+  },
+);
 
 describeGit("programs the repository configures never run", () => {
   it("filter clean/smudge/process drivers never run; staging or checking out a filtered file is refused, naming it", async () => {
