@@ -1,8 +1,11 @@
 import {
+  type Dirent,
   lstatSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
+  readlinkSync,
   realpathSync,
   rmdirSync,
   type Stats,
@@ -94,11 +97,13 @@ function refuse(workspace: string, path: string, what: string): CapgateError {
  */
 export function protectGit(workspace: string): GitProtection {
   const made: string[] = [];
+  const afterwards: (() => void)[] = [];
   const release = (): void => {
+    for (const check of afterwards.splice(0)) check();
     for (const path of made.splice(0)) releasePlaceholder(path);
   };
   try {
-    const args = protectDotGit(workspace, made);
+    const args = protectDotGit(workspace, made, afterwards);
     return { args, release };
   } catch (error) {
     release();
@@ -106,13 +111,13 @@ export function protectGit(workspace: string): GitProtection {
   }
 }
 
-function protectDotGit(workspace: string, made: string[]): string[] {
+function protectDotGit(workspace: string, made: string[], afterwards: (() => void)[]): string[] {
   const dotGit = join(workspace, ".git");
   if (placeholders.has(dotGit)) return placeholder(dotGit, "dir", made);
   const st = lstatOrUndefined(dotGit);
   if (!st) return placeholder(dotGit, "dir", made);
   if (st.isSymbolicLink()) throw refuse(workspace, dotGit, "repository");
-  if (st.isDirectory()) return protectGitDir(workspace, dotGit, made);
+  if (st.isDirectory()) return protectGitDir(workspace, dotGit, made, afterwards);
   // A .git file (gitdir: pointer): the pointer itself must not change …
   const args = ["--ro-bind", dotGit, dotGit];
   const target = gitdirTarget(dotGit);
@@ -130,7 +135,7 @@ function protectDotGit(workspace: string, made: string[]): string[] {
   }
   // … and a repository it names inside the workspace is as writable as the workspace.
   if (real && real !== workspace && inside(real) && lstatOrUndefined(real)?.isDirectory()) {
-    args.push(...protectGitDir(workspace, real, made));
+    args.push(...protectGitDir(workspace, real, made, afterwards));
   }
   return args;
 }
@@ -159,7 +164,18 @@ function gitdirTarget(file: string): string | undefined {
   return isAbsolute(target) ? resolve(target) : resolve(dirname(file), target);
 }
 
-function protectGitDir(workspace: string, gitDir: string, made: string[]): string[] {
+function protectGitDir(
+  workspace: string,
+  gitDir: string,
+  made: string[],
+  afterwards: (() => void)[],
+): string[] {
+  // The user's git writes through symbolic links it finds in .git (COMMIT_EDITMSG is
+  // rewritten, logs/HEAD appended to, loose objects created in a linked objects/<xx>), so a
+  // link the command planted would make the user's next `git commit` overwrite a file
+  // anywhere they can write. Links that appear during the command are removed afterwards.
+  const before = gitSymlinks(gitDir);
+  afterwards.push(() => removeNewSymlinks(gitDir, before));
   // Bound onto itself first: the command cannot move the repository aside and plant a fresh
   // .git with hooks and config of its own.
   const args: string[] = ["--bind", gitDir, gitDir];
@@ -195,6 +211,59 @@ function protectGitDir(workspace: string, gitDir: string, made: string[]): strin
     }
   }
   return args;
+}
+
+/** Directories under .git the sandbox makes read-only (no link can appear in them) or that hold only git's own data files. */
+const NOT_WALKED = new Set(["hooks", "worktrees", "modules", "remotes", "branches"]);
+/** Most entries looked at per scan: a refs/ tree with many loose tags stays bounded. */
+const MAX_SCANNED = 50_000;
+
+/**
+ * The symbolic links under `gitDir`, path → link text: its own entries and every directory
+ * below, except the read-only ones and the inside of `objects/<xx>` (git creates objects
+ * there with O_EXCL and renames, never writing through a name it finds; only a linked
+ * `objects/<xx>` itself matters). Links to directories are recorded, not followed.
+ */
+function gitSymlinks(gitDir: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const objects = join(gitDir, "objects");
+  const stack = [gitDir];
+  let scanned = 0;
+  while (stack.length > 0 && scanned < MAX_SCANNED) {
+    const dir = stack.pop() as string;
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      scanned++;
+      const path = join(dir, entry.name);
+      if (entry.isSymbolicLink()) {
+        try {
+          out.set(path, readlinkSync(path));
+        } catch {
+          // gone again
+        }
+      } else if (entry.isDirectory() && dir !== objects && !(dir === gitDir && NOT_WALKED.has(entry.name))) {
+        stack.push(path);
+      }
+    }
+  }
+  return out;
+}
+
+/** Remove the links under `gitDir` that were not there (with the same text) before the command. */
+function removeNewSymlinks(gitDir: string, before: ReadonlyMap<string, string>): void {
+  for (const [path, text] of gitSymlinks(gitDir)) {
+    if (before.get(path) === text) continue;
+    try {
+      unlinkSync(path);
+    } catch {
+      // already gone
+    }
+  }
 }
 
 /**
