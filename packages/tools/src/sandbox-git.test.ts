@@ -390,11 +390,16 @@ describeSandbox("git metadata a sandboxed command cannot write", { timeout: 120_
         `mkdir -p .git/logs/refs/heads && rm -f .git/logs/refs/heads/master .git/logs/refs/heads/main`,
         `ln -s ${victims}/branchlog .git/logs/refs/heads/$(git symbolic-ref --short HEAD)`,
         `ln -s ${victims}/objdir .git/objects/ee`,
+        // A linked logs/rebase-merge must not make the cleanup wander outside and delete there.
+        `ln -s ${victims}/outside-dir .git/rebase-merge`,
       ].join("; ");
     const victimsFor = (label: string) => {
       const dir = join(root, `victims-${label}${++n}`);
       mkdirSync(join(dir, "objdir"), { recursive: true });
       for (const f of ["editmsg", "reflog", "branchlog"]) writeFileSync(join(dir, f), "the user's file\n");
+      // The user's own link in a directory outside, which a linked .git/rebase-merge points at.
+      mkdirSync(join(dir, "outside-dir"));
+      symlinkSync("/etc/hostname", join(dir, "outside-dir", "users-link"));
       return dir;
     };
     const untouched = (dir: string) =>
@@ -434,6 +439,8 @@ describeSandbox("git metadata a sandboxed command cannot write", { timeout: 120_
     }
     hostGit(ws, "commit", "-qm", "more objects");
     expect(untouched(victims)).toBe(true);
+    expect(existsSync(join(ws, ".git", "rebase-merge"))).toBe(false);
+    expect(lstatSync(join(victims, "outside-dir", "users-link")).isSymbolicLink()).toBe(true);
     expect(hostGit(ws, "log", "-1", "--format=%s")).toBe("more objects\n");
   });
 

@@ -213,42 +213,63 @@ function protectGitDir(
   return args;
 }
 
-/** Directories under .git the sandbox makes read-only (no link can appear in them) or that hold only git's own data files. */
-const NOT_WALKED = new Set(["hooks", "worktrees", "modules", "remotes", "branches"]);
-/** Most entries looked at per scan: a refs/ tree with many loose tags stays bounded. */
-const MAX_SCANNED = 50_000;
+/**
+ * The directories under .git that git itself writes files into, most exposed first:
+ * `logs` (appended to on every commit) before the rest, `refs` last (git replaces a ref by
+ * rename, so only a linked directory there matters). Nothing else is descended into: git
+ * writes no file in a directory it does not know, and the read-only entries cannot change.
+ */
+const WRITTEN_DIRS = [
+  "logs",
+  "objects",
+  "rebase-merge",
+  "rebase-apply",
+  "sequencer",
+  "rr-cache",
+  "info",
+  "refs",
+];
+/** Most entries looked at per scan, so a tree the command filled cannot stall the host for long. */
+const MAX_SCANNED = 200_000;
 
 /**
- * The symbolic links under `gitDir`, path → link text: its own entries and every directory
- * below, except the read-only ones and the inside of `objects/<xx>` (git creates objects
- * there with O_EXCL and renames, never writing through a name it finds; only a linked
- * `objects/<xx>` itself matters). Links to directories are recorded, not followed.
+ * The symbolic links under `gitDir`, path → link text: its own entries, then (breadth
+ * first) the directories git writes into — `objects` one level deep only (git creates
+ * objects with O_EXCL and renames, never writing through a name it finds there; a linked
+ * `objects/<xx>` itself is what matters). Links to directories are recorded, not followed.
  */
 function gitSymlinks(gitDir: string): Map<string, string> {
   const out = new Map<string, string>();
   const objects = join(gitDir, "objects");
-  const stack = [gitDir];
   let scanned = 0;
-  while (stack.length > 0 && scanned < MAX_SCANNED) {
-    const dir = stack.pop() as string;
-    let entries: Dirent[];
+  const list = (dir: string): Dirent[] => {
     try {
-      entries = readdirSync(dir, { withFileTypes: true });
+      return readdirSync(dir, { withFileTypes: true });
     } catch {
-      continue;
+      return [];
     }
-    for (const entry of entries) {
+  };
+  const record = (path: string): void => {
+    try {
+      out.set(path, readlinkSync(path));
+    } catch {
+      // gone again
+    }
+  };
+  for (const entry of list(gitDir)) {
+    scanned++;
+    if (entry.isSymbolicLink()) record(join(gitDir, entry.name));
+  }
+  // Only real directories: a linked `logs` is itself a new link (recorded above), and
+  // following it would scan, and then clean, a directory outside the repository.
+  const queue = WRITTEN_DIRS.map((d) => join(gitDir, d)).filter((d) => lstatOrUndefined(d)?.isDirectory());
+  while (queue.length > 0 && scanned < MAX_SCANNED) {
+    const dir = queue.shift() as string;
+    for (const entry of list(dir)) {
       scanned++;
       const path = join(dir, entry.name);
-      if (entry.isSymbolicLink()) {
-        try {
-          out.set(path, readlinkSync(path));
-        } catch {
-          // gone again
-        }
-      } else if (entry.isDirectory() && dir !== objects && !(dir === gitDir && NOT_WALKED.has(entry.name))) {
-        stack.push(path);
-      }
+      if (entry.isSymbolicLink()) record(path);
+      else if (entry.isDirectory() && dir !== objects) queue.push(path);
     }
   }
   return out;
@@ -259,6 +280,9 @@ function removeNewSymlinks(gitDir: string, before: ReadonlyMap<string, string>):
   for (const [path, text] of gitSymlinks(gitDir)) {
     if (before.get(path) === text) continue;
     try {
+      // Only a link still there, in a directory reached without a link (a command still
+      // running elsewhere could have swapped one in since the scan).
+      if (realpathSync(dirname(path)) !== dirname(path) || !lstatSync(path).isSymbolicLink()) continue;
       unlinkSync(path);
     } catch {
       // already gone
