@@ -1,6 +1,8 @@
 // The OS sandbox's start overhead: `true` under bash alone, in the sandbox without network,
-// and in the guarded sandbox (socat bridge to the host proxy) — median of N, in ms.
-import { mkdtempSync, rmSync } from "node:fs";
+// in a workspace holding a git repository (every protected .git entry a mount point or a
+// placeholder), and in the guarded sandbox (socat bridge to the host proxy) — median of N, in ms.
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -23,14 +25,19 @@ export async function run(): Promise<Figure[]> {
   const plain = async () => {
     await runProcess({ file: argv[0] as string, args: argv.slice(1), cwd: ws, env });
   };
-  const sandboxed = (network: ShellNetwork) => async () => {
-    const w = await sandboxCommand(argv, { workspace: ws, cwd: ws, env, shell: { network } });
-    try {
-      await runProcess({ file: w.file, args: w.args, cwd: ws, env: w.env });
-    } finally {
-      w.release();
-    }
-  };
+  const repo = join(ws, "repo");
+  mkdirSync(repo);
+  execFileSync("git", ["init", "-q", repo]);
+  const sandboxed =
+    (network: ShellNetwork, workspace = ws) =>
+    async () => {
+      const w = await sandboxCommand(argv, { workspace, cwd: workspace, env, shell: { network } });
+      try {
+        await runProcess({ file: w.file, args: w.args, cwd: ws, env: w.env });
+      } finally {
+        w.release();
+      }
+    };
   const median = async (f: () => Promise<void>) => {
     await f(); // warm: the probe, the proxy, the page cache
     const times: number[] = [];
@@ -45,6 +52,11 @@ export async function run(): Promise<Figure[]> {
     return [
       { key: "sandbox.bash_ms", value: await median(plain), target: "`true` under bash, no sandbox" },
       { key: "sandbox.none_ms", value: await median(sandboxed("none")), target: "bubblewrap, network none" },
+      {
+        key: "sandbox.repo_none_ms",
+        value: await median(sandboxed("none", repo)),
+        target: "bubblewrap, network none, workspace with a git repository",
+      },
       {
         key: "sandbox.guarded_ms",
         value: await median(sandboxed("guarded")),

@@ -52,7 +52,13 @@ export async function sandboxServers(
         env: { ...proxyEnv, ...(entry.env ?? {}) },
       };
     } catch (error) {
-      if (!CapgateError.isInstance(error) || error.code !== "sandbox_unavailable") throw error;
+      // Refused like a command would be (no bubblewrap, or a .git link the sandbox cannot pin):
+      // the server fails to start with the reason, the rest of the harness works.
+      if (
+        !CapgateError.isInstance(error) ||
+        (error.code !== "sandbox_unavailable" && error.code !== "unsafe_repository")
+      )
+        throw error;
       out[name] = {
         ...entry,
         command: systemBash(),

@@ -7,6 +7,7 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import {
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -387,6 +388,69 @@ describe.skipIf(system.skip)(
       // A pointer to the real directory works (and that repository is protected, see above).
       writeFileSync(join(ws, ".git"), "gitdir: real/repo\n");
       expect((await sh(ws, "git status --short >/dev/null && echo fine")).stdout).toBe("fine\n");
+    });
+
+    it("links planted in .git that the user's git would write through are gone after the command", async () => {
+      const plant = (victims: string) =>
+        [
+          `rm -f .git/COMMIT_EDITMSG .git/logs/HEAD`,
+          `ln -s ${victims}/editmsg .git/COMMIT_EDITMSG`,
+          `ln -s ${victims}/reflog .git/logs/HEAD`,
+          `mkdir -p .git/logs/refs/heads && rm -f .git/logs/refs/heads/master .git/logs/refs/heads/main`,
+          `ln -s ${victims}/branchlog .git/logs/refs/heads/$(git symbolic-ref --short HEAD)`,
+          `ln -s ${victims}/objdir .git/objects/ee`,
+          // A linked logs/rebase-merge must not make the cleanup wander outside and delete there.
+          `ln -s ${victims}/outside-dir .git/rebase-merge`,
+        ].join("; ");
+      const victimsFor = (label: string) => {
+        const dir = join(root, `victims-${label}${++n}`);
+        mkdirSync(join(dir, "objdir"), { recursive: true });
+        for (const f of ["editmsg", "reflog", "branchlog"]) writeFileSync(join(dir, f), "the user's file\n");
+        // The user's own link in a directory outside, which a linked .git/rebase-merge points at.
+        mkdirSync(join(dir, "outside-dir"));
+        symlinkSync("/etc/hostname", join(dir, "outside-dir", "users-link"));
+        return dir;
+      };
+      const untouched = (dir: string) =>
+        ["editmsg", "reflog", "branchlog"].every(
+          (f) => readFileSync(join(dir, f), "utf8") === "the user's file\n",
+        ) && readdirSync(join(dir, "objdir")).length === 0;
+      // A link the user made before the command stays.
+      const keep = (ws: string) => symlinkSync("../README.md", join(ws, ".git", "users-own-link"));
+
+      // Control: unsandboxed, the user's next commit writes through the links.
+      const control = repo();
+      const controlVictims = victimsFor("control");
+      await sh(control, plant(controlVictims), OFF);
+      userGitAfterwards(control);
+      for (let i = 0; i < 16; i++) {
+        writeFileSync(join(control, `f${i}`), `${i}\n`);
+        hostGit(control, "add", `f${i}`);
+      }
+      hostGit(control, "commit", "-qm", "more objects");
+      expect(untouched(controlVictims), "the attack itself works").toBe(false);
+
+      const ws = repo();
+      keep(ws);
+      const victims = victimsFor("sandboxed");
+      const r = await sh(ws, `${plant(victims)}; ls -l .git/COMMIT_EDITMSG`);
+      expect(r.stdout).toContain(`-> ${victims}/editmsg`);
+      expect(lstatSync(join(ws, ".git", "users-own-link")).isSymbolicLink()).toBe(true);
+      for (const p of ["COMMIT_EDITMSG", "logs/HEAD", "objects/ee"]) {
+        expect(existsSync(join(ws, ".git", p)) && lstatSync(join(ws, ".git", p)).isSymbolicLink(), p).toBe(
+          false,
+        );
+      }
+      userGitAfterwards(ws);
+      for (let i = 0; i < 16; i++) {
+        writeFileSync(join(ws, `f${i}`), `${i}\n`);
+        hostGit(ws, "add", `f${i}`);
+      }
+      hostGit(ws, "commit", "-qm", "more objects");
+      expect(untouched(victims)).toBe(true);
+      expect(existsSync(join(ws, ".git", "rebase-merge"))).toBe(false);
+      expect(lstatSync(join(victims, "outside-dir", "users-link")).isSymbolicLink()).toBe(true);
+      expect(hostGit(ws, "log", "-1", "--format=%s")).toBe("more objects\n");
     });
 
     it("two sandboxes at once in a workspace without .git: the second sees the placeholder, not a repository", async () => {

@@ -1,8 +1,11 @@
 import {
+  type Dirent,
   lstatSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
+  readlinkSync,
   realpathSync,
   rmdirSync,
   type Stats,
@@ -94,11 +97,13 @@ function refuse(workspace: string, path: string, what: string): CapgateError {
  */
 export function protectGit(workspace: string): GitProtection {
   const made: string[] = [];
+  const afterwards: (() => void)[] = [];
   const release = (): void => {
+    for (const check of afterwards.splice(0)) check();
     for (const path of made.splice(0)) releasePlaceholder(path);
   };
   try {
-    const args = protectDotGit(workspace, made);
+    const args = protectDotGit(workspace, made, afterwards);
     return { args, release };
   } catch (error) {
     release();
@@ -106,13 +111,13 @@ export function protectGit(workspace: string): GitProtection {
   }
 }
 
-function protectDotGit(workspace: string, made: string[]): string[] {
+function protectDotGit(workspace: string, made: string[], afterwards: (() => void)[]): string[] {
   const dotGit = join(workspace, ".git");
   if (placeholders.has(dotGit)) return placeholder(dotGit, "dir", made);
   const st = lstatOrUndefined(dotGit);
   if (!st) return placeholder(dotGit, "dir", made);
   if (st.isSymbolicLink()) throw refuse(workspace, dotGit, "repository");
-  if (st.isDirectory()) return protectGitDir(workspace, dotGit, made);
+  if (st.isDirectory()) return protectGitDir(workspace, dotGit, made, afterwards);
   // A .git file (gitdir: pointer): the pointer itself must not change …
   const args = ["--ro-bind", dotGit, dotGit];
   const target = gitdirTarget(dotGit);
@@ -130,7 +135,7 @@ function protectDotGit(workspace: string, made: string[]): string[] {
   }
   // … and a repository it names inside the workspace is as writable as the workspace.
   if (real && real !== workspace && inside(real) && lstatOrUndefined(real)?.isDirectory()) {
-    args.push(...protectGitDir(workspace, real, made));
+    args.push(...protectGitDir(workspace, real, made, afterwards));
   }
   return args;
 }
@@ -159,7 +164,18 @@ function gitdirTarget(file: string): string | undefined {
   return isAbsolute(target) ? resolve(target) : resolve(dirname(file), target);
 }
 
-function protectGitDir(workspace: string, gitDir: string, made: string[]): string[] {
+function protectGitDir(
+  workspace: string,
+  gitDir: string,
+  made: string[],
+  afterwards: (() => void)[],
+): string[] {
+  // The user's git writes through symbolic links it finds in .git (COMMIT_EDITMSG is
+  // rewritten, logs/HEAD appended to, loose objects created in a linked objects/<xx>), so a
+  // link the command planted would make the user's next `git commit` overwrite a file
+  // anywhere they can write. Links that appear during the command are removed afterwards.
+  const before = gitSymlinks(gitDir);
+  afterwards.push(() => removeNewSymlinks(gitDir, before));
   // Bound onto itself first: the command cannot move the repository aside and plant a fresh
   // .git with hooks and config of its own.
   const args: string[] = ["--bind", gitDir, gitDir];
@@ -195,6 +211,83 @@ function protectGitDir(workspace: string, gitDir: string, made: string[]): strin
     }
   }
   return args;
+}
+
+/**
+ * The directories under .git that git itself writes files into, most exposed first:
+ * `logs` (appended to on every commit) before the rest, `refs` last (git replaces a ref by
+ * rename, so only a linked directory there matters). Nothing else is descended into: git
+ * writes no file in a directory it does not know, and the read-only entries cannot change.
+ */
+const WRITTEN_DIRS = [
+  "logs",
+  "objects",
+  "rebase-merge",
+  "rebase-apply",
+  "sequencer",
+  "rr-cache",
+  "info",
+  "refs",
+];
+/** Most entries looked at per scan, so a tree the command filled cannot stall the host for long. */
+const MAX_SCANNED = 200_000;
+
+/**
+ * The symbolic links under `gitDir`, path → link text: its own entries, then (breadth
+ * first) the directories git writes into — `objects` one level deep only (git creates
+ * objects with O_EXCL and renames, never writing through a name it finds there; a linked
+ * `objects/<xx>` itself is what matters). Links to directories are recorded, not followed.
+ */
+function gitSymlinks(gitDir: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const objects = join(gitDir, "objects");
+  let scanned = 0;
+  const list = (dir: string): Dirent[] => {
+    try {
+      return readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return [];
+    }
+  };
+  const record = (path: string): void => {
+    try {
+      out.set(path, readlinkSync(path));
+    } catch {
+      // gone again
+    }
+  };
+  for (const entry of list(gitDir)) {
+    scanned++;
+    if (entry.isSymbolicLink()) record(join(gitDir, entry.name));
+  }
+  // Only real directories: a linked `logs` is itself a new link (recorded above), and
+  // following it would scan, and then clean, a directory outside the repository.
+  const queue = WRITTEN_DIRS.map((d) => join(gitDir, d)).filter((d) => lstatOrUndefined(d)?.isDirectory());
+  while (queue.length > 0 && scanned < MAX_SCANNED) {
+    const dir = queue.shift() as string;
+    for (const entry of list(dir)) {
+      scanned++;
+      const path = join(dir, entry.name);
+      if (entry.isSymbolicLink()) record(path);
+      else if (entry.isDirectory() && dir !== objects) queue.push(path);
+    }
+  }
+  return out;
+}
+
+/** Remove the links under `gitDir` that were not there (with the same text) before the command. */
+function removeNewSymlinks(gitDir: string, before: ReadonlyMap<string, string>): void {
+  for (const [path, text] of gitSymlinks(gitDir)) {
+    if (before.get(path) === text) continue;
+    try {
+      // Only a link still there, in a directory reached without a link (a command still
+      // running elsewhere could have swapped one in since the scan).
+      if (realpathSync(dirname(path)) !== dirname(path) || !lstatSync(path).isSymbolicLink()) continue;
+      unlinkSync(path);
+    } catch {
+      // already gone
+    }
+  }
 }
 
 /**

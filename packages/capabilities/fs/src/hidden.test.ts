@@ -113,6 +113,19 @@ describe("fs tools refuse the hidden paths", { timeout: 30_000 }, () => {
     expect(all.summary).toContain(".config/editor/settings.json");
   });
 
+  it("a directory whose only entries are hidden says so instead of 'empty'", async () => {
+    mkdirSync(join(fx.ws, ".local", "share", "keyrings"), { recursive: true });
+    writeFileSync(join(fx.ws, ".local", "share", "keyrings", "login.keyring"), `${SECRET}\n`);
+    const r = await call(ctx, "fs.list", { path: ".local/share" });
+    expect(r.success).toBe(true);
+    expect(r.summary).toBe(
+      ".local/share/ holds nothing to show: its 1 entry is hidden (credentials under HOME and capgate's state directory are never listed).",
+    );
+    const only = await call(ctx, "fs.list", { path: ".config" });
+    expect(only.summary).toContain(".config/editor/");
+    expect(only.summary).toMatch(/1 hidden entry not shown/);
+  });
+
   it("a not-found hint never suggests a hidden name", async () => {
     const r = await call(ctx, "fs.read", { path: ".sshh" });
     expect(r.success).toBe(false);

@@ -80,7 +80,11 @@ export async function listDir(args: ListArgs, ctx: ToolContext): Promise<ToolRes
 
     const where = rel === "." ? "." : `${rel}/`;
     if (entries.length === 0) {
-      return { success: true, summary: `${where} is empty.`, data: { path: rel, entries, truncated } };
+      const empty =
+        withheld > 0
+          ? `${where} holds nothing to show: its ${withheld} entr${withheld === 1 ? "y is" : "ies are"} hidden (credentials under HOME and capgate's state directory are never listed).`
+          : `${where} is empty.`;
+      return { success: true, summary: empty, data: { path: rel, entries, truncated } };
     }
     const head = `${where} — ${counts(entries)} (depth ${depth}):`;
     const budget = ctx.limits.outputBytes - 1024;
