@@ -138,3 +138,48 @@ describe("resolveInWorkspace", () => {
     expect((await denied(42 as unknown as string)).message).toMatch(/must be a string/);
   });
 });
+
+describe("repository directories by another name (separate git dir, bare repository)", () => {
+  it("refuses writes inside a directory git takes for a repository, whatever it is called; reads stay allowed", async () => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), "capgate-path-repo-")));
+    try {
+      const w = join(root, "ws");
+      // What `git init --separate-git-dir=.repo` leaves: a .git file and the repository under another name.
+      mkdirSync(join(w, ".repo", "objects"), { recursive: true });
+      mkdirSync(join(w, ".repo", "refs"));
+      mkdirSync(join(w, ".repo", "hooks"));
+      writeFileSync(join(w, ".repo", "HEAD"), "ref: refs/heads/main\n");
+      writeFileSync(join(w, ".repo", "config"), "[core]\n");
+      writeFileSync(join(w, ".git"), `gitdir: ${join(w, ".repo")}\n`);
+      for (const path of [".repo/config", ".repo/hooks/pre-commit", ".repo", "./.repo/../.repo/HEAD"]) {
+        const error = await resolveInWorkspace(w, path, { forWrite: true, allowMissing: true }).then(
+          () => undefined,
+          (e: unknown) => e as CapgateError,
+        );
+        expect(error?.code, path).toBe("policy_denied");
+        expect(error?.message, path).toMatch(/'\.repo', a git repository directory/);
+      }
+      expect(await resolveInWorkspace(w, ".repo/config")).toBe(join(w, ".repo", "config"));
+
+      // A folder that only shares some of the names is an ordinary folder.
+      mkdirSync(join(w, "data", "objects"), { recursive: true });
+      mkdirSync(join(w, "data", "refs"));
+      expect(await resolveInWorkspace(w, "data/refs/x.json", { forWrite: true, allowMissing: true })).toBe(
+        join(w, "data", "refs", "x.json"),
+      );
+
+      // A workspace whose root is a bare repository: no file tool writes anywhere in it.
+      const bare = join(root, "bare");
+      mkdirSync(join(bare, "objects"), { recursive: true });
+      mkdirSync(join(bare, "refs"));
+      writeFileSync(join(bare, "HEAD"), "ref: refs/heads/main\n");
+      const error = await resolveInWorkspace(bare, "config", { forWrite: true, allowMissing: true }).then(
+        () => undefined,
+        (e: unknown) => e as CapgateError,
+      );
+      expect(error?.message).toMatch(/'\.', a git repository directory/);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});

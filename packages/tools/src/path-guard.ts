@@ -207,8 +207,37 @@ async function resolveChecked(
         `${property} ${shown} is inside '${hit}', a git repository's metadata directory (hooks, config and objects git trusts); file tools never write there. Use the git tools (git.add, git.commit, git.branch, git.checkout) to change a repository.`,
       );
     }
+    // A repository directory by another name — `git init --separate-git-dir=.repo` (which a
+    // `.git` file points at), or a bare repository — is the same metadata: judged by what
+    // git itself looks for, not by its name.
+    const repository = await repositoryDirOnPath(root, real);
+    if (repository !== undefined) {
+      throw deny(
+        `${property} ${shown} is inside '${toWorkspaceRelative(root, repository)}', a git repository directory (it holds HEAD, objects and refs: hooks and config git trusts); file tools never write there. Use the git tools to change a repository.`,
+      );
+    }
   }
   return real;
+}
+
+/**
+ * The first directory from the workspace root down to `real` (itself included) that git
+ * would take for a repository directory — a `HEAD` file beside `objects` and `refs`
+ * directories, the test git's own discovery makes — or undefined.
+ */
+async function repositoryDirOnPath(root: string, real: string): Promise<string | undefined> {
+  const rel = relative(root, real);
+  const parts = rel === "" ? [] : rel.split(sep);
+  let dir = root;
+  for (let i = 0; i <= parts.length; i++) {
+    if (i > 0) dir = join(dir, parts[i - 1]!);
+    const [head, objects, refs] = await Promise.all(
+      ["HEAD", "objects", "refs"].map((name) => lstat(join(dir, name)).catch(() => undefined)),
+    );
+    if (head?.isFile() && objects?.isDirectory() && refs?.isDirectory()) return dir;
+    if (i < parts.length && !(await lstat(join(dir, parts[i]!)).catch(() => undefined))?.isDirectory()) break;
+  }
+  return undefined;
 }
 
 /**

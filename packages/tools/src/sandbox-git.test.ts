@@ -399,20 +399,25 @@ describe.skipIf(system.skip)(
           `mkdir -p .git/logs/refs/heads && rm -f .git/logs/refs/heads/master .git/logs/refs/heads/main`,
           `ln -s ${victims}/branchlog .git/logs/refs/heads/$(git symbolic-ref --short HEAD)`,
           `ln -s ${victims}/objdir .git/objects/ee`,
+          // git fsck --lost-found writes <dir>/<hash> files: a planted link there is written through.
+          `mkdir -p .git/lost-found/other && ln -s ${victims}/lostfound .git/lost-found/other/$(echo x | git hash-object -w --stdin)`,
+          // A directory no list names.
+          `mkdir -p .git/zz-unknown/deep && ln -s ${victims}/unknown .git/zz-unknown/deep/link`,
           // A linked logs/rebase-merge must not make the cleanup wander outside and delete there.
           `ln -s ${victims}/outside-dir .git/rebase-merge`,
         ].join("; ");
       const victimsFor = (label: string) => {
         const dir = join(root, `victims-${label}${++n}`);
         mkdirSync(join(dir, "objdir"), { recursive: true });
-        for (const f of ["editmsg", "reflog", "branchlog"]) writeFileSync(join(dir, f), "the user's file\n");
+        for (const f of ["editmsg", "reflog", "branchlog", "lostfound", "unknown"])
+          writeFileSync(join(dir, f), "the user's file\n");
         // The user's own link in a directory outside, which a linked .git/rebase-merge points at.
         mkdirSync(join(dir, "outside-dir"));
         symlinkSync("/etc/hostname", join(dir, "outside-dir", "users-link"));
         return dir;
       };
       const untouched = (dir: string) =>
-        ["editmsg", "reflog", "branchlog"].every(
+        ["editmsg", "reflog", "branchlog", "lostfound", "unknown"].every(
           (f) => readFileSync(join(dir, f), "utf8") === "the user's file\n",
         ) && readdirSync(join(dir, "objdir")).length === 0;
       // A link the user made before the command stays.
@@ -428,7 +433,11 @@ describe.skipIf(system.skip)(
         hostGit(control, "add", `f${i}`);
       }
       hostGit(control, "commit", "-qm", "more objects");
+      spawnSync("git", ["fsck", "--lost-found"], { cwd: control, env: hostEnv, stdio: "ignore" });
       expect(untouched(controlVictims), "the attack itself works").toBe(false);
+      expect(readFileSync(join(controlVictims, "lostfound"), "utf8"), "fsck writes through the link").toBe(
+        "x\n",
+      );
 
       const ws = repo();
       keep(ws);
@@ -436,7 +445,7 @@ describe.skipIf(system.skip)(
       const r = await sh(ws, `${plant(victims)}; ls -l .git/COMMIT_EDITMSG`);
       expect(r.stdout).toContain(`-> ${victims}/editmsg`);
       expect(lstatSync(join(ws, ".git", "users-own-link")).isSymbolicLink()).toBe(true);
-      for (const p of ["COMMIT_EDITMSG", "logs/HEAD", "objects/ee"]) {
+      for (const p of ["COMMIT_EDITMSG", "logs/HEAD", "objects/ee", "zz-unknown/deep/link"]) {
         expect(existsSync(join(ws, ".git", p)) && lstatSync(join(ws, ".git", p)).isSymbolicLink(), p).toBe(
           false,
         );
@@ -447,6 +456,12 @@ describe.skipIf(system.skip)(
         hostGit(ws, "add", `f${i}`);
       }
       hostGit(ws, "commit", "-qm", "more objects");
+      spawnSync("git", ["fsck", "--lost-found"], { cwd: ws, env: hostEnv, stdio: "ignore" });
+      expect(
+        readdirSync(join(ws, ".git", "lost-found", "other")).every(
+          (f) => !lstatSync(join(ws, ".git", "lost-found", "other", f)).isSymbolicLink(),
+        ),
+      ).toBe(true);
       expect(untouched(victims)).toBe(true);
       expect(existsSync(join(ws, ".git", "rebase-merge"))).toBe(false);
       expect(lstatSync(join(victims, "outside-dir", "users-link")).isSymbolicLink()).toBe(true);

@@ -214,10 +214,11 @@ function protectGitDir(
 }
 
 /**
- * The directories under .git that git itself writes files into, most exposed first:
- * `logs` (appended to on every commit) before the rest, `refs` last (git replaces a ref by
- * rename, so only a linked directory there matters). Nothing else is descended into: git
- * writes no file in a directory it does not know, and the read-only entries cannot change.
+ * The directories under .git that git itself writes files into, scanned first, most exposed
+ * first: `logs` (appended to on every commit) before the rest, `refs` last (git replaces a
+ * ref by rename, so only a linked directory there matters). Every other real directory
+ * under .git is scanned after them: a list of the directories git writes into is not a
+ * guarantee (`git fsck --lost-found` writes into `lost-found/`, which was not on it).
  */
 const WRITTEN_DIRS = [
   "logs",
@@ -262,7 +263,13 @@ function gitSymlinks(gitDir: string): Map<string, string> {
   }
   // Only real directories: a linked `logs` is itself a new link (recorded above), and
   // following it would scan, and then clean, a directory outside the repository.
-  const queue = WRITTEN_DIRS.map((d) => join(gitDir, d)).filter((d) => lstatOrUndefined(d)?.isDirectory());
+  const others = list(gitDir)
+    .filter((e) => e.isDirectory() && !WRITTEN_DIRS.includes(e.name))
+    .map((e) => e.name)
+    .sort();
+  const queue = [...WRITTEN_DIRS, ...others]
+    .map((d) => join(gitDir, d))
+    .filter((d) => lstatOrUndefined(d)?.isDirectory());
   while (queue.length > 0 && scanned < MAX_SCANNED) {
     const dir = queue.shift() as string;
     for (const entry of list(dir)) {
