@@ -1,5 +1,6 @@
-import type { ToolContext, ToolResult } from "@capgate/tools";
+import { realWorkspace, type ToolContext, type ToolResult } from "@capgate/tools";
 import { filesChangedBy, filesToStage, filteredPaths, filterRefusal } from "./filters.js";
+import { hiddenAmong, hiddenRelativePaths } from "./hidden-excludes.js";
 import { gitPath } from "./paths.js";
 import {
   branchExists,
@@ -176,7 +177,20 @@ export async function checkout(
   const target = switchArgs.at(-1)!;
   if (!args.create) {
     const guessed = switchArgs.includes("--guess") ? await remoteBranchRef(ctx, ref) : target;
-    const filtered = guessed ? await filteredPaths(ctx, await filesChangedBy(ctx, guessed)) : [];
+    const changed = guessed ? await filesChangedBy(ctx, guessed) : [];
+    // Switching writes or deletes every changed file: none may be hidden (a branch whose tree
+    // holds the state directory would overwrite capgate's memory, and switching back delete it).
+    const hiddenHit = hiddenAmong(
+      changed,
+      await hiddenRelativePaths(ctx, await realWorkspace(ctx.workspace)),
+    );
+    if (hiddenHit) {
+      return {
+        success: false,
+        summary: `Switching to '${ref}' would write or delete '${hiddenHit.path}', inside '${hiddenHit.hidden}', which is hidden from every tool (credentials or capgate's own state). Nothing was changed.`,
+      };
+    }
+    const filtered = await filteredPaths(ctx, changed);
     if (filtered.length > 0) {
       return { success: false, summary: filterRefusal("git.checkout", filtered), data: { filtered } };
     }

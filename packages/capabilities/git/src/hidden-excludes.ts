@@ -24,13 +24,7 @@ function literalPattern(rel: string): string {
  * named by its content.
  */
 export async function hiddenPathExcludes(ctx: ToolContext, root: string): Promise<string[]> {
-  const hidden = await workspaceHiddenPaths(ctx);
-  const lines = new Set<string>();
-  for (const h of hidden) {
-    const rel = relative(root, h.path);
-    if (rel === "" || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) continue;
-    lines.add(literalPattern(rel));
-  }
+  const lines = new Set((await hiddenRelativePaths(ctx, root)).map(literalPattern));
   if (lines.size === 0) return [];
   const text = `${[...lines].sort().join("\n")}\n`;
   dir ??= mkdtempSync(join(tmpdir(), "capgate-git-excludes-"));
@@ -40,4 +34,27 @@ export async function hiddenPathExcludes(ctx: ToolContext, root: string): Promis
     written.add(file);
   }
   return [`core.excludesFile=${file}`];
+}
+
+/** The workspace's hidden paths (the sandbox's hide list) relative to `root`, sorted; empty when none lies inside. */
+export async function hiddenRelativePaths(ctx: ToolContext, root: string): Promise<string[]> {
+  const out = new Set<string>();
+  for (const h of await workspaceHiddenPaths(ctx)) {
+    const rel = relative(root, h.path);
+    if (rel === "" || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) continue;
+    out.add(sep === "/" ? rel : rel.split(sep).join("/"));
+  }
+  return [...out].sort();
+}
+
+/** The first of `paths` (repository-relative, `/`-separated) at or under a hidden path, with that hidden path. */
+export function hiddenAmong(
+  paths: readonly string[],
+  hidden: readonly string[],
+): { path: string; hidden: string } | undefined {
+  for (const path of paths) {
+    const h = hidden.find((x) => path === x || path.startsWith(`${x}/`));
+    if (h !== undefined) return { path, hidden: h };
+  }
+  return undefined;
 }

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ToolContext } from "@capgate/tools";
 import { afterEach, describe, expect, it } from "vitest";
@@ -60,5 +60,47 @@ describe("git tools and the hide list", { timeout: 60_000 }, () => {
     const { repo } = setup();
     const status = await repo.call("git.status", {});
     expect(status.summary).toMatch(/state\//);
+  });
+  it("a hidden path planted in the index stops every git tool before git shows it", async () => {
+    const { repo, over } = setup();
+    // What a sandboxed `git update-index --add --cacheinfo` can do without reading the file.
+    const empty = repo.git("hash-object", "-w", "--stdin").trim();
+    repo.git("update-index", "--add", "--cacheinfo", `100644,${empty},state/runs/r1.jsonl`);
+    for (const [tool, args] of [
+      ["git.status", {}],
+      ["git.diff", {}],
+      ["git.show", { ref: ":state/runs/r1.jsonl" }],
+      ["git.add", { paths: ["."] }],
+      ["git.log", {}],
+    ] as const) {
+      const outcome = await repo.call(tool, args, over).then(
+        (r) => JSON.stringify(r),
+        (e: unknown) => e as Error & { code?: string },
+      );
+      expect(typeof outcome, `${tool}: ${String(outcome)}`).not.toBe("string");
+      const error = outcome as Error & { code?: string };
+      expect(error.code, tool).toBe("policy_denied");
+      expect(error.message, tool).toContain("index tracks 'state/runs/r1.jsonl', inside 'state'");
+      expect(error.message).not.toContain("TRACE-SECRET");
+    }
+    // Nothing was staged from the real file.
+    expect(repo.git("ls-files", "-s", "--", "state/runs/r1.jsonl")).toContain(empty);
+  });
+
+  it("git.checkout refuses a branch whose tree would write or delete a hidden path", async () => {
+    const { repo, over } = setup();
+    // A branch the model built with plumbing: HEAD's tree plus state/runs/r1.jsonl.
+    const blob = repo.git("hash-object", "-w", "--stdin").trim();
+    repo.git("read-tree", "HEAD");
+    repo.git("update-index", "--add", "--cacheinfo", `100644,${blob},state/runs/r1.jsonl`);
+    const tree = repo.git("write-tree").trim();
+    repo.git("read-tree", "HEAD");
+    const commit = repo.git("commit-tree", tree, "-p", "HEAD", "-m", "evil").trim();
+    repo.git("update-ref", "refs/heads/evil", commit);
+    const r = await repo.call("git.checkout", { ref: "evil" }, over);
+    expect(r.success).toBe(false);
+    expect(r.summary).toContain("would write or delete 'state/runs/r1.jsonl', inside 'state'");
+    expect(repo.git("rev-parse", "--abbrev-ref", "HEAD").trim()).toBe("main");
+    expect(readFileSync(join(repo.workspace, "state", "runs", "r1.jsonl"), "utf8")).toBe("TRACE-SECRET\n");
   });
 });

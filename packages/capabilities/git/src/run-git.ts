@@ -1,7 +1,7 @@
 import { dirname, join } from "node:path";
 import { CapgateError } from "@capgate/schema";
 import { type ProcessResult, realWorkspace, runProcess, type ToolContext } from "@capgate/tools";
-import { hiddenPathExcludes } from "./hidden-excludes.js";
+import { hiddenAmong, hiddenPathExcludes, hiddenRelativePaths } from "./hidden-excludes.js";
 import { operatorIdentity } from "./identity.js";
 import { checkRepository, MissingRepositoryError } from "./repo-guard.js";
 
@@ -135,6 +135,32 @@ export async function git(
   } catch (error) {
     if (error instanceof MissingRepositoryError) throw await notARepository(ctx, root);
     throw spawnError(error);
+  }
+  const hidden = await hiddenRelativePaths(ctx, root);
+  if (hidden.length > 0) {
+    // A hidden path the index tracks is a way around the hide list: status, diff, add and
+    // `show :<path>` treat the file as tracked and show its content (an index entry is
+    // something a sandboxed `git update-index` can plant). No git call runs then.
+    const tracked = await runProcess({
+      file: "git",
+      args: [...GIT_GLOBAL_ARGS, "ls-files", "-z", "--cached", "--", ...hidden],
+      cwd: root,
+      env: gitEnv(ctx.env, root),
+      timeoutMs,
+      maxOutputBytes: 64 * 1024,
+      signal: ctx.signal,
+    }).catch((error: unknown) => {
+      throw spawnError(error);
+    });
+    const hit = hiddenAmong(tracked.stdout.split("\0").filter(Boolean), hidden);
+    if (tracked.exitCode !== 0 || hit) {
+      throw new CapgateError(
+        "policy_denied",
+        hit
+          ? `The repository's index tracks '${hit.path}', inside '${hit.hidden}', which is hidden from every tool (credentials or capgate's own state); the git tools do not run while it is tracked. Remove the entry from the index yourself (git rm --cached -- '${hit.path}'), outside capgate.`
+          : `Could not check the index for hidden paths (git ls-files: ${tracked.stderr.trim().slice(0, 500)}); the git tools do not run unchecked.`,
+      );
+    }
   }
   let result: ProcessResult;
   try {
