@@ -100,7 +100,8 @@ describeQueue("runs on PostgreSQL + graphile-worker across processes", () => {
       expect(events.filter((e) => e.data.type === "run_started")).toHaveLength(1);
       const end = events.filter((e) => e.data.type === "run_ended");
       expect(end).toHaveLength(1);
-      expect(end[0]!.data.outcome).toBe("finished");
+      // On failure, say why: the run's end and the step before it.
+      expect(end[0]!.data.outcome, JSON.stringify(events.slice(-3).map((e) => e.data))).toBe("finished");
       expect(events.at(-1)!.data.type).toBe("run_ended");
     }
     const { rows } = await db.pool.query<{
