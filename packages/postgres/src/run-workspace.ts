@@ -34,9 +34,14 @@ const GIT_ENV = {
 /**
  * Runs on other workers of the same machine touch the same repository at once (worktree
  * metadata, refs); git refuses with "Unable to create '…lock': File exists" rather than
- * waiting, so such a refusal is retried for a few seconds.
+ * waiting, so such a refusal is retried — for up to 60 s by the clock, with a growing pause,
+ * not a fixed number of tries: on a loaded machine each holder keeps a lock longer, and
+ * forty quick tries (about four seconds) ran out while the repository was merely busy.
  */
+const LOCK_RETRY_MS = 60_000;
+
 async function git(cwd: string, args: string[]): Promise<string> {
+  const deadline = Date.now() + LOCK_RETRY_MS;
   for (let attempt = 0; ; attempt++) {
     try {
       const { stdout } = await execFile("git", args, {
@@ -48,11 +53,12 @@ async function git(cwd: string, args: string[]): Promise<string> {
     } catch (error) {
       const stderr = String((error as { stderr?: string }).stderr ?? "");
       if (
-        attempt >= 40 ||
+        Date.now() >= deadline ||
         !/\.lock'?:? File exists|Another git process|cannot lock ref|could not lock/i.test(stderr)
       )
         throw error;
-      await new Promise((r) => setTimeout(r, 50 + Math.random() * 100));
+      const pause = Math.min(500, 50 * 1.5 ** Math.min(attempt, 10));
+      await new Promise((r) => setTimeout(r, pause / 2 + Math.random() * pause));
     }
   }
 }
