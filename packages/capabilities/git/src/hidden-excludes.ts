@@ -21,10 +21,10 @@ function literalPattern(rel: string): string {
  * list them and `git.add .` does not stage them. (A path argument naming one is refused by
  * the path guard before git runs.) Empty — git's own `core.excludesFile=` stays — when
  * nothing hidden lies inside. The file lives in a private temp directory of this process,
- * named by its content.
+ * named by its content. `hidden`: the paths from `hiddenRelativePaths`, computed once per call.
  */
-export async function hiddenPathExcludes(ctx: ToolContext, root: string): Promise<string[]> {
-  const lines = new Set((await hiddenRelativePaths(ctx, root)).map(literalPattern));
+export function hiddenPathExcludes(hidden: readonly string[]): string[] {
+  const lines = new Set(hidden.map(literalPattern));
   if (lines.size === 0) return [];
   const text = `${[...lines].sort().join("\n")}\n`;
   dir ??= mkdtempSync(join(tmpdir(), "capgate-git-excludes-"));

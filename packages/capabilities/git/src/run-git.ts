@@ -124,19 +124,19 @@ export async function git(
 ): Promise<ProcessResult> {
   const root = await realWorkspace(ctx.workspace);
   const timeoutMs = gitTimeout(ctx.limits.timeoutMs);
+  const hidden = await hiddenRelativePaths(ctx, root);
   let overrides: string[];
   try {
     const checked = await checkRepository(root, { path: ctx.env.PATH, signal: ctx.signal });
     overrides = [
       ...checked.overrides,
       ...(await operatorIdentity(ctx.env, checked.keys)),
-      ...(await hiddenPathExcludes(ctx, root)),
+      ...hiddenPathExcludes(hidden),
     ];
   } catch (error) {
     if (error instanceof MissingRepositoryError) throw await notARepository(ctx, root);
     throw spawnError(error);
   }
-  const hidden = await hiddenRelativePaths(ctx, root);
   if (hidden.length > 0) {
     // A hidden path the index tracks is a way around the hide list: status, diff, add and
     // `show :<path>` treat the file as tracked and show its content (an index entry is
