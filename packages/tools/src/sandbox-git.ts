@@ -8,13 +8,13 @@ import {
   readlinkSync,
   realpathSync,
   rmdirSync,
-  type Stats,
   unlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { CapgateError } from "@capgate/schema";
+import { lstatOrUndefined, realOrUndefined } from "./fs-probe.js";
 import { PROTECTED_GIT_ENTRIES } from "./git-metadata.js";
 import { isWithin } from "./hidden-paths.js";
 
@@ -57,14 +57,6 @@ function placeholderSource(text: string | undefined): string {
     sources.set(key, source);
   }
   return source;
-}
-
-function lstatOrUndefined(path: string): Stats | undefined {
-  try {
-    return lstatSync(path);
-  } catch {
-    return undefined;
-  }
 }
 
 function refuse(workspace: string, path: string, what: string): CapgateError {
@@ -138,14 +130,6 @@ function protectDotGit(workspace: string, made: string[], afterwards: (() => voi
     args.push(...protectGitDir(workspace, real, made, afterwards));
   }
   return args;
-}
-
-function realOrUndefined(path: string): string | undefined {
-  try {
-    return realpathSync(path);
-  } catch {
-    return undefined;
-  }
 }
 
 /** The directory a `.git` file's `gitdir:` line names, resolved against the file's directory. */

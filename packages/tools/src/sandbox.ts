@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { lstatSync, realpathSync, type Stats } from "node:fs";
+import { realpathSync } from "node:fs";
 import { dirname, join, sep } from "node:path";
 import { CapgateError } from "@capgate/schema";
+import { lstatOrUndefined, realOrUndefined } from "./fs-probe.js";
 import { hiddenPathsOf, isWithin } from "./hidden-paths.js";
 import { SANDBOX_MARK_VAR } from "./process-group.js";
 import { protectGit } from "./sandbox-git.js";
@@ -249,14 +250,6 @@ interface HiddenMount {
   directory: boolean;
 }
 
-function lstatOrUndefined(path: string): Stats | undefined {
-  try {
-    return lstatSync(path);
-  } catch {
-    return undefined;
-  }
-}
-
 /** Existing secret paths and the state dir, by real path too (the one list of hidden-paths.ts). */
 function hiddenPaths(options: SandboxOptions, workspace: string): HiddenMount[] {
   const out = new Map<string, HiddenMount>();
@@ -321,14 +314,6 @@ function ancestorsBelow(top: string, path: string): string[] {
   const out: string[] = [];
   for (let dir = dirname(path); dir !== top && isWithin(top, dir); dir = dirname(dir)) out.unshift(dir);
   return out;
-}
-
-function realOrUndefined(path: string): string | undefined {
-  try {
-    return realpathSync(path);
-  } catch {
-    return undefined;
-  }
 }
 
 function hide(h: HiddenMount, readOnly: boolean): string[] {
