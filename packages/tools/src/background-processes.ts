@@ -39,8 +39,8 @@ export interface StartProcessOptions {
   env: Record<string, string | undefined>;
   /** Shown in list(); defaults to the file and args. */
   label?: string;
-  /** Called once the process has exited (sandbox clean-up). */
-  onExit?: () => void;
+  /** Called once the process has exited (sandbox clean-up); notices it returns join the output. */
+  onExit?: () => string[] | undefined;
   /** An OS sandbox's mark (`SandboxedCommand.mark`): its processes are killed too when the group stops. */
   sandboxMark?: string;
 }
@@ -147,7 +147,9 @@ export class BackgroundProcesses {
         );
       }
       void terminate(); // leftovers of the group
-      options.onExit?.();
+      for (const notice of options.onExit?.() ?? []) {
+        output.push(new TextEncoder().encode(`[capgate] ${notice}\n`));
+      }
     });
     this.#entries.set(id, { info, output, exited, terminate });
     return { ...info };

@@ -1,3 +1,6 @@
+import { lstatSync } from "node:fs";
+import { join } from "node:path";
+
 /**
  * The entries of a repository's `.git` (GIT_DIR) that make git run a program, or read
  * config, hooks or another repository from elsewhere — enumerated from
@@ -59,3 +62,27 @@ export const PROTECTED_GIT_ENTRIES: readonly GitMetadataEntry[] = [
     why: "legacy remote shorthands: URLs a later `git fetch <name>` contacts",
   },
 ];
+
+/**
+ * What git's discovery looks for to take a directory for a repository directory (GIT_DIR)
+ * itself — a bare repository, or a `.git` by another name: a `HEAD` beside `objects` and
+ * `refs` (setup.c's is_git_directory). Whoever can create all three in a directory makes
+ * the user's plain `git` there read a `config` and run `hooks` of their choosing.
+ */
+export const REPOSITORY_LAYOUT: readonly string[] = ["HEAD", "objects", "refs"];
+
+/**
+ * Whether `dir` holds every name of REPOSITORY_LAYOUT. Judged more broadly than git does
+ * (any kind of entry, a link or a dangling link included; HEAD's text is not read), so
+ * nothing git would accept is missed.
+ */
+export function hasRepositoryLayout(dir: string): boolean {
+  return REPOSITORY_LAYOUT.every((name) => {
+    try {
+      lstatSync(join(dir, name));
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}

@@ -168,6 +168,31 @@ describe("repository directories by another name (separate git dir, bare reposit
         join(w, "data", "refs", "x.json"),
       );
 
+      // The last piece of the layout is refused too, in whichever order the pieces come: a
+      // `config` written first would otherwise become a repository's config with it.
+      const pieces: [string, string][] = [
+        ["HEAD", "data/HEAD"],
+        ["objects", "data2/objects/info/packs"],
+        ["refs", "data3/refs/heads/main"],
+      ];
+      mkdirSync(join(w, "data2", "refs"), { recursive: true });
+      writeFileSync(join(w, "data2", "HEAD"), "ref: refs/heads/main\n");
+      mkdirSync(join(w, "data3", "objects"), { recursive: true });
+      symlinkSync("elsewhere", join(w, "data3", "HEAD")); // git accepts a linked HEAD
+      for (const [piece, path] of pieces) {
+        const error = await resolveInWorkspace(w, path, { forWrite: true, allowMissing: true }).then(
+          () => undefined,
+          (e: unknown) => e as CapgateError,
+        );
+        expect(error?.code, path).toBe("policy_denied");
+        expect(error?.message, path).toContain(
+          `with '${piece}' beside them git takes the directory for a repository`,
+        );
+      }
+      expect(await resolveInWorkspace(w, "data/config", { forWrite: true, allowMissing: true })).toBe(
+        join(w, "data", "config"),
+      );
+
       // A workspace whose root is a bare repository: no file tool writes anywhere in it.
       const bare = join(root, "bare");
       mkdirSync(join(bare, "objects"), { recursive: true });

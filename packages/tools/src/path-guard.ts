@@ -2,6 +2,7 @@ import { lstat, readlink, realpath } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { CapgateError } from "@capgate/schema";
 import { PolicyDeniedError } from "./errors.js";
+import { REPOSITORY_LAYOUT } from "./git-metadata.js";
 import { type HiddenPath, hiddenPathAt, hiddenPathBelow, hiddenPathsInside } from "./hidden-paths.js";
 import type { PolicyCheck } from "./types.js";
 
@@ -211,9 +212,15 @@ async function resolveChecked(
     // `.git` file points at), or a bare repository — is the same metadata: judged by what
     // git itself looks for, not by its name.
     const repository = await repositoryDirOnPath(root, real);
+    if (repository?.completes !== undefined) {
+      const where = toWorkspaceRelative(root, repository.dir);
+      throw deny(
+        `${property} ${shown} would make '${where}' a git repository directory: it already holds ${REPOSITORY_LAYOUT.filter((n) => n !== repository.completes).join(" and ")}, and with '${repository.completes}' beside them git takes the directory for a repository whose config and hooks it trusts. File tools never create one; use another name, or the git tools.`,
+      );
+    }
     if (repository !== undefined) {
       throw deny(
-        `${property} ${shown} is inside '${toWorkspaceRelative(root, repository)}', a git repository directory (it holds HEAD, objects and refs: hooks and config git trusts); file tools never write there. Use the git tools to change a repository.`,
+        `${property} ${shown} is inside '${toWorkspaceRelative(root, repository.dir)}', a git repository directory (it holds HEAD, objects and refs: hooks and config git trusts); file tools never write there. Use the git tools to change a repository.`,
       );
     }
   }
@@ -222,19 +229,34 @@ async function resolveChecked(
 
 /**
  * The first directory from the workspace root down to `real` (itself included) that git
- * would take for a repository directory — a `HEAD` file beside `objects` and `refs`
- * directories, the test git's own discovery makes — or undefined.
+ * would take for a repository directory (REPOSITORY_LAYOUT: `HEAD`, `objects` and `refs`,
+ * of any kind), or one that writing `real` would make into one: a write creating the last
+ * of the three names in a directory (`HEAD` beside `objects` and `refs`) is the same
+ * metadata, and judging only what is already there would let the last piece through.
  */
-async function repositoryDirOnPath(root: string, real: string): Promise<string | undefined> {
+async function repositoryDirOnPath(
+  root: string,
+  real: string,
+): Promise<{ dir: string; completes?: string } | undefined> {
   const rel = relative(root, real);
   const parts = rel === "" ? [] : rel.split(sep);
   let dir = root;
   for (let i = 0; i <= parts.length; i++) {
     if (i > 0) dir = join(dir, parts[i - 1]!);
-    const [head, objects, refs] = await Promise.all(
-      ["HEAD", "objects", "refs"].map((name) => lstat(join(dir, name)).catch(() => undefined)),
+    const present = await Promise.all(
+      REPOSITORY_LAYOUT.map((name) =>
+        lstat(join(dir, name)).then(
+          () => true,
+          () => false,
+        ),
+      ),
     );
-    if (head?.isFile() && objects?.isDirectory() && refs?.isDirectory()) return dir;
+    if (present.every(Boolean)) return { dir };
+    const next = parts[i];
+    if (next !== undefined && REPOSITORY_LAYOUT.includes(next)) {
+      const others = REPOSITORY_LAYOUT.filter((name, j) => name !== next && !present[j]);
+      if (others.length === 0) return { dir, completes: next };
+    }
     if (i < parts.length && !(await lstat(join(dir, parts[i]!)).catch(() => undefined))?.isDirectory()) break;
   }
   return undefined;

@@ -487,5 +487,63 @@ describe.skipIf(system.skip)(
       expect((await first).stdout).toBe("first\n");
       expect(existsSync(join(ws, ".git"))).toBe(false);
     });
+
+    describe("a repository the command assembles at the workspace root", () => {
+      /** The user's plain git in the workspace afterwards: `git status`. */
+      const userStatus = (ws: string) =>
+        spawnSync("git", ["status"], {
+          cwd: ws,
+          env: { ...hostEnv, GIT_CEILING_DIRECTORIES: root },
+          stdio: "ignore",
+        });
+      // A root repository whose work tree is the workspace itself, so git status runs its fsmonitor.
+      const rootConfig = (name: string) =>
+        `printf '[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tworktree = .\\n\\tfsmonitor = touch ${marks}/${name}-fsmonitor\\n' > config`;
+      const ROOT_ATTACKS: { name: string; setup(): string; script(name: string): string }[] = [
+        {
+          name: "bare-init",
+          setup: () => {
+            const ws = join(root, `rootrepo${++n}`);
+            mkdirSync(ws);
+            return ws;
+          },
+          script: (name) => `git init -q --bare . && ${rootConfig(name)}`,
+        },
+        {
+          name: "broken-dotgit-head",
+          setup: () => repo(),
+          script: (name) =>
+            `cp .git/HEAD HEAD && cp -r .git/objects .git/refs . && ${rootConfig(name)} && echo broken > .git/HEAD`,
+        },
+      ];
+      it.each(ROOT_ATTACKS.map((a) => [a.name, a] as const))(
+        "%s: the user's git status runs the model's fsmonitor without the sandbox, and not with it",
+        async (name, attack) => {
+          const control = attack.setup();
+          const off = await sh(control, attack.script(`${name}-off`), OFF);
+          expect(off.exitCode, off.stderr).toBe(0);
+          userStatus(control);
+          expect(existsSync(mark(`${name}-off-fsmonitor`))).toBe(true);
+
+          const ws = attack.setup();
+          const result = await sh(ws, attack.script(name));
+          expect(result.exitCode, result.stderr).toBe(0);
+          expect(result.stderr).toContain("capgate renamed HEAD to HEAD.capgate-disabled");
+          expect(existsSync(join(ws, "HEAD"))).toBe(false);
+          expect(existsSync(join(ws, "HEAD.capgate-disabled"))).toBe(true);
+          expect(existsSync(join(ws, "config"))).toBe(true); // nothing deleted
+          userStatus(ws);
+          expect(existsSync(mark(`${name}-fsmonitor`))).toBe(false);
+        },
+      );
+      it("a workspace root that already is a repository directory is refused before anything runs", async () => {
+        const ws = join(root, `bareroot${++n}`);
+        mkdirSync(ws);
+        hostGit(ws, "init", "-q", "--bare", ".");
+        await expect(sh(ws, `touch ${marks}/bare-ran`)).rejects.toMatchObject({ code: "unsafe_repository" });
+        expect(existsSync(mark("bare-ran"))).toBe(false);
+        expect(readFileSync(join(ws, "HEAD"), "utf8")).toMatch(/^ref: refs\/heads\//);
+      });
+    });
   },
 );

@@ -7,6 +7,7 @@ import {
   readFileSync,
   readlinkSync,
   realpathSync,
+  renameSync,
   rmdirSync,
   unlinkSync,
   writeFileSync,
@@ -15,14 +16,19 @@ import { tmpdir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { CapgateError } from "@capgate/schema";
 import { lstatOrUndefined, realOrUndefined } from "./fs-probe.js";
-import { PROTECTED_GIT_ENTRIES } from "./git-metadata.js";
+import { hasRepositoryLayout, PROTECTED_GIT_ENTRIES, REPOSITORY_LAYOUT } from "./git-metadata.js";
 import { isWithin } from "./hidden-paths.js";
 
 /** Bubblewrap arguments that keep a workspace's git metadata out of a command's reach, and their undo. */
 export interface GitProtection {
   args: string[];
-  /** Removes the placeholders made for this command once no other sandbox of this process uses them. */
-  release(): void;
+  /**
+   * Call once the command has exited: removes links it planted under `.git` and the
+   * placeholders made for it (once no other sandbox of this process uses them), and breaks
+   * a repository layout it assembled at the workspace root. Returns what was done that the
+   * command's caller should hear (one sentence each), usually nothing.
+   */
+  release(): string[];
 }
 
 /**
@@ -88,11 +94,22 @@ function refuse(workspace: string, path: string, what: string): CapgateError {
  * @throws CapgateError `unsafe_repository` (nothing ran) for a link that cannot be pinned.
  */
 export function protectGit(workspace: string): GitProtection {
+  if (hasRepositoryLayout(workspace)) {
+    throw new CapgateError(
+      "unsafe_repository",
+      `The workspace root holds ${REPOSITORY_LAYOUT.join(", ")} side by side, which makes git take the workspace itself for a repository directory (a bare repository) whose config and hooks it trusts; a command could change them, so it was refused and nothing ran. Work in a checkout of the repository (\`git clone <this dir> <new dir>\`), or move those entries out of the workspace root.`,
+      { property: "workspace" },
+    );
+  }
   const made: string[] = [];
   const afterwards: (() => void)[] = [];
-  const release = (): void => {
+  const notices: string[] = [];
+  const release = (): string[] => {
     for (const check of afterwards.splice(0)) check();
     for (const path of made.splice(0)) releasePlaceholder(path);
+    const notice = disableRootRepository(workspace);
+    if (notice) notices.push(notice);
+    return notices.splice(0);
   };
   try {
     const args = protectDotGit(workspace, made, afterwards);
@@ -101,6 +118,31 @@ export function protectGit(workspace: string): GitProtection {
     release();
     throw error;
   }
+}
+
+/**
+ * A repository the command assembled at the workspace root (`git init --bare .`, or HEAD,
+ * objects and refs beside a `.git` whose HEAD it broke) would be the repository the user's
+ * own `git log` there runs the pager, hooks and gpg.program of. The root cannot be pinned
+ * against it without placing files in the user's tree, so the layout is broken once the
+ * command ends instead: its `HEAD` is renamed aside (nothing is deleted), which git's
+ * discovery then no longer accepts. The start refused a root that already had the layout.
+ */
+function disableRootRepository(workspace: string): string | undefined {
+  if (!hasRepositoryLayout(workspace)) return undefined;
+  const from = join(workspace, "HEAD");
+  for (let n = 0; n < 100; n++) {
+    const name = n === 0 ? "HEAD.capgate-disabled" : `HEAD.capgate-disabled-${n}`;
+    const to = join(workspace, name);
+    if (lstatOrUndefined(to)) continue;
+    try {
+      renameSync(from, to);
+    } catch {
+      return "The command made the workspace root a git repository directory (HEAD, objects and refs at its top), and capgate could not rename its HEAD aside; do not run git in the workspace before removing them.";
+    }
+    return `The command made the workspace root a git repository directory (HEAD, objects and refs at its top), which your git would take for the repository and whose config and hooks it would trust; capgate renamed HEAD to ${name} so that git no longer does. Use git.* tools or a .git repository instead.`;
+  }
+  return "The command made the workspace root a git repository directory (HEAD, objects and refs at its top); capgate found no free name to rename its HEAD to. Do not run git in the workspace before removing them.";
 }
 
 function protectDotGit(workspace: string, made: string[], afterwards: (() => void)[]): string[] {

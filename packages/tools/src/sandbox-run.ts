@@ -58,17 +58,25 @@ export async function runSandboxed(options: RunSandboxedOptions): Promise<Proces
     [resolveProgram(file, options.env.PATH), ...(args ?? [])],
     sandboxOptionsFor(options.cwd, options.env, shellPolicy, sandbox),
   );
+  let result: ProcessResult;
   try {
-    return await runProcess({
+    result = await runProcess({
       ...rest,
       file: wrapped.file,
       args: wrapped.args,
       env: wrapped.env,
       ...(wrapped.mark ? { sandboxMark: wrapped.mark } : {}),
     });
-  } finally {
+  } catch (error) {
     wrapped.release();
+    throw error;
   }
+  const notices = wrapped.release();
+  if (notices.length === 0) return result;
+  // What the sandbox undid after the command is part of its output: the model and the user
+  // read stderr, and a notice kept anywhere else would go unseen.
+  const sep = result.stderr === "" || result.stderr.endsWith("\n") ? "" : "\n";
+  return { ...result, stderr: `${result.stderr}${sep}${notices.map((n) => `[capgate] ${n}\n`).join("")}` };
 }
 
 /**

@@ -55,8 +55,11 @@ export interface SandboxedCommand {
   env: Record<string, string | undefined>;
   /** False only when the operator turned the sandbox off. */
   sandboxed: boolean;
-  /** Call once the process has exited (removes placeholders made for it). */
-  release(): void;
+  /**
+   * Call once the process has exited (removes placeholders made for it, undoes a repository
+   * it assembled at the workspace root). Returns notices for the command's output.
+   */
+  release(): string[];
   /**
    * Set on every process of this sandbox through bubblewrap's environment (as
    * `CAPGATE_SANDBOX_MARK`; unset for the command itself), so a stop can find and kill
@@ -109,7 +112,7 @@ export async function sandboxCommand(
   if (file === undefined) throw new TypeError("sandboxCommand: argv is empty");
   const env = scrubEnv(options.env);
   if (sandboxMode(options.shell) === "off") {
-    return { file, args: rest, env, sandboxed: false, release: () => undefined };
+    return { file, args: rest, env, sandboxed: false, release: () => [] };
   }
   const bwrap = options.shell?.bwrap ?? DEFAULT_BWRAP;
   await probeBwrap(bwrap);
