@@ -27,8 +27,8 @@ describe("createDefaultRegistry", () => {
     const r = createDefaultRegistry();
     for (const c of builtinCapabilities()) r.register(c.manifest);
     // Everyday phrasings issue 11 found missed, each with the capability a user means.
-    // Still missed (docs/search.md): "view the history of a file" (browser_panel's "browser
-    // history" outranks git) and "open the contents of config.yaml" (browser_panel.open).
+    // Still missed at capability level (docs/search.md): "open the contents of config.yaml"
+    // (browser_panel.open's "open" outweighs the file name in the vector blend).
     const expected: Array<[string, string]> = [
       ["post data to a webhook", "web"],
       ["create a new folder", "fs"],
@@ -36,6 +36,10 @@ describe("createDefaultRegistry", () => {
     ];
     expect(expected.map(([q]) => [q, r.search(q)[0]?.capability])).toEqual(expected);
     expect(r.search("run the tests", { level: "tool" })[0]?.tool).toBe("shell.run");
+    // A tool's description leads with what it is for, in the words people use for it.
+    expect(r.search("view the history of a file", { level: "tool" })[0]?.tool).toBe("git.log");
+    expect(r.search("look at the file README.md", { level: "tool" })[0]?.tool).toBe("fs.read");
+    expect(r.search("show the log of commits", { level: "tool" })[0]?.tool).toBe("git.log");
     const think = r.search("think step by step");
     expect(think.every((h) => h.score > 0 || h.match === "substring")).toBe(true);
   });

@@ -22,7 +22,7 @@ export const manifest = {
     {
       name: "fs.read",
       description:
-        "Read a text file: a header line 'lines A–B of N', then the lines exactly as in the file (no line numbers added), ready to copy into fs.patch. Large files paginate: pass `offset` (first line) and `limit` (line count); the reply says where the next page starts.",
+        "Read a text file: show its contents (to look at, view or open a file). The reply is a header line 'lines A–B of N', then the lines exactly as in the file (no line numbers added), ready to copy into fs.patch. Large files paginate: pass `offset` (first line) and `limit` (line count); the reply says where the next page starts.",
       risk: "read",
       inputSchema: {
         type: "object",

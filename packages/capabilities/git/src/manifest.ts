@@ -52,7 +52,7 @@ export const manifest = {
     {
       name: "git.log",
       description:
-        "List recent commits, newest first, with hash, author, date and subject; `path` limits it to commits that touched that file or directory.",
+        "Show the commit history (log): recent commits, newest first, with hash, author, date and subject; `path` limits it to the history of one file or directory.",
       risk: "read",
       inputSchema: {
         type: "object",
