@@ -70,28 +70,39 @@ export function createEmbedder(table: VectorTable): Embedder {
     return rows;
   }
 
-  /**
-   * A text's table rows in order (stop words dropped, unknown words segmented): a
-   * registration embeds the same texts more than once (a tool's description in its
-   * capability's vector and in its own, the capability's name in every tool's), so the
-   * tokenizing and lookups are done once. Bounded: emptied when full.
-   */
-  const rowsCache = new Map<string, readonly number[]>();
-  function rowsOf(text: string): readonly number[] {
-    let rows = rowsCache.get(text);
-    if (rows === undefined) {
-      const found: number[] = [];
-      for (const token of tokenize(text)) {
-        if (isStopWord(token)) continue;
-        const row = table.row(token);
-        if (row >= 0) found.push(row);
-        else for (const r of segment(token)) found.push(r);
-      }
-      rows = found;
-      if (rowsCache.size >= 4096) rowsCache.clear();
-      rowsCache.set(text, rows);
+  /** A text's table rows in order (stop words dropped, unknown words segmented). */
+  function rowsOf(text: string): number[] {
+    const found: number[] = [];
+    for (const token of tokenize(text)) {
+      if (isStopWord(token)) continue;
+      const row = table.row(token);
+      if (row >= 0) found.push(row);
+      else for (const r of segment(token)) found.push(r);
     }
-    return rows;
+    return found;
+  }
+
+  /**
+   * A text's SIF-weighted sum of word vectors, before the common directions are removed:
+   * a registration embeds the same texts more than once (a tool's description in its
+   * capability's vector and in its own; the capability's name in every tool's), and a
+   * vector's sum of texts is the sum of their sums, so each is computed once. Bounded:
+   * emptied when full (4,096 × dimensions floats, 1.6 MB at 100).
+   */
+  const sumCache = new Map<string, Float32Array | null>();
+  function sumOf(text: string): Float32Array | null {
+    let sum = sumCache.get(text);
+    if (sum === undefined) {
+      const rows = rowsOf(text);
+      if (rows.length === 0) sum = null;
+      else {
+        sum = new Float32Array(table.dimensions);
+        for (const r of rows) table.addTo(sum, r, weightOf(r));
+      }
+      if (sumCache.size >= 4096) sumCache.clear();
+      sumCache.set(text, sum);
+    }
+    return sum;
   }
 
   return {
@@ -100,10 +111,10 @@ export function createEmbedder(table: VectorTable): Embedder {
       const out = new Float32Array(table.dimensions);
       let any = false;
       for (const text of typeof texts === "string" ? [texts] : texts) {
-        for (const r of rowsOf(text)) {
-          table.addTo(out, r, weightOf(r));
-          any = true;
-        }
+        const sum = sumOf(text);
+        if (sum === null) continue;
+        for (let d = 0; d < out.length; d++) out[d]! += sum[d]!;
+        any = true;
       }
       if (!any) return undefined;
       for (const u of remove) {
