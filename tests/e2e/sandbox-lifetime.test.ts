@@ -1,7 +1,7 @@
 // kill -9 of the CLI, or of the server, in the middle of a sandboxed command leaves nothing
 // running: bubblewrap runs with --die-with-parent and its own pid namespace, so the whole
 // sandbox goes with the host process. Real processes: the built CLI (`node apps/cli/dist/bin.js`).
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -129,4 +129,47 @@ describeLifetime("a sandboxed command dies with its host", () => {
     await killAndCheck(host, ws);
     await call;
   }, 60_000);
+});
+
+describeLifetime("an interrupted command still gets its after-command steps", () => {
+  // A command that assembles a repository at the workspace root, then hangs so the user
+  // interrupts it: the CLI exits on the signal, and the exit must still stop the sandbox
+  // and disable the repository (the user's next `git status` would run its fsmonitor).
+  const ASSEMBLE =
+    'git init -q --bare . && git config core.bare false && git config core.worktree "$PWD" && git config core.fsmonitor "touch $PWD-fsmonitor-ran; echo" && touch assembled && sleep 100';
+  it.each(["SIGINT", "SIGTERM", "SIGHUP"] as const)(
+    "%s of `capgate call shell.run` stops the command and renames the root HEAD aside",
+    async (signal) => {
+      const ws = join(root, `signal-${signal}`);
+      const state = join(root, `signal-${signal}-state`);
+      mkdirSync(ws);
+      mkdirSync(state);
+      const host = cli(
+        ["call", "shell.run", JSON.stringify({ command: ASSEMBLE, timeout_ms: 100_000 })],
+        ws,
+        state,
+      );
+      let stderr = "";
+      host.stderr?.on("data", (c: Buffer) => {
+        stderr += c.toString();
+      });
+      await until("the layout", () => (existsSync(join(ws, "assembled")) ? true : undefined));
+      const tree = descendants(host.pid as number);
+      const exited = new Promise<number | null>((done) => host.once("exit", (code) => done(code)));
+      host.kill(signal);
+      expect(await exited).toBe(128 + { SIGINT: 2, SIGTERM: 15, SIGHUP: 1 }[signal]);
+      await until("the sandbox to stop", () => (alive(tree).length === 0 ? true : undefined));
+      expect(existsSync(join(ws, "HEAD"))).toBe(false);
+      expect(readdirSync(ws).some((e) => /^HEAD\.capgate-disabled-[0-9a-f]{12}$/.test(e))).toBe(true);
+      expect(stderr).toContain("capgate renamed HEAD to HEAD.capgate-disabled-");
+      // The user's git afterwards: the root is no repository any more, so nothing of the model's runs.
+      spawnSync("git", ["status"], {
+        cwd: ws,
+        env: { PATH: process.env.PATH, HOME: root, GIT_CEILING_DIRECTORIES: root },
+        stdio: "ignore",
+      });
+      expect(existsSync(`${ws}-fsmonitor-ran`)).toBe(false);
+    },
+    60_000,
+  );
 });

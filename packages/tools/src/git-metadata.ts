@@ -64,25 +64,37 @@ export const PROTECTED_GIT_ENTRIES: readonly GitMetadataEntry[] = [
 ];
 
 /**
- * What git's discovery looks for to take a directory for a repository directory (GIT_DIR)
- * itself — a bare repository, or a `.git` by another name: a `HEAD` beside `objects` and
- * `refs` (setup.c's is_git_directory). Whoever can create all three in a directory makes
- * the user's plain `git` there read a `config` and run `hooks` of their choosing.
+ * The names git's discovery looks for to take a directory for a repository directory
+ * (GIT_DIR) itself — a bare repository, or a `.git` by another name (setup.c's
+ * is_git_directory): a `HEAD`, and either `objects` and `refs` beside it, or a `commondir`
+ * naming the directory that holds them (how a linked worktree's GIT_DIR works). Whoever can
+ * create such a set in a directory makes the user's plain `git` there read a `config` and
+ * run `hooks` of their choosing.
  */
-export const REPOSITORY_LAYOUT: readonly string[] = ["HEAD", "objects", "refs"];
+export const REPOSITORY_LAYOUT: readonly string[] = ["HEAD", "objects", "refs", "commondir"];
 
 /**
- * Whether `dir` holds every name of REPOSITORY_LAYOUT. Judged more broadly than git does
- * (any kind of entry, a link or a dangling link included; HEAD's text is not read), so
+ * Whether a directory holding the REPOSITORY_LAYOUT names in `present` is one git would
+ * take for a repository directory: HEAD, and commondir or both objects and refs.
+ */
+export function isRepositoryLayout(present: ReadonlySet<string>): boolean {
+  return present.has("HEAD") && (present.has("commondir") || (present.has("objects") && present.has("refs")));
+}
+
+/**
+ * Whether `dir` holds a repository layout (isRepositoryLayout). Judged more broadly than git
+ * does (any kind of entry, a link or a dangling link included; no file's text is read), so
  * nothing git would accept is missed.
  */
 export function hasRepositoryLayout(dir: string): boolean {
-  return REPOSITORY_LAYOUT.every((name) => {
+  const present = new Set<string>();
+  for (const name of REPOSITORY_LAYOUT) {
     try {
       lstatSync(join(dir, name));
-      return true;
+      present.add(name);
     } catch {
-      return false;
+      // absent
     }
-  });
+  }
+  return isRepositoryLayout(present);
 }

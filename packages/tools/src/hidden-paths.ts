@@ -1,6 +1,7 @@
-import { lstatSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
-import { isAbsolute, join, resolve, sep } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
+import { realOrUndefined } from "./fs-probe.js";
+import { isInside } from "./path-within.js";
 
 /**
  * Paths under the user's home that no tool and no sandboxed command may read: credentials,
@@ -105,30 +106,15 @@ export function hiddenPathsOf(scope: HiddenScope): HiddenPath[] {
  * state dir equal to the workspace, or a workspace under ~/.capgate, is documented).
  */
 export function hiddenPathsInside(workspaceReal: string, scope: HiddenScope): HiddenPath[] {
-  return hiddenPathsOf(scope).filter((h) => h.path !== workspaceReal && isWithin(workspaceReal, h.path));
+  return hiddenPathsOf(scope).filter((h) => h.path !== workspaceReal && isInside(workspaceReal, h.path));
 }
 
 /** The hidden path `abs` is (or lies under), if any. */
 export function hiddenPathAt(hidden: readonly HiddenPath[], abs: string): HiddenPath | undefined {
-  return hidden.find((h) => isWithin(h.path, abs));
+  return hidden.find((h) => isInside(h.path, abs));
 }
 
 /** The first hidden path strictly below `abs` (a directory whose move or delete would take it along). */
 export function hiddenPathBelow(hidden: readonly HiddenPath[], abs: string): HiddenPath | undefined {
-  return hidden.find((h) => h.path !== abs && isWithin(abs, h.path));
-}
-
-/** True when `child` is `parent` or inside it (compared with a trailing separator). */
-export function isWithin(parent: string, child: string): boolean {
-  return child === parent || child.startsWith(parent.endsWith(sep) ? parent : `${parent}${sep}`);
-}
-
-/** The real path of an existing `path`; one lstat for the common case of a path that is not there. */
-function realOrUndefined(path: string): string | undefined {
-  try {
-    if (!lstatSync(path, { throwIfNoEntry: false })) return undefined;
-    return realpathSync.native(path);
-  } catch {
-    return undefined;
-  }
+  return hidden.find((h) => h.path !== abs && isInside(abs, h.path));
 }

@@ -55,6 +55,7 @@ describe("@capgate/tools public surface", () => {
       "parseAllowHost",
       "probeBwrap",
       "realWorkspace",
+      "releaseActiveSandboxes",
       "requireApproval",
       "resolveInWorkspace",
       "runProcess",

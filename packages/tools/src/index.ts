@@ -67,6 +67,7 @@ export type { SandboxedCommand, SandboxOptions } from "./sandbox.js";
 export {
   bashArgv,
   networkMode,
+  releaseActiveSandboxes,
   SANDBOX_PROXY_PORT,
   SCRUBBED_ENV,
   sandboxCommand,

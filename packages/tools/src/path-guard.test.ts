@@ -185,9 +185,24 @@ describe("repository directories by another name (separate git dir, bare reposit
           (e: unknown) => e as CapgateError,
         );
         expect(error?.code, path).toBe("policy_denied");
-        expect(error?.message, path).toContain(
-          `with '${piece}' beside them git takes the directory for a repository`,
+        expect(error?.message, path).toContain(`with '${piece}' beside the`);
+      }
+      // HEAD with a commondir is a repository directory too (objects and refs live where
+      // commondir points): whichever of the two comes second is refused.
+      mkdirSync(join(w, "wt1"));
+      writeFileSync(join(w, "wt1", "HEAD"), "ref: refs/heads/main\n");
+      mkdirSync(join(w, "wt2"));
+      writeFileSync(join(w, "wt2", "commondir"), "../sub\n");
+      for (const [piece, path] of [
+        ["commondir", "wt1/commondir"],
+        ["HEAD", "wt2/HEAD"],
+      ] as const) {
+        const error = await resolveInWorkspace(w, path, { forWrite: true, allowMissing: true }).then(
+          () => undefined,
+          (e: unknown) => e as CapgateError,
         );
+        expect(error?.code, path).toBe("policy_denied");
+        expect(error?.message, path).toContain(`with '${piece}' beside the`);
       }
       expect(await resolveInWorkspace(w, "data/config", { forWrite: true, allowMissing: true })).toBe(
         join(w, "data", "config"),

@@ -2,9 +2,13 @@ import { lstat, readlink, realpath } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { CapgateError } from "@capgate/schema";
 import { PolicyDeniedError } from "./errors.js";
-import { REPOSITORY_LAYOUT } from "./git-metadata.js";
+import { lstatOrUndefined } from "./fs-probe.js";
+import { isRepositoryLayout, REPOSITORY_LAYOUT } from "./git-metadata.js";
 import { type HiddenPath, hiddenPathAt, hiddenPathBelow, hiddenPathsInside } from "./hidden-paths.js";
+import { isInside } from "./path-within.js";
 import type { PolicyCheck } from "./types.js";
+
+export { isInside };
 
 /** Longest path accepted, in UTF-8 bytes (Linux PATH_MAX). */
 export const MAX_PATH_BYTES = 4096;
@@ -84,13 +88,6 @@ export function realWorkspace(workspace: string): Promise<string> {
     realWorkspaces.set(workspace, real);
   }
   return real;
-}
-
-/** True when `candidate` is `root` or inside it. Compares with a trailing separator, so `/w/proj2` is not inside `/w/proj`. */
-export function isInside(root: string, candidate: string): boolean {
-  if (candidate === root) return true;
-  const prefix = root.endsWith(sep) ? root : root + sep;
-  return candidate.startsWith(prefix);
 }
 
 /**
@@ -215,7 +212,7 @@ async function resolveChecked(
     if (repository?.completes !== undefined) {
       const where = toWorkspaceRelative(root, repository.dir);
       throw deny(
-        `${property} ${shown} would make '${where}' a git repository directory: it already holds ${REPOSITORY_LAYOUT.filter((n) => n !== repository.completes).join(" and ")}, and with '${repository.completes}' beside them git takes the directory for a repository whose config and hooks it trusts. File tools never create one; use another name, or the git tools.`,
+        `${property} ${shown} would make '${where}' a git repository directory: with '${repository.completes}' beside the ${repositoryNamesIn(repository.dir)} already there, git takes the directory for a repository whose config and hooks it trusts. File tools never create one; use another name, or the git tools.`,
       );
     }
     if (repository !== undefined) {
@@ -229,10 +226,11 @@ async function resolveChecked(
 
 /**
  * The first directory from the workspace root down to `real` (itself included) that git
- * would take for a repository directory (REPOSITORY_LAYOUT: `HEAD`, `objects` and `refs`,
- * of any kind), or one that writing `real` would make into one: a write creating the last
- * of the three names in a directory (`HEAD` beside `objects` and `refs`) is the same
- * metadata, and judging only what is already there would let the last piece through.
+ * would take for a repository directory (isRepositoryLayout: `HEAD` with `objects` and
+ * `refs`, or with `commondir`; entries of any kind), or one that writing `real` would make
+ * into one: a write creating the last name such a set needs (`HEAD` beside `objects` and
+ * `refs`, `commondir` beside `HEAD`) is the same metadata, and judging only what is
+ * already there would let the last piece through.
  */
 async function repositoryDirOnPath(
   root: string,
@@ -243,23 +241,34 @@ async function repositoryDirOnPath(
   let dir = root;
   for (let i = 0; i <= parts.length; i++) {
     if (i > 0) dir = join(dir, parts[i - 1]!);
-    const present = await Promise.all(
+    const found = await Promise.all(
       REPOSITORY_LAYOUT.map((name) =>
         lstat(join(dir, name)).then(
-          () => true,
-          () => false,
+          () => name,
+          () => undefined,
         ),
       ),
     );
-    if (present.every(Boolean)) return { dir };
+    const present = new Set(found.filter((n): n is string => n !== undefined));
+    if (isRepositoryLayout(present)) return { dir };
     const next = parts[i];
-    if (next !== undefined && REPOSITORY_LAYOUT.includes(next)) {
-      const others = REPOSITORY_LAYOUT.filter((name, j) => name !== next && !present[j]);
-      if (others.length === 0) return { dir, completes: next };
+    if (
+      next !== undefined &&
+      REPOSITORY_LAYOUT.includes(next) &&
+      isRepositoryLayout(new Set([...present, next]))
+    ) {
+      return { dir, completes: next };
     }
     if (i < parts.length && !(await lstat(join(dir, parts[i]!)).catch(() => undefined))?.isDirectory()) break;
   }
   return undefined;
+}
+
+/** The REPOSITORY_LAYOUT names `dir` holds, for a message ("'HEAD' and 'refs'"). */
+function repositoryNamesIn(dir: string): string {
+  return REPOSITORY_LAYOUT.filter((name) => lstatOrUndefined(join(dir, name)))
+    .map((name) => `'${name}'`)
+    .join(" and ");
 }
 
 /**

@@ -515,6 +515,35 @@ describe.skipIf(system.skip)(
           script: (name) =>
             `cp .git/HEAD HEAD && cp -r .git/objects .git/refs . && ${rootConfig(name)} && echo broken > .git/HEAD`,
         },
+        {
+          // HEAD plus a commondir naming a directory with objects and refs: no single
+          // directory holds all three names, and config.worktree makes the root a work tree.
+          name: "root-commondir",
+          setup: () => repo(),
+          script: (name) =>
+            [
+              "git init -q --bare sub",
+              "git -C sub config core.repositoryformatversion 1",
+              "git -C sub config extensions.worktreeConfig true",
+              `git -C sub config core.fsmonitor 'touch ${marks}/${name}-fsmonitor; echo'`,
+              'git -C sub fetch -q "$PWD/.git" HEAD:refs/heads/main',
+              `printf '[core]\\n\\tbare = false\\n\\tworktree = %s\\n' "$PWD" > config.worktree`,
+              "echo 'ref: refs/heads/main' > HEAD",
+              "echo sub > commondir",
+              "echo garbage > .git/HEAD",
+            ].join(" && "),
+        },
+        {
+          // Every fixed rename target taken in advance.
+          name: "names-taken",
+          setup: () => {
+            const ws = join(root, `rootrepo${++n}`);
+            mkdirSync(ws);
+            return ws;
+          },
+          script: (name) =>
+            `touch HEAD.capgate-disabled; for i in $(seq 1 99); do touch HEAD.capgate-disabled-$i; done; git init -q --bare . && ${rootConfig(name)}`,
+        },
       ];
       it.each(ROOT_ATTACKS.map((a) => [a.name, a] as const))(
         "%s: the user's git status runs the model's fsmonitor without the sandbox, and not with it",
@@ -528,10 +557,14 @@ describe.skipIf(system.skip)(
           const ws = attack.setup();
           const result = await sh(ws, attack.script(name));
           expect(result.exitCode, result.stderr).toBe(0);
-          expect(result.stderr).toContain("capgate renamed HEAD to HEAD.capgate-disabled");
+          expect(result.stderr).toMatch(/capgate renamed HEAD to HEAD\.capgate-disabled-[0-9a-f]{12}/);
+          expect(result.stderrBytes).toBe(Buffer.byteLength(result.stderr));
           expect(existsSync(join(ws, "HEAD"))).toBe(false);
-          expect(existsSync(join(ws, "HEAD.capgate-disabled"))).toBe(true);
-          expect(existsSync(join(ws, "config"))).toBe(true); // nothing deleted
+          expect(readdirSync(ws).filter((e) => /^HEAD\.capgate-disabled-[0-9a-f]{12}$/.test(e))).toHaveLength(
+            1,
+          );
+          // Nothing deleted: only HEAD was renamed.
+          expect(existsSync(join(ws, "commondir")) || existsSync(join(ws, "objects"))).toBe(true);
           userStatus(ws);
           expect(existsSync(mark(`${name}-fsmonitor`))).toBe(false);
         },

@@ -1,4 +1,6 @@
+import { randomBytes } from "node:crypto";
 import {
+  chmodSync,
   type Dirent,
   lstatSync,
   mkdirSync,
@@ -16,8 +18,8 @@ import { tmpdir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { CapgateError } from "@capgate/schema";
 import { lstatOrUndefined, realOrUndefined } from "./fs-probe.js";
-import { hasRepositoryLayout, PROTECTED_GIT_ENTRIES, REPOSITORY_LAYOUT } from "./git-metadata.js";
-import { isWithin } from "./hidden-paths.js";
+import { hasRepositoryLayout, PROTECTED_GIT_ENTRIES } from "./git-metadata.js";
+import { isInside } from "./path-within.js";
 
 /** Bubblewrap arguments that keep a workspace's git metadata out of a command's reach, and their undo. */
 export interface GitProtection {
@@ -97,7 +99,7 @@ export function protectGit(workspace: string): GitProtection {
   if (hasRepositoryLayout(workspace)) {
     throw new CapgateError(
       "unsafe_repository",
-      `The workspace root holds ${REPOSITORY_LAYOUT.join(", ")} side by side, which makes git take the workspace itself for a repository directory (a bare repository) whose config and hooks it trusts; a command could change them, so it was refused and nothing ran. Work in a checkout of the repository (\`git clone <this dir> <new dir>\`), or move those entries out of the workspace root.`,
+      `The workspace root holds a HEAD with objects and refs (or with a commondir) beside it, which makes git take the workspace itself for a repository directory (a bare repository) whose config and hooks it trusts; a command could change them, so it was refused and nothing ran. Work in a checkout of the repository (\`git clone <this dir> <new dir>\`), or move those entries out of the workspace root.`,
       { property: "workspace" },
     );
   }
@@ -130,19 +132,35 @@ export function protectGit(workspace: string): GitProtection {
  */
 function disableRootRepository(workspace: string): string | undefined {
   if (!hasRepositoryLayout(workspace)) return undefined;
+  const what =
+    "The command made the workspace root a git repository directory (a HEAD with objects and refs, or with a commondir, at its top), which your git would take for the repository and whose config and hooks it would trust";
   const from = join(workspace, "HEAD");
-  for (let n = 0; n < 100; n++) {
-    const name = n === 0 ? "HEAD.capgate-disabled" : `HEAD.capgate-disabled-${n}`;
-    const to = join(workspace, name);
-    if (lstatOrUndefined(to)) continue;
+  // A name the command cannot have taken in advance: it is chosen only now.
+  const name = `HEAD.capgate-disabled-${randomBytes(6).toString("hex")}`;
+  const to = join(workspace, name);
+  const rename = (): boolean => {
     try {
       renameSync(from, to);
+      return true;
     } catch {
-      return "The command made the workspace root a git repository directory (HEAD, objects and refs at its top), and capgate could not rename its HEAD aside; do not run git in the workspace before removing them.";
+      return false;
     }
-    return `The command made the workspace root a git repository directory (HEAD, objects and refs at its top), which your git would take for the repository and whose config and hooks it would trust; capgate renamed HEAD to ${name} so that git no longer does. Use git.* tools or a .git repository instead.`;
+  };
+  let renamed = rename();
+  if (!renamed) {
+    // A command can take the write bit off the workspace root (chmod 555 .); it is the
+    // user's directory, so the owner's write bit is given back and the rename tried again.
+    try {
+      chmodSync(workspace, lstatSync(workspace).mode | 0o200);
+      renamed = rename();
+    } catch {
+      // not ours to change
+    }
   }
-  return "The command made the workspace root a git repository directory (HEAD, objects and refs at its top); capgate found no free name to rename its HEAD to. Do not run git in the workspace before removing them.";
+  if (renamed) {
+    return `${what}; capgate renamed HEAD to ${name} so that git no longer does. Use the git tools or a .git repository instead.`;
+  }
+  return `${what}, and capgate could not rename its HEAD aside. Do not run git in the workspace before you remove HEAD there; capgate refuses every further command in it until then.`;
 }
 
 function protectDotGit(workspace: string, made: string[], afterwards: (() => void)[]): string[] {
@@ -157,7 +175,7 @@ function protectDotGit(workspace: string, made: string[], afterwards: (() => voi
   const target = gitdirTarget(dotGit);
   if (!target) return args;
   const real = realOrUndefined(target);
-  const inside = (p: string | undefined) => p !== undefined && isWithin(workspace, p);
+  const inside = (p: string | undefined) => p !== undefined && isInside(workspace, p);
   // … it must not lead through a link or to a missing directory inside the workspace (the
   // command could swap the link, or create the directory, with config and hooks of its own) …
   if ((inside(target) || inside(real)) && (real === undefined || real !== target)) {

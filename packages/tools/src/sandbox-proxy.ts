@@ -42,6 +42,9 @@ export async function closeEgressProxies(): Promise<void> {
   await Promise.all(all.map((p) => p.then((x) => x.close()).catch(() => undefined)));
 }
 
+/** The TCP ports of X11 displays :0–:63 (6000 + display number), refused in every mode. */
+export const X11_PORTS = { first: 6000, last: 6063 } as const;
+
 interface Target {
   /** The address (or, in full mode, host name) to connect to — for guarded, one that passed the check. */
   host: string;
@@ -52,6 +55,13 @@ interface Target {
 async function decide(mode: ProxyMode, allowHosts: string[], host: string, port: number): Promise<Target> {
   const bare = host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`port ${port} is not valid`);
+  // X11 over TCP: display :N listens on 6000 + N. No mode reaches a desktop, "full" included
+  // (an X server started with -listen tcp is one hop away on the host's loopback).
+  if (port >= X11_PORTS.first && port <= X11_PORTS.last) {
+    throw new Error(
+      `port ${port} is an X11 display port (${X11_PORTS.first}–${X11_PORTS.last}, display :${port - X11_PORTS.first}); the sandbox never reaches a desktop, in any shell.network mode`,
+    );
+  }
   if (mode === "full") return { host: bare, port };
   const urlHost = isIP(bare) === 6 ? `[${bare}]` : bare;
   // The same check web.fetch makes: every resolved address judged, the connection pinned to one that passed.
@@ -61,9 +71,9 @@ async function decide(mode: ProxyMode, allowHosts: string[], host: string, port:
   return { host: first.address, port };
 }
 
-function refusalText(error: unknown): string {
+function refusalText(mode: ProxyMode, error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  return `capgate sandbox network (shell.network "guarded"): ${message}`;
+  return `capgate sandbox network (shell.network "${mode}"): ${message}`;
 }
 
 function dial(target: Target): Promise<Socket> {
@@ -123,7 +133,7 @@ async function startProxy(mode: ProxyMode, allowHosts: string[]): Promise<Egress
       try {
         target = await decide(mode, allowHosts, url.hostname, url.port ? Number(url.port) : 80);
       } catch (error) {
-        res.writeHead(403, { "content-type": "text/plain" }).end(`${refusalText(error)}\n`);
+        res.writeHead(403, { "content-type": "text/plain" }).end(`${refusalText(mode, error)}\n`);
         return;
       }
       const headers: Record<string, string | string[]> = {};
@@ -165,7 +175,7 @@ async function startProxy(mode: ProxyMode, allowHosts: string[]): Promise<Egress
       try {
         upstream = await dial(await decide(mode, allowHosts, authority.host, authority.port));
       } catch (error) {
-        const body = `${refusalText(error)}\n`;
+        const body = `${refusalText(mode, error)}\n`;
         client.end(
           `HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
         );

@@ -76,7 +76,13 @@ export async function runSandboxed(options: RunSandboxedOptions): Promise<Proces
   // What the sandbox undid after the command is part of its output: the model and the user
   // read stderr, and a notice kept anywhere else would go unseen.
   const sep = result.stderr === "" || result.stderr.endsWith("\n") ? "" : "\n";
-  return { ...result, stderr: `${result.stderr}${sep}${notices.map((n) => `[capgate] ${n}\n`).join("")}` };
+  const added = `${sep}${notices.map((n) => `[capgate] ${n}\n`).join("")}`;
+  // Counted as written: callers decide from the byte counts whether there is output to show.
+  return {
+    ...result,
+    stderr: `${result.stderr}${added}`,
+    stderrBytes: result.stderrBytes + Buffer.byteLength(added),
+  };
 }
 
 /**

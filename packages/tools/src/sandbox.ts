@@ -1,10 +1,11 @@
 import { randomBytes } from "node:crypto";
-import { realpathSync } from "node:fs";
+import { realpathSync, writeSync } from "node:fs";
 import { dirname, join, sep } from "node:path";
 import { CapgateError } from "@capgate/schema";
 import { lstatOrUndefined, realOrUndefined } from "./fs-probe.js";
-import { hiddenPathsOf, isWithin } from "./hidden-paths.js";
-import { SANDBOX_MARK_VAR } from "./process-group.js";
+import { hiddenPathsOf } from "./hidden-paths.js";
+import { isInside } from "./path-within.js";
+import { killMarkedProcesses, SANDBOX_MARK_VAR } from "./process-group.js";
 import { protectGit } from "./sandbox-git.js";
 import { BWRAP_BASE_ARGS, DEFAULT_BWRAP, findSystemBinary, probeBwrap, systemBash } from "./sandbox-host.js";
 import { egressProxy } from "./sandbox-proxy.js";
@@ -130,21 +131,21 @@ export async function sandboxCommand(
   for (const dir of programDirsUnderTmpfs(argv, workspace)) args.push("--ro-bind", dir, dir);
   // Secrets that contain the workspace are hidden first, so the workspace bind shows through them.
   // (Their tmpfs stays writable: bubblewrap must create the workspace's mount point in it; writes there vanish.)
-  for (const h of hidden.filter((p) => isWithin(p.path, workspace))) args.push(...hide(h, false));
+  for (const h of hidden.filter((p) => isInside(p.path, workspace))) args.push(...hide(h, false));
   args.push("--bind", workspace, workspace);
   // One hidden path inside another is hidden with it (and pinning its parents would bind the
   // outer one's content back over its tmpfs).
-  const others = hidden.filter((p) => !isWithin(p.path, workspace));
-  const outermost = others.filter((h) => !others.some((o) => o !== h && isWithin(o.path, h.path)));
+  const others = hidden.filter((p) => !isInside(p.path, workspace));
+  const outermost = others.filter((h) => !others.some((o) => o !== h && isInside(o.path, h.path)));
   const dotGit = join(workspace, ".git");
-  const underGit = outermost.filter((h) => isWithin(dotGit, h.path));
+  const underGit = outermost.filter((h) => isInside(dotGit, h.path));
   const pinned = new Set<string>();
   for (const h of outermost.filter((p) => !underGit.includes(p))) {
     // A secret inside the workspace (~/.config/gcloud with the workspace at ~): every
     // directory between the workspace and it is bound onto itself first, because a plain
     // directory holding a mount point can be renamed (`mv .config .config2` would carry the
     // hiding tmpfs along and leave the secret under a name the next command does not hide).
-    if (isWithin(workspace, h.path)) {
+    if (isInside(workspace, h.path)) {
       for (const dir of ancestorsBelow(workspace, h.path)) {
         if (pinned.has(dir)) continue;
         pinned.add(dir);
@@ -195,14 +196,60 @@ export async function sandboxCommand(
   }
   const mark = randomBytes(12).toString("hex");
   args.push("--unsetenv", SANDBOX_MARK_VAR, "--chdir", options.cwd, "--", ...inner);
+  const release = (): string[] => {
+    active.delete(mark);
+    return git.release();
+  };
+  active.set(mark, release);
+  watchExit();
   return {
     file: bwrap,
     args,
     env: { ...env, [SANDBOX_MARK_VAR]: mark },
     sandboxed: true,
-    release: git.release,
+    release,
     mark,
   };
+}
+
+/** Sandboxes of this process not yet released, by mark. */
+const active = new Map<string, () => string[]>();
+let watchingExit = false;
+
+/**
+ * When the host process exits with sandboxes still running (`process.exit`, the CLI's
+ * answer to Ctrl-C, SIGTERM and SIGHUP), their after-command steps must still happen: a
+ * command the user interrupted must not leave planted links in .git or a repository it
+ * assembled at the workspace root. Exit handlers run synchronously, as all of that is.
+ */
+function watchExit(): void {
+  if (watchingExit) return;
+  watchingExit = true;
+  process.on("exit", () => {
+    // The process is going: the notices can only go to stderr, written synchronously.
+    for (const notice of releaseActiveSandboxes()) {
+      try {
+        writeSync(2, `[capgate] ${notice}\n`);
+      } catch {
+        // stderr closed
+      }
+    }
+  });
+}
+
+/**
+ * Stop every sandbox of this process that has not been released, then release each
+ * (placeholders removed, planted links removed, a root repository disabled). Killed first,
+ * so no command can undo the clean-up after it. Called on exit; safe to call any time.
+ * @returns the notices the releases gave.
+ */
+export function releaseActiveSandboxes(): string[] {
+  const notices: string[] = [];
+  for (const [mark, release] of [...active]) {
+    killMarkedProcesses(mark);
+    notices.push(...release());
+  }
+  return notices;
 }
 
 /**
@@ -263,9 +310,9 @@ function hiddenPaths(options: SandboxOptions, workspace: string): HiddenMount[] 
     // Under a private tmpfs it is empty already — unless the workspace bind brings it back
     // (a secret inside a workspace under /tmp) or must show through it.
     if (
-      PRIVATE_TMPFS.some((t) => isWithin(t, path)) &&
-      !isWithin(path, workspace) &&
-      !isWithin(workspace, path)
+      PRIVATE_TMPFS.some((t) => isInside(t, path)) &&
+      !isInside(path, workspace) &&
+      !isInside(workspace, path)
     )
       continue;
     const st = lstatOrUndefined(path);
@@ -287,8 +334,8 @@ function programDirsUnderTmpfs(argv: readonly string[], workspace: string): stri
   for (const entry of argv.slice(0, 2)) {
     if (!entry?.startsWith("/")) continue;
     const real = realOrUndefined(entry);
-    if (!real || isWithin(workspace, real) || !lstatOrUndefined(real)?.isFile()) continue;
-    const tmpfs = PRIVATE_TMPFS.find((t) => isWithin(t, real) && real !== t);
+    if (!real || isInside(workspace, real) || !lstatOrUndefined(real)?.isFile()) continue;
+    const tmpfs = PRIVATE_TMPFS.find((t) => isInside(t, real) && real !== t);
     if (!tmpfs) continue;
     const top = real.slice(tmpfs.length + 1).split(sep)[0];
     if (!top || top.startsWith(".")) continue;
@@ -306,7 +353,7 @@ function pathDirsUnderTmpfs(path: string | undefined, workspace: string): string
   for (const entry of (path ?? "").split(":")) {
     if (!entry.startsWith("/")) continue;
     const real = realOrUndefined(entry);
-    if (!real || isWithin(workspace, real) || !PRIVATE_TMPFS.some((t) => isWithin(t, real))) continue;
+    if (!real || isInside(workspace, real) || !PRIVATE_TMPFS.some((t) => isInside(t, real))) continue;
     if (lstatOrUndefined(real)?.isDirectory()) out.add(real);
   }
   return [...out];
@@ -315,7 +362,7 @@ function pathDirsUnderTmpfs(path: string | undefined, workspace: string): string
 /** The directories strictly between `top` and `path` (outermost first); `path` lies inside `top`. */
 function ancestorsBelow(top: string, path: string): string[] {
   const out: string[] = [];
-  for (let dir = dirname(path); dir !== top && isWithin(top, dir); dir = dirname(dir)) out.unshift(dir);
+  for (let dir = dirname(path); dir !== top && isInside(top, dir); dir = dirname(dir)) out.unshift(dir);
   return out;
 }
 
