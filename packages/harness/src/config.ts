@@ -4,10 +4,17 @@ import { type McpServersMap, parseMcpServersConfig } from "@capgate/mcp-client";
 import { parseModelSpec } from "@capgate/models";
 import { type ProfileSet, resolveProfiles } from "@capgate/profiles";
 import { CapgateError, parseJsonStrict, validate } from "@capgate/schema";
-import { type ApprovalMode, parseAllowHost, type ShellPolicyConfig, type ToolLimits } from "@capgate/tools";
+import {
+  type ApprovalMode,
+  POLICY_FILE_NAME,
+  parseAllowHost,
+  type ShellPolicyConfig,
+  type ToolLimits,
+} from "@capgate/tools";
 import { configSchema } from "./config-schema.js";
 
-export const CONFIG_FILE_NAME = "capgate.config.json";
+/** The policy file, by the name the file and sandbox guards protect (`POLICY_FILE_NAME`). */
+export const CONFIG_FILE_NAME = POLICY_FILE_NAME;
 
 export interface CapgateConfig {
   model?: string;

@@ -19,6 +19,7 @@ describe("@capgate/tools public surface", () => {
       "MAX_COMPONENT_BYTES",
       "MAX_PATH_BYTES",
       "NotRegularFileError",
+      "POLICY_FILE_NAME",
       "PROTECTED_GIT_ENTRIES",
       "PolicyDeniedError",
       "SANDBOX_MARK_VAR",

@@ -6,6 +6,7 @@ import { lstatOrUndefined } from "./fs-probe.js";
 import { isRepositoryLayout, REPOSITORY_LAYOUT } from "./git-metadata.js";
 import { type HiddenPath, hiddenPathAt, hiddenPathBelow, hiddenPathsInside } from "./hidden-paths.js";
 import { isInside } from "./path-within.js";
+import { isPolicyFile, POLICY_FILE_NAME } from "./policy-file.js";
 import type { PolicyCheck } from "./types.js";
 
 export { isInside };
@@ -196,6 +197,11 @@ async function resolveChecked(
     throw deny(`${property} ${shown} resolves to a path longer than ${MAX_PATH_BYTES} bytes.`);
   if (options.forWrite && real === root) {
     throw deny(`${property} ${shown} is the workspace root itself; name a file or directory inside it.`);
+  }
+  if (options.forWrite && (isPolicyFile(rel) || isPolicyFile(toWorkspaceRelative(root, real)))) {
+    throw deny(
+      `${property} ${shown} is ${POLICY_FILE_NAME}, capgate's own policy file (shell rules, MCP servers and their commands, approvals): file tools never write it, so a model cannot choose its own rules. Edit it yourself.`,
+    );
   }
   if (options.forWrite && !options.allowGitMetadata) {
     // Judged on the text and on the real path, so neither `a/../.git` nor a link to .git gets by.

@@ -294,6 +294,21 @@ describe.skipIf(system.skip)(
       expect(hostGit(ws, "log", "--format=%s")).toBe("model\ninit\n");
     });
 
+    it("the user's git works on the host while a command runs (the commondir placeholder holds '.')", async () => {
+      const ws = repo();
+      const running = sh(
+        ws,
+        "touch started; i=0; while [ ! -e go ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done",
+      );
+      for (let i = 0; i < 600 && !existsSync(join(ws, "started")); i++)
+        await new Promise((r) => setTimeout(r, 50));
+      expect(readFileSync(join(ws, ".git", "commondir"), "utf8")).toBe(".\n");
+      expect(hostGit(ws, "log", "--format=%s")).toBe("init\n");
+      writeFileSync(join(ws, "go"), "");
+      expect((await running).exitCode).toBe(0);
+      expect(existsSync(join(ws, ".git", "commondir"))).toBe(false);
+    });
+
     it("an existing .git/commondir and config.worktree stay as they are", async () => {
       const ws = repo();
       writeFileSync(join(ws, ".git", "commondir"), ".\n");

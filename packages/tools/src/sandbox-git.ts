@@ -350,7 +350,19 @@ function placeholder(path: string, kind: "file" | "dir", made: string[]): string
   const text = kind === "file" ? (PLACEHOLDER_TEXT[basename(path)] ?? "") : undefined;
   const held = placeholders.get(path);
   if (held) held.users++;
-  else placeholders.set(path, { text, users: 1 });
+  else {
+    placeholders.set(path, { text, users: 1 });
+    // A placeholder with text is written on the host first: bubblewrap would make an empty
+    // mount point, and the user's git, which reads the host's file while the command runs
+    // (or after a kill -9 left it behind), dies on an empty commondir.
+    if (text) {
+      try {
+        writeFileSync(path, text, { flag: "wx", mode: 0o444 });
+      } catch {
+        // there already (another process's placeholder): bound over as it is
+      }
+    }
+  }
   made.push(path);
   return ["--ro-bind", placeholderSource(text), path];
 }

@@ -5,6 +5,7 @@ import { CapgateError } from "@capgate/schema";
 import { lstatOrUndefined, realOrUndefined } from "./fs-probe.js";
 import { hiddenPathsOf } from "./hidden-paths.js";
 import { isInside } from "./path-within.js";
+import { protectPolicyFile } from "./policy-file.js";
 import { killMarkedProcesses, SANDBOX_MARK_VAR } from "./process-group.js";
 import { protectGit } from "./sandbox-git.js";
 import { BWRAP_BASE_ARGS, DEFAULT_BWRAP, findSystemBinary, probeBwrap, systemBash } from "./sandbox-host.js";
@@ -154,8 +155,17 @@ export async function sandboxCommand(
     }
     args.push(...hide(h, true));
   }
-  const git = protectGit(workspace);
-  args.push(...git.args);
+  const policyFile = protectPolicyFile(workspace);
+  const gitProtection = protectGit(workspace);
+  const git = {
+    args: gitProtection.args,
+    release: (): string[] => {
+      const notices = gitProtection.release();
+      const notice = policyFile.release();
+      return notice ? [...notices, notice] : notices;
+    },
+  };
+  args.push(...policyFile.args, ...git.args);
   // A hidden path under .git (a state dir configured there) is hidden after the repository's
   // own mounts, which bind the host's .git and would cover an earlier tmpfs. Its parents are
   // not re-bound: that would undo the read-only git entries.
