@@ -17,10 +17,21 @@ import { formatStatus, readStatus, shortLine } from "./status.js";
 export async function add(args: { paths: string[] }, ctx: ToolContext): Promise<ToolResult> {
   const specs: string[] = [];
   for (const [i, p] of args.paths.entries()) specs.push(await gitPath(ctx, p, `paths[${i}]`));
-  const filtered = await filteredPaths(ctx, await filesToStage(ctx, specs));
+  const toStage = await filesToStage(ctx, specs);
+  const filtered = await filteredPaths(ctx, toStage);
   if (filtered.length > 0)
     return { success: false, summary: filterRefusal("git.add", filtered), data: { filtered } };
-  const r = await git(ctx, ["add", "--", ...specs]);
+  const hidden = await hiddenRelativePaths(ctx, await realWorkspace(ctx.workspace));
+  // With hidden paths inside the workspace, exactly the files ls-files listed (hidden ones
+  // excluded by pathspec, whatever a .gitignore negation says) are staged, by name: `git add`
+  // itself would stage a hidden file a negation un-ignores, and a pathspec excluding it
+  // makes git add fail on the ignored name.
+  const r =
+    hidden.length === 0
+      ? await git(ctx, ["add", "--", ...specs])
+      : await git(ctx, ["add", "--pathspec-from-file=-", "--pathspec-file-nul"], {
+          input: toStage.join("\0"),
+        });
   if (r.exitCode !== 0) {
     return { success: false, summary: `git add changed nothing: ${r.stderr.trim()}` };
   }

@@ -56,6 +56,27 @@ describe("git tools and the hide list", { timeout: 60_000 }, () => {
     expect(staged).not.toMatch(/state|\.ssh/);
   });
 
+  it("a .gitignore or info/exclude negation does not bring them back (excludes files rank lowest in git)", async () => {
+    const { repo, over } = setup();
+    // Without the fix a work-tree negation outranks core.excludesFile: git.add staged the secrets.
+    writeFileSync(join(repo.workspace, ".gitignore"), "!/state\n!/state/**\n!/.ssh\n!/.ssh/**\n");
+    writeFileSync(join(repo.workspace, ".git", "info", "exclude"), "!/state/\n");
+    const status = await repo.call("git.status", {}, over);
+    expect(status.success, status.summary).toBe(true);
+    expect(status.summary).toContain(".gitignore");
+    expect(status.summary).not.toMatch(/state|\.ssh/);
+    for (const paths of [["."], [":/"], ["*"]]) {
+      const add = await repo.call("git.add", { paths }, over).catch((e: unknown) => e);
+      expect(repo.git("ls-files", "--cached"), JSON.stringify(paths)).not.toMatch(/state|\.ssh/);
+      void add;
+    }
+    // Nothing of theirs reached the object store either (git add writes a blob before the index).
+    for (const secret of ["state/runs/r1.jsonl", ".ssh/id_rsa"]) {
+      const oid = repo.git("hash-object", "--", secret).trim();
+      expect(() => repo.git("cat-file", "-e", oid), secret).toThrow();
+    }
+  });
+
   it("without the hide list in play (a plain context) the same tree is listed as it is", async () => {
     const { repo } = setup();
     const status = await repo.call("git.status", {});

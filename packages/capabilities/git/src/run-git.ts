@@ -166,7 +166,7 @@ export async function git(
   try {
     result = await runProcess({
       file: "git",
-      args: [...GIT_GLOBAL_ARGS, ...overrides.flatMap((o) => ["-c", o]), ...args],
+      args: [...withHiddenExcluded(GIT_GLOBAL_ARGS, overrides, args, hidden)],
       cwd: root,
       env: gitEnv(ctx.env, root),
       timeoutMs,
@@ -185,6 +185,38 @@ export async function git(
     throw await notARepository(ctx, root);
   }
   return result;
+}
+
+/** Commands that list untracked files (git.add stages what `ls-files` lists, see change.ts). */
+const EXCLUDING = new Set(["status", "ls-files"]);
+
+/**
+ * The commands that list untracked files of the work tree get the hidden paths as exclude
+ * pathspecs too: `core.excludesFile` ranks below the
+ * work tree's `.gitignore` and `info/exclude`, where a negation (`!/state/**`) the model
+ * wrote would bring them back, while a pathspec that excludes a path is never matched.
+ */
+function withHiddenExcluded(
+  globals: readonly string[],
+  overrides: readonly string[],
+  args: readonly string[],
+  hidden: readonly string[],
+): string[] {
+  const config = overrides.flatMap((o) => ["-c", o]);
+  if (hidden.length === 0 || !EXCLUDING.has(args[0] ?? "")) return [...globals, ...config, ...args];
+  // Exclusion is pathspec magic, which --literal-pathspecs turns off; every other pathspec
+  // of the call is marked literal itself instead, so a path still means only that path.
+  const excludes = hidden.map((h) => `:(top,exclude,literal)${h}`);
+  const end = args.indexOf("--");
+  const specs = end === -1 ? [":/"] : args.slice(end + 1).map((p) => `:(literal)${p}`);
+  return [
+    ...globals.filter((g) => g !== "--literal-pathspecs"),
+    ...config,
+    ...(end === -1 ? args : args.slice(0, end)),
+    "--",
+    ...specs,
+    ...excludes,
+  ];
 }
 
 function spawnError(error: unknown): unknown {
