@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createServer as createHttpServer, request as httpRequest, type IncomingMessage } from "node:http";
 import { connect, createServer as createNetServer, isIP, type Socket } from "node:net";
 import { tmpdir } from "node:os";
@@ -42,8 +42,22 @@ export async function closeEgressProxies(): Promise<void> {
   await Promise.all(all.map((p) => p.then((x) => x.close()).catch(() => undefined)));
 }
 
-/** The TCP ports of X11 displays :0–:63 (6000 + display number), refused in every mode. */
+/** The TCP ports IANA assigns to X11 (displays :0–:63, port 6000 + display), refused in every mode. */
 export const X11_PORTS = { first: 6000, last: 6063 } as const;
+
+/**
+ * Whether `port` is an X11 display's: in the IANA range, or 6000 + N for a display N this
+ * host runs (its socket in /tmp/.X11-unix; Xvfb's :99 is above the range).
+ */
+function isX11Port(port: number): boolean {
+  if (port >= X11_PORTS.first && port <= X11_PORTS.last) return true;
+  if (port < X11_PORTS.first) return false;
+  try {
+    return readdirSync("/tmp/.X11-unix").includes(`X${port - X11_PORTS.first}`);
+  } catch {
+    return false;
+  }
+}
 
 interface Target {
   /** The address (or, in full mode, host name) to connect to — for guarded, one that passed the check. */
@@ -57,9 +71,9 @@ async function decide(mode: ProxyMode, allowHosts: string[], host: string, port:
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`port ${port} is not valid`);
   // X11 over TCP: display :N listens on 6000 + N. No mode reaches a desktop, "full" included
   // (an X server started with -listen tcp is one hop away on the host's loopback).
-  if (port >= X11_PORTS.first && port <= X11_PORTS.last) {
+  if (isX11Port(port)) {
     throw new Error(
-      `port ${port} is an X11 display port (${X11_PORTS.first}–${X11_PORTS.last}, display :${port - X11_PORTS.first}); the sandbox never reaches a desktop, in any shell.network mode`,
+      `port ${port} is an X11 display port (display :${port - X11_PORTS.first}: 6000 + the display number); the sandbox never reaches a desktop, in any shell.network mode`,
     );
   }
   if (mode === "full") return { host: bare, port };

@@ -13,7 +13,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { needs } from "@capgate/test-system-parts";
@@ -115,6 +115,55 @@ describeSandbox("the sandbox's filesystem", () => {
     expect(r.stderr).toMatch(/id_ed25519: No such file or directory/);
     expect(r.stderr).toMatch(/run\.jsonl: No such file or directory/);
     expect(r.stdout).toContain("readable but not writable");
+  });
+
+  it("a program's directory shown from /tmp brings back neither secrets nor sockets in it", async () => {
+    // The ad-hoc MCP case: the command line names a file under /tmp/<dir>, which is then shown
+    // read-only so the program runs with its siblings — a home or state dir in it stays hidden.
+    const top = realpathSync(mkdtempSync(join(tmpdir(), "capgate-sbx-shown-")));
+    const topHome = join(top, "home");
+    const topWs = join(topHome, "proj");
+    const topState = join(top, "state");
+    mkdirSync(join(topHome, ".ssh"), { recursive: true });
+    mkdirSync(topWs);
+    mkdirSync(topState);
+    writeFileSync(join(topHome, ".ssh", "id_rsa"), "SECRET-SHOWN-SSH\n");
+    writeFileSync(join(topState, "token.json"), "SECRET-SHOWN-STATE\n");
+    writeFileSync(join(top, "prog.sh"), "echo prog-ran\n");
+    const withSocket = realpathSync(mkdtempSync(join(tmpdir(), "capgate-sbx-sock-")));
+    writeFileSync(join(withSocket, "prog.sh"), "echo prog-ran\n");
+    const bus = createNetServer().listen(join(withSocket, "bus"));
+    await new Promise((done) => bus.once("listening", done));
+    try {
+      const run = (args: string[], dir = top) =>
+        runSandboxed({
+          file: "/bin/sh",
+          args,
+          cwd: topWs,
+          env: { ...env, HOME: topHome },
+          shellPolicy: { network: "none" },
+          sandbox: { workspace: topWs, stateDir: topState },
+          timeoutMs: 20_000,
+        }).then((r) => ({ ...r, dir }));
+      // The program itself runs (its directory is shown) …
+      expect((await run([join(top, "prog.sh")])).stdout).toBe("prog-ran\n");
+      // … but naming a secret as the "script", or reading it from the program, shows nothing.
+      const direct = await run([join(topHome, ".ssh", "id_rsa")]);
+      expect(direct.stdout + direct.stderr).not.toContain("SECRET-SHOWN");
+      const read = await run([
+        join(top, "prog.sh"),
+        "-c",
+        `cat ${join(topHome, ".ssh", "id_rsa")} ${join(topState, "token.json")}`,
+      ]);
+      expect(read.stdout + read.stderr).not.toContain("SECRET-SHOWN");
+      // A directory holding a socket is not shown at all.
+      const sock = await run([join(withSocket, "prog.sh")], withSocket);
+      expect(sock.stdout).not.toContain("prog-ran");
+    } finally {
+      bus.close();
+      rmSync(top, { recursive: true, force: true });
+      rmSync(withSocket, { recursive: true, force: true });
+    }
   });
 
   it("secrets inside a workspace under /tmp stay hidden (the workspace bind does not bring them back)", async () => {
@@ -369,6 +418,37 @@ describeSandbox("the sandbox's network", () => {
     );
     expect(r.stdout.match(/hello from the host/g)).toHaveLength(1);
     expect(hits).toBe(before + 1);
+  });
+
+  it("an X11 display's TCP port is refused in every mode, full included", async () => {
+    // Real listeners answering anything: 6010 (display :10, in the IANA range) and 6187,
+    // a display above it that this host runs (its socket in /tmp/.X11-unix, as Xvfb :99 has).
+    const displays = "/tmp/.X11-unix";
+    const made = !existsSync(displays);
+    if (made) mkdirSync(displays, { mode: 0o1777 });
+    const socket = createNetServer().listen(join(displays, "X187"));
+    const servers = [6010, 6187].map((p) => ({
+      p,
+      s: createServer((_req, res) => res.end("X server reached\n")),
+    }));
+    for (const { p, s: server } of servers)
+      await new Promise<void>((done, fail) =>
+        server.once("error", fail).listen(p, "127.0.0.1", () => done()),
+      );
+    try {
+      for (const network of ["full", "guarded"] as const) {
+        for (const p of [6010, 6187]) {
+          const r = await sh(curl(`http://127.0.0.1:${p}/`), { network }, { allowHosts: [`127.0.0.1:${p}`] });
+          expect(r.stdout, `${network} ${p}`).not.toContain("X server reached");
+          expect(r.stdout, `${network} ${p}`).toContain("X11 display port");
+          expect(r.stdout, `${network} ${p}`).toContain("http=403");
+        }
+      }
+    } finally {
+      for (const { s: server } of servers) server.close();
+      socket.close();
+      if (made) rmSync(displays, { recursive: true, force: true });
+    }
   });
 });
 

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { realpathSync, writeSync } from "node:fs";
+import { type Dirent, readdirSync, realpathSync, writeSync } from "node:fs";
 import { dirname, join, sep } from "node:path";
 import { CapgateError } from "@capgate/schema";
 import { lstatOrUndefined, realOrUndefined } from "./fs-probe.js";
@@ -124,12 +124,12 @@ export async function sandboxCommand(
   // Also inside, whatever environment the spawner adds (an MCP client merges its own): none of these exist there.
   for (const name of SCRUBBED_ENV) args.push("--unsetenv", name);
   const workspace = realpathSync(options.workspace);
-  const hidden = hiddenPaths(options, workspace);
+  // Programs the host put on the command's PATH under /tmp & co. stay callable (read-only).
+  const shown = [...pathDirsUnderTmpfs(env.PATH, workspace), ...programDirsUnderTmpfs(argv, workspace)];
+  const hidden = hiddenPaths(options, workspace, shown);
   args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
   for (const dir of PRIVATE_TMPFS) args.push("--tmpfs", dir);
-  // Programs the host put on the command's PATH under /tmp & co. stay callable (read-only).
-  for (const dir of pathDirsUnderTmpfs(env.PATH, workspace)) args.push("--ro-bind", dir, dir);
-  for (const dir of programDirsUnderTmpfs(argv, workspace)) args.push("--ro-bind", dir, dir);
+  for (const dir of shown) args.push("--ro-bind", dir, dir);
   // Secrets that contain the workspace are hidden first, so the workspace bind shows through them.
   // (Their tmpfs stays writable: bubblewrap must create the workspace's mount point in it; writes there vanish.)
   for (const h of hidden.filter((p) => isInside(p.path, workspace))) args.push(...hide(h, false));
@@ -311,7 +311,7 @@ interface HiddenMount {
 }
 
 /** Existing secret paths and the state dir, by real path too (the one list of hidden-paths.ts). */
-function hiddenPaths(options: SandboxOptions, workspace: string): HiddenMount[] {
+function hiddenPaths(options: SandboxOptions, workspace: string, shown: readonly string[]): HiddenMount[] {
   const out = new Map<string, HiddenMount>();
   const scope = { env: options.env, ...(options.stateDir ? { stateDir: options.stateDir } : {}) };
   for (const { path } of hiddenPathsOf(scope)) {
@@ -319,10 +319,12 @@ function hiddenPaths(options: SandboxOptions, workspace: string): HiddenMount[] 
     if (path === workspace) continue;
     // Under a private tmpfs it is empty already — unless the workspace bind brings it back
     // (a secret inside a workspace under /tmp) or must show through it.
+    // A directory shown from under /tmp (a program's, see `shown`) brings back what it holds.
     if (
       PRIVATE_TMPFS.some((t) => isInside(t, path)) &&
       !isInside(path, workspace) &&
-      !isInside(workspace, path)
+      !isInside(workspace, path) &&
+      !shown.some((dir) => isInside(dir, path) || isInside(path, dir))
     )
       continue;
     const st = lstatOrUndefined(path);
@@ -345,16 +347,53 @@ function programDirsUnderTmpfs(argv: readonly string[], workspace: string): stri
     if (!entry?.startsWith("/")) continue;
     const real = realOrUndefined(entry);
     if (!real || isInside(workspace, real) || !lstatOrUndefined(real)?.isFile()) continue;
-    const tmpfs = PRIVATE_TMPFS.find((t) => isInside(t, real) && real !== t);
+    // /run and /dev/shm hold runtime sockets (the session bus, the desktop's), never programs to show.
+    const tmpfs = PROGRAM_TMPFS.find((t) => isInside(t, real) && real !== t);
     if (!tmpfs) continue;
     const top = real.slice(tmpfs.length + 1).split(sep)[0];
     if (!top || top.startsWith(".")) continue;
     const dir = join(tmpfs, top);
     const st = lstatOrUndefined(dir);
     if (!st?.isDirectory() || st.uid !== process.getuid?.()) continue;
+    // A socket in it (a bus or agent some program of the user's left there) would come back
+    // with it: read-only does not stop a connect. Such a directory is not shown.
+    if (holdsSocket(dir)) continue;
     out.add(dir);
   }
   return [...out];
+}
+
+/** The private tmpfs mounts a program's directory may be shown from. */
+const PROGRAM_TMPFS = ["/tmp", "/var/tmp"];
+/** Most entries looked at for a socket before a directory is judged unsafe to show. */
+const SOCKET_SCAN_LIMIT = 50_000;
+
+/**
+ * Whether `dir` holds a socket anywhere below it — or is too large to tell (more than
+ * SOCKET_SCAN_LIMIT entries, which counts as holding one). `node_modules` and `.git` trees
+ * are not entered: package managers and git create no sockets there, and they are most of
+ * a checkout's entries.
+ */
+function holdsSocket(dir: string): boolean {
+  const queue = [dir];
+  let seen = 0;
+  while (queue.length > 0) {
+    const current = queue.pop() as string;
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(current, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      if (++seen > SOCKET_SCAN_LIMIT) return true;
+      if (entry.isSocket()) return true;
+      if (entry.isDirectory() && entry.name !== "node_modules" && entry.name !== ".git") {
+        queue.push(join(current, entry.name));
+      }
+    }
+  }
+  return false;
 }
 
 /** Real, existing directories of `PATH` that the private tmpfs mounts would otherwise hide. */
