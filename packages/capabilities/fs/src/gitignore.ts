@@ -20,6 +20,8 @@ export class GitignoreRules {
   readonly #matchers = new Map<string, Promise<Ignore | null>>();
   readonly #loaded = new Map<string, Ignore | null>();
   readonly #dirVerdicts = new Map<string, Promise<boolean>>();
+  /** Directory → the rule files that apply in it (its own and its ancestors', root first). */
+  readonly #chains = new Map<string, readonly { dir: string; matcher: Ignore }[]>();
 
   /** `root` is the real workspace root; paths passed in are relative to it with `/`. */
   constructor(root: string) {
@@ -38,9 +40,21 @@ export class GitignoreRules {
     if (names && own !== "" && !this.#loaded.has(own) && !names.some((n) => n.name === ".gitignore")) {
       this.#loaded.set(own, null);
     }
-    for (let depth = 0; depth <= parts.length; depth++) {
-      const dir = parts.slice(0, depth).join("/");
-      if (!this.#loaded.has(dir)) this.#loaded.set(dir, await this.#matcher(dir));
+    if (this.#chains.has(own)) return;
+    // From the nearest prepared ancestor down (the walker prepares top-down: the parent), so
+    // a walk costs one step per directory, not one per directory and level of depth.
+    let depth = parts.length - 1;
+    while (depth >= 0 && !this.#chains.has(parts.slice(0, depth).join("/"))) depth--;
+    let chain = depth >= 0 ? (this.#chains.get(parts.slice(0, depth).join("/")) ?? []) : [];
+    for (let d = depth + 1; d <= parts.length; d++) {
+      const dir = parts.slice(0, d).join("/");
+      let matcher = this.#loaded.get(dir);
+      if (matcher === undefined) {
+        matcher = await this.#matcher(dir);
+        this.#loaded.set(dir, matcher);
+      }
+      if (matcher) chain = [...chain, { dir, matcher }];
+      this.#chains.set(dir, chain);
     }
   }
 
@@ -50,15 +64,14 @@ export class GitignoreRules {
    * its directory.
    */
   ignoredInWalk(rel: string, isDir: boolean): boolean {
-    const parts = rel.split("/");
+    const slash = rel.lastIndexOf("/");
+    const parent = slash < 0 ? "" : rel.slice(0, slash);
+    const chain = this.#chains.get(parent);
+    if (chain === undefined) throw new Error(`GitignoreRules: prepare('${parent}') was not awaited`);
     let ignored = false;
     // Rule files from the root down to the entry's own directory; the deepest decision wins.
-    for (let depth = 0; depth < parts.length; depth++) {
-      const dir = parts.slice(0, depth).join("/");
-      const matcher = this.#loaded.get(dir);
-      if (matcher === undefined) throw new Error(`GitignoreRules: prepare('${dir}') was not awaited`);
-      if (matcher === null) continue;
-      const sub = parts.slice(depth).join("/") + (isDir ? "/" : "");
+    for (const { dir, matcher } of chain) {
+      const sub = (dir === "" ? rel : rel.slice(dir.length + 1)) + (isDir ? "/" : "");
       const verdict = matcher.test(sub);
       if (verdict.ignored) ignored = true;
       else if (verdict.unignored) ignored = false;
