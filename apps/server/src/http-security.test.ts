@@ -136,6 +136,8 @@ describe("Host and Origin (DNS rebinding)", () => {
       declaredBytes: 100_000,
     });
     expect(response.status).toBe(401);
+    // … and closes the connection, so a body that never arrives holds no socket.
+    expect(response.headers.connection).toBe("close");
   });
 });
 

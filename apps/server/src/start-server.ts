@@ -392,9 +392,12 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
         : request.headers.authorization === undefined
           ? "This route needs `Authorization: Bearer <token>` (the token `capgate serve` printed, or $CAPGATE_TOKEN)."
           : "The bearer token is not valid for this server.";
+      // The connection closes after the answer: an unauthenticated client that declared a
+      // body it never sends would otherwise hold the socket until the body cut-off.
       return reply
         .code(401)
         .header("www-authenticate", 'Bearer realm="capgate"')
+        .header("connection", "close")
         .send(errorBody("unauthorized", message));
     }
   });
