@@ -24,10 +24,13 @@ export class SubstringIndex {
       throw new Error(`substring index: id ${id} is already indexed`);
     this.#lastId = id;
     this.#texts.set(id, text);
-    for (const g of trigramsOf(text)) {
+    // Ids only grow, so a trigram seen twice in this text already ends its list with `id`:
+    // no set of the text's trigrams is needed to count each once.
+    for (let i = 0; i + 3 <= text.length; i++) {
+      const g = trigramAt(text, i);
       const ids = this.#grams.get(g);
-      if (ids) ids.push(id);
-      else this.#grams.set(g, [id]);
+      if (!ids) this.#grams.set(g, [id]);
+      else if (ids[ids.length - 1] !== id) ids.push(id);
     }
   }
 
@@ -90,17 +93,20 @@ export class SubstringIndex {
 }
 
 /**
- * Every distinct trigram of a text, packed as a number: three code units below 1024 (all of
- * ASCII and Latin) into 30 bits, a small integer V8 hashes and stores without allocating;
- * any other trigram into 48 bits above 2^30, so the two ranges never meet.
+ * The trigram at `i`, packed as a number: three code units below 1024 (all of ASCII and
+ * Latin) into 30 bits, a small integer V8 hashes and stores without allocating; any other
+ * trigram into 48 bits above 2^30, so the two ranges never meet.
  */
+function trigramAt(text: string, i: number): number {
+  const a = text.charCodeAt(i);
+  const b = text.charCodeAt(i + 1);
+  const c = text.charCodeAt(i + 2);
+  return (a | b | c) < 1024 ? (a << 20) | (b << 10) | c : 1073741824 + a * 4294967296 + b * 65536 + c;
+}
+
+/** Every distinct trigram of a text (trigramAt). */
 function trigramsOf(text: string): Set<number> {
   const out = new Set<number>();
-  for (let i = 0; i + 3 <= text.length; i++) {
-    const a = text.charCodeAt(i);
-    const b = text.charCodeAt(i + 1);
-    const c = text.charCodeAt(i + 2);
-    out.add((a | b | c) < 1024 ? (a << 20) | (b << 10) | c : 1073741824 + a * 4294967296 + b * 65536 + c);
-  }
+  for (let i = 0; i + 3 <= text.length; i++) out.add(trigramAt(text, i));
   return out;
 }

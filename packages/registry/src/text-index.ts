@@ -418,6 +418,7 @@ export function createTextIndex<T>(options: TextIndexOptions<T>): TextIndex<T> {
     return total > 0 ? total * (matched / meanIdf) ** COORDINATION_POWER : 0;
   }
 
+  const termCounts = new Map<string, number>();
   const index: TextIndex<T> = {
     add(doc) {
       const id = options.id(doc);
@@ -430,7 +431,9 @@ export function createTextIndex<T>(options: TextIndexOptions<T>): TextIndex<T> {
       docs.set(id, entry);
       bySlot[slot] = entry;
       for (let f = 0; f < fieldCount; f++) {
-        const tfs = new Map<string, number>();
+        // One map for every field of every add: a registration adds thousands of documents.
+        const tfs = termCounts;
+        tfs.clear();
         for (const t of fields[f]!) tfs.set(t, (tfs.get(t) ?? 0) + 1);
         uniqueTotals[f]! += tfs.size;
         termTotals[f]! += fields[f]!.length;
