@@ -87,6 +87,12 @@ describe("slow clients are cut off", () => {
     await client.closed;
     stop();
     expect(client.received()).not.toMatch(/^HTTP\/1\.1 200/);
+    // Answered in the documented error shape before the close.
+    const received = client.received();
+    expect(received).toMatch(/^HTTP\/1\.1 408 /);
+    expect(JSON.parse(received.slice(received.indexOf("\r\n\r\n") + 4))).toMatchObject({
+      error: { code: "request_timeout" },
+    });
   }, 20_000);
 
   it("an ordinary request on the same server is unaffected", async () => {

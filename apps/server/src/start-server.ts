@@ -356,6 +356,33 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     return503OnClosing: true,
     // Never trust X-Forwarded-*: the Host check must see what the client sent.
     trustProxy: false,
+    // A client cut off (too slow) or unreadable gets the same JSON error shape as every
+    // other refusal, and the connection closes.
+    clientErrorHandler: (error, socket) => {
+      if (socket.destroyed || !socket.writable) return;
+      const code = (error as NodeJS.ErrnoException).code;
+      const [status, text, body] =
+        code === "ERR_HTTP_REQUEST_TIMEOUT"
+          ? [
+              408,
+              "Request Timeout",
+              errorBody(
+                "request_timeout",
+                `The request did not arrive in time (headers within ${headersMs} ms, the whole request within ${requestMs} ms); the connection was closed.`,
+              ),
+            ]
+          : code === "HPE_HEADER_OVERFLOW"
+            ? [
+                431,
+                "Request Header Fields Too Large",
+                errorBody("headers_too_large", "The request's headers are too large."),
+              ]
+            : [400, "Bad Request", errorBody("bad_request", "The request is not valid HTTP.")];
+      const json = JSON.stringify(body);
+      socket.end(
+        `HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${json}`,
+      );
+    },
   });
   // Only JSON bodies: anything else is a 415 rather than a string a route must guess about.
   app.removeContentTypeParser("text/plain");
