@@ -414,6 +414,8 @@ describe.skipIf(system.skip)(
           `mkdir -p .git/logs/refs/heads && rm -f .git/logs/refs/heads/master .git/logs/refs/heads/main`,
           `ln -s ${victims}/branchlog .git/logs/refs/heads/$(git symbolic-ref --short HEAD)`,
           `ln -s ${victims}/objdir .git/objects/ee`,
+          // gc and update-server-info write files under objects/info and objects/pack by name.
+          `mkdir -p .git/objects/pack && ln -s ${victims}/packs .git/objects/info/packs`,
           // git fsck --lost-found writes <dir>/<hash> files: a planted link there is written through.
           `mkdir -p .git/lost-found/other && ln -s ${victims}/lostfound .git/lost-found/other/$(echo x | git hash-object -w --stdin)`,
           // A directory no list names.
@@ -460,7 +462,13 @@ describe.skipIf(system.skip)(
       const r = await sh(ws, `${plant(victims)}; ls -l .git/COMMIT_EDITMSG`);
       expect(r.stdout).toContain(`-> ${victims}/editmsg`);
       expect(lstatSync(join(ws, ".git", "users-own-link")).isSymbolicLink()).toBe(true);
-      for (const p of ["COMMIT_EDITMSG", "logs/HEAD", "objects/ee", "zz-unknown/deep/link"]) {
+      for (const p of [
+        "COMMIT_EDITMSG",
+        "logs/HEAD",
+        "objects/ee",
+        "objects/info/packs",
+        "zz-unknown/deep/link",
+      ]) {
         expect(existsSync(join(ws, ".git", p)) && lstatSync(join(ws, ".git", p)).isSymbolicLink(), p).toBe(
           false,
         );

@@ -279,9 +279,10 @@ const MAX_SCANNED = 200_000;
 
 /**
  * The symbolic links under `gitDir`, path → link text: its own entries, then (breadth
- * first) the directories git writes into — `objects` one level deep only (git creates
- * objects with O_EXCL and renames, never writing through a name it finds there; a linked
- * `objects/<xx>` itself is what matters). Links to directories are recorded, not followed.
+ * first) the directories git writes into — of `objects`, its entries, and all of
+ * `objects/info` and `objects/pack` (git creates loose objects with O_EXCL and renames,
+ * never writing through a name it finds in `objects/<xx>`; a linked `objects/<xx>` itself
+ * is what matters, while gc and commit-graph write `info/` and `pack/` files by name). Links to directories are recorded, not followed.
  */
 function gitSymlinks(gitDir: string): Map<string, string> {
   const out = new Map<string, string>();
@@ -320,7 +321,10 @@ function gitSymlinks(gitDir: string): Map<string, string> {
       scanned++;
       const path = join(dir, entry.name);
       if (entry.isSymbolicLink()) record(path);
-      else if (entry.isDirectory() && dir !== objects) queue.push(path);
+      // objects/<xx> are not entered (fan-out of loose objects git creates with O_EXCL), but
+      // objects/info and objects/pack are: gc and commit-graph write files there by name.
+      else if (entry.isDirectory() && (dir !== objects || entry.name === "info" || entry.name === "pack"))
+        queue.push(path);
     }
   }
   return out;
