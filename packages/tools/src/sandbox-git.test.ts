@@ -426,7 +426,7 @@ describe.skipIf(system.skip)(
       const victimsFor = (label: string) => {
         const dir = join(root, `victims-${label}${++n}`);
         mkdirSync(join(dir, "objdir"), { recursive: true });
-        for (const f of ["editmsg", "reflog", "branchlog", "lostfound", "unknown"])
+        for (const f of ["editmsg", "reflog", "branchlog", "lostfound", "unknown", "packs"])
           writeFileSync(join(dir, f), "the user's file\n");
         // The user's own link in a directory outside, which a linked .git/rebase-merge points at.
         mkdirSync(join(dir, "outside-dir"));
