@@ -6,23 +6,38 @@ if (argv[0] === "hook") {
   const { runHookCommand } = await import("./hook/entry.js");
   process.exitCode = await runHookCommand(argv.slice(1));
 } else {
-  // Ctrl-C, SIGTERM and SIGHUP end the CLI through process.exit, so exit hooks run: a
+  // Ctrl-C, Ctrl-\, SIGTERM, SIGHUP and every other signal a process can catch end the
+  // CLI through process.exit, so exit hooks run: a
   // sandboxed command still running is stopped and its after-command steps happen (links
   // planted in .git removed, a repository assembled at the workspace root disabled).
-  // Commands with a shutdown of their own (run, serve, worker, mcp serve) handle them.
+  // Commands with a shutdown of their own (run, serve, worker, mcp serve) handle SIGINT and
+  // SIGTERM themselves.
   const ownShutdown =
     argv[0] === "run" ||
     argv[0] === "serve" ||
     argv[0] === "worker" ||
     (argv[0] === "mcp" && argv[1] === "serve");
-  if (!ownShutdown) {
-    for (const [signal, number] of [
-      ["SIGINT", 2],
-      ["SIGTERM", 15],
-      ["SIGHUP", 1],
-    ] as const) {
-      process.on(signal, () => process.exit(128 + number));
-    }
+  // Every signal whose default is to end the process and that a process can catch (the
+  // user's Ctrl-\ is SIGQUIT). SIGKILL cannot be caught: docs/security.md §6.
+  for (const [signal, number] of [
+    ["SIGHUP", 1],
+    ["SIGINT", 2],
+    ["SIGQUIT", 3],
+    ["SIGTRAP", 5],
+    ["SIGUSR1", 10],
+    ["SIGUSR2", 12],
+    ["SIGALRM", 14],
+    ["SIGTERM", 15],
+    ["SIGXCPU", 24],
+    ["SIGXFSZ", 25],
+    ["SIGVTALRM", 26],
+    ["SIGPROF", 27],
+    ["SIGPOLL", 29],
+    ["SIGPWR", 30],
+  ] as const) {
+    // Commands with a shutdown of their own keep SIGINT and SIGTERM.
+    if (ownShutdown && (signal === "SIGINT" || signal === "SIGTERM")) continue;
+    process.on(signal, () => process.exit(128 + number));
   }
   const { runCli } = await import("./index.js");
   process.exitCode = await runCli(argv);

@@ -92,8 +92,9 @@ export function hasRepositoryLayout(dir: string): boolean {
     try {
       lstatSync(join(dir, name));
       present.add(name);
-    } catch {
-      // absent
+    } catch (error) {
+      // Only a name that is not there is absent: one that cannot be looked at may be there.
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") present.add(name);
     }
   }
   return isRepositoryLayout(present);

@@ -4,12 +4,14 @@
 // CI sets CAPGATE_REQUIRE_SYSTEM_TESTS=1: a missing bwrap fails there instead of skipping.
 import {
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
   realpathSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -92,6 +94,17 @@ describe.skipIf(system.skip)(
       );
       expect(result.stdout).toBe(RULES);
       expect(readFileSync(join(ws, POLICY_FILE_NAME), "utf8")).toBe(RULES);
+    });
+
+    it("a policy file that is a symbolic link is refused before anything runs", async () => {
+      const ws = workspace(false);
+      mkdirSync(join(ws, "conf"));
+      writeFileSync(join(ws, "conf", "policy.json"), RULES);
+      symlinkSync("conf/policy.json", join(ws, POLICY_FILE_NAME));
+      await expect(sh(ws, `rm ${POLICY_FILE_NAME}; echo '{}' > ${POLICY_FILE_NAME}`)).rejects.toMatchObject({
+        code: "unsafe_policy_file",
+      });
+      expect(lstatSync(join(ws, POLICY_FILE_NAME)).isSymbolicLink()).toBe(true);
     });
 
     it("one it creates is renamed aside when it ends, and the output says so", async () => {

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { renameSync } from "node:fs";
-import { join } from "node:path";
+import { chmodSync, lstatSync, renameSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { CapgateError } from "@capgate/schema";
 import { lstatOrUndefined, realOrUndefined } from "./fs-probe.js";
 import { isInside } from "./path-within.js";
 
@@ -26,32 +27,74 @@ export interface PolicyFileProtection {
 }
 
 /**
- * An existing policy file (and, when it is a link, the file it leads to inside the
- * workspace) is bound read-only for the command's lifetime: it can be neither changed nor
- * renamed nor deleted. A missing one cannot be pinned without creating a file in the user's
- * tree, so one the command creates is renamed aside when it ends (nothing deleted), and the
- * command's output says so.
+ * The policy files of a workspace a sandbox protects: the root's, and the one in this
+ * process's working directory when that lies inside the workspace (the CLI and the server
+ * read `./capgate.config.json`, and a monorepo's app directory may be the one they start in).
+ */
+function policyFilesOf(workspace: string): string[] {
+  const out = [join(workspace, POLICY_FILE_NAME)];
+  const cwd = realOrUndefined(process.cwd());
+  if (cwd && cwd !== workspace && isInside(workspace, cwd)) out.push(join(cwd, POLICY_FILE_NAME));
+  return out;
+}
+
+/**
+ * An existing policy file is bound read-only for the command's lifetime: it can be neither
+ * changed nor renamed nor deleted. A missing one cannot be pinned without creating a file in
+ * the user's tree, so one the command creates is renamed aside when it ends (nothing
+ * deleted), and the command's output says so. A policy file that is a symbolic link is
+ * refused before anything runs: a mount follows the link, so the link itself could be
+ * replaced.
+ * @throws CapgateError `unsafe_policy_file` (nothing ran) for a linked policy file.
  */
 export function protectPolicyFile(workspace: string): PolicyFileProtection {
-  const path = join(workspace, POLICY_FILE_NAME);
-  const st = lstatOrUndefined(path);
-  if (st) {
-    const args = ["--ro-bind", path, path];
-    const real = st.isSymbolicLink() ? realOrUndefined(path) : undefined;
-    if (real && real !== path && isInside(workspace, real)) args.push("--ro-bind", real, real);
-    return { args, release: () => undefined };
+  const args: string[] = [];
+  const missing: string[] = [];
+  for (const path of policyFilesOf(workspace)) {
+    const st = lstatOrUndefined(path);
+    if (st?.isSymbolicLink()) {
+      throw new CapgateError(
+        "unsafe_policy_file",
+        `${path} is a symbolic link, so the sandbox cannot keep a command from replacing it with a policy of its own (a mount cannot pin a link); the command was refused and nothing ran. Replace the link with the file itself.`,
+        { property: "workspace" },
+      );
+    }
+    if (st) args.push("--ro-bind", path, path);
+    else missing.push(path);
   }
   return {
-    args: [],
+    args,
     release() {
-      if (!lstatOrUndefined(path)) return undefined;
-      const name = `${POLICY_FILE_NAME}.capgate-disabled-${randomBytes(6).toString("hex")}`;
-      try {
-        renameSync(path, join(workspace, name));
-      } catch {
-        return `The command created ${POLICY_FILE_NAME} in the workspace root, capgate's own policy file, and capgate could not rename it aside: remove it before you run capgate here again.`;
+      const notices: string[] = [];
+      for (const path of missing) {
+        if (!lstatOrUndefined(path)) continue;
+        const dir = dirname(path);
+        const name = `${POLICY_FILE_NAME}.capgate-disabled-${randomBytes(6).toString("hex")}`;
+        const rename = (): boolean => {
+          try {
+            renameSync(path, join(dir, name));
+            return true;
+          } catch {
+            return false;
+          }
+        };
+        // The directory's owner write bit is given back if the command took it (chmod 555 .).
+        let renamed = rename();
+        if (!renamed) {
+          try {
+            chmodSync(dir, lstatSync(dir).mode | 0o200);
+            renamed = rename();
+          } catch {
+            // not ours to change
+          }
+        }
+        notices.push(
+          renamed
+            ? `The command created ${path}: that is capgate's own policy file, which the model never writes, so capgate renamed it to ${name}. Edit the policy yourself if you want it.`
+            : `The command created ${path}, capgate's own policy file, and capgate could not rename it aside: remove it before you run capgate here again.`,
+        );
       }
-      return `The command created ${POLICY_FILE_NAME} in the workspace root: that is capgate's own policy file, which the model never writes, so capgate renamed it to ${name}. Edit the policy yourself if you want it.`;
+      return notices.length > 0 ? notices.join(" ") : undefined;
     },
   };
 }

@@ -491,6 +491,24 @@ describe.skipIf(system.skip)(
       expect(hostGit(ws, "log", "-1", "--format=%s")).toBe("more objects\n");
     });
 
+    it("modes a command took off the workspace root and .git are put back before the checks after it", async () => {
+      // As a non-root user, `chmod 0300 .git` kept the host from listing .git, so a planted
+      // link survived and the user's next commit wrote through it (root ignores the bits,
+      // so here the modes themselves are the witness).
+      const ws = repo();
+      const before = [lstatSync(ws).mode & 0o7777, lstatSync(join(ws, ".git")).mode & 0o7777];
+      writeFileSync(join(root, "victim-mode"), "the user's file\n");
+      const r = await sh(
+        ws,
+        `ln -sf ${root}/victim-mode .git/COMMIT_EDITMSG && chmod 0300 .git && chmod 0500 .`,
+      );
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect([lstatSync(ws).mode & 0o7777, lstatSync(join(ws, ".git")).mode & 0o7777]).toEqual(before);
+      expect(
+        lstatSync(join(ws, ".git", "COMMIT_EDITMSG"), { throwIfNoEntry: false })?.isSymbolicLink() ?? false,
+      ).toBe(false);
+    });
+
     it("two sandboxes at once in a workspace without .git: the second sees the placeholder, not a repository", async () => {
       const ws = join(root, `nogit${++n}`);
       mkdirSync(ws);

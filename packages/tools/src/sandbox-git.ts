@@ -106,7 +106,11 @@ export function protectGit(workspace: string): GitProtection {
   const made: string[] = [];
   const afterwards: (() => void)[] = [];
   const notices: string[] = [];
+  // A command can chmod the workspace root or .git (`chmod 0300 .git`, `chmod 000 .`) so the
+  // checks below could not look inside; their modes from before are put back first.
+  const modes = [workspace, join(workspace, ".git")].map((path) => ({ path, mode: dirMode(path) }));
   const release = (): string[] => {
+    for (const { path, mode } of modes) restoreMode(path, mode);
     for (const check of afterwards.splice(0)) check();
     for (const path of made.splice(0)) releasePlaceholder(path);
     const notice = disableRootRepository(workspace);
@@ -119,6 +123,35 @@ export function protectGit(workspace: string): GitProtection {
   } catch (error) {
     release();
     throw error;
+  }
+}
+
+/** The permission bits of a real directory (not a link), or undefined. */
+function dirMode(path: string): number | undefined {
+  const st = lstatOrUndefined(path);
+  return st?.isDirectory() ? st.mode & 0o7777 : undefined;
+}
+
+/** Put a directory's permission bits back as they were before the command, if it changed them. */
+function restoreMode(path: string, mode: number | undefined): void {
+  if (mode === undefined) return;
+  try {
+    const st = lstatSync(path);
+    if (st.isDirectory() && (st.mode & 0o7777) !== mode) chmodSync(path, mode);
+  } catch {
+    // gone, or not ours
+  }
+}
+
+/** Give the owner read, write and search on a directory of the workspace; false when it cannot be done. */
+function ownerRwx(dir: string): boolean {
+  try {
+    const st = lstatSync(dir);
+    if (!st.isDirectory()) return false;
+    chmodSync(dir, (st.mode & 0o7777) | 0o700);
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -291,8 +324,15 @@ function gitSymlinks(gitDir: string): Map<string, string> {
   const list = (dir: string): Dirent[] => {
     try {
       return readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return [];
+    } catch (error) {
+      // A command can take the read bit off a directory under .git (chmod 0300 .git/logs);
+      // git still writes through it, so the owner's bits are given back and it is scanned.
+      if ((error as NodeJS.ErrnoException).code !== "EACCES" || !ownerRwx(dir)) return [];
+      try {
+        return readdirSync(dir, { withFileTypes: true });
+      } catch {
+        return [];
+      }
     }
   };
   const record = (path: string): void => {

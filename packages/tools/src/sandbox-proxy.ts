@@ -42,8 +42,11 @@ export async function closeEgressProxies(): Promise<void> {
   await Promise.all(all.map((p) => p.then((x) => x.close()).catch(() => undefined)));
 }
 
-/** The TCP ports IANA assigns to X11 (displays :0–:63, port 6000 + display), refused in every mode. */
-export const X11_PORTS = { first: 6000, last: 6063 } as const;
+/**
+ * X11 display ports refused in every mode: 6000 + display for displays :0–:99 (IANA assigns
+ * 6000–6063; Xvfb's :99 and ssh's forwarded :10 and up sit in this span too).
+ */
+export const X11_PORTS = { first: 6000, last: 6099 } as const;
 
 /**
  * Whether `port` is an X11 display's: in the IANA range, or 6000 + N for a display N this

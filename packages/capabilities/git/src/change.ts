@@ -1,4 +1,4 @@
-import { realWorkspace, type ToolContext, type ToolResult } from "@capgate/tools";
+import { POLICY_FILE_NAME, realWorkspace, type ToolContext, type ToolResult } from "@capgate/tools";
 import { filesChangedBy, filesToStage, filteredPaths, filterRefusal } from "./filters.js";
 import { hiddenAmong, hiddenRelativePaths } from "./hidden-excludes.js";
 import { gitPath } from "./paths.js";
@@ -199,6 +199,14 @@ export async function checkout(
       return {
         success: false,
         summary: `Switching to '${ref}' would write or delete '${hiddenHit.path}', inside '${hiddenHit.hidden}', which is hidden from every tool (credentials or capgate's own state). Nothing was changed.`,
+      };
+    }
+    // Nor the policy file, at any depth: a branch the model built could bring rules of its own.
+    const policyHit = changed.find((p) => (p.split("/").pop() ?? "").toLowerCase() === POLICY_FILE_NAME);
+    if (policyHit !== undefined) {
+      return {
+        success: false,
+        summary: `Switching to '${ref}' would write or delete '${policyHit}', capgate's own policy file (shell rules, MCP servers and their commands); the git tools never change it, so a model cannot choose its own rules. Nothing was changed. Switch yourself, outside capgate, if you mean to.`,
       };
     }
     const filtered = await filteredPaths(ctx, changed);

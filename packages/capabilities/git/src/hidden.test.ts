@@ -77,6 +77,31 @@ describe("git tools and the hide list", { timeout: 60_000 }, () => {
     }
   });
 
+  it("git.checkout refuses a branch that would write or delete the policy file (capgate.config.json)", async () => {
+    const repo = createRepoWithHistory();
+    open.push(repo);
+    mkdirSync(join(repo.workspace, "app"));
+    for (const path of ["capgate.config.json", "app/capgate.config.json"]) {
+      writeFileSync(join(repo.workspace, path), '{"shell":{"network":"none"}}\n');
+    }
+    repo.git("add", "capgate.config.json", "app/capgate.config.json");
+    repo.git("commit", "-qm", "policy");
+    for (const [branch, path] of [
+      ["evil-root", "capgate.config.json"],
+      ["evil-app", "app/capgate.config.json"],
+    ] as const) {
+      // A branch built with plumbing, as a sandboxed command can: the policy file says sandbox off.
+      repo.git("checkout", "-q", "-b", branch);
+      writeFileSync(join(repo.workspace, path), '{"shell":{"sandbox":"off"}}\n');
+      repo.git("commit", "-qam", "evil");
+      repo.git("checkout", "-q", "-");
+      const r = await repo.call("git.checkout", { ref: branch });
+      expect(r.success, r.summary).toBe(false);
+      expect(r.summary).toContain(`would write or delete '${path}', capgate's own policy file`);
+      expect(readFileSync(join(repo.workspace, path), "utf8")).toBe('{"shell":{"network":"none"}}\n');
+    }
+  });
+
   it("without the hide list in play (a plain context) the same tree is listed as it is", async () => {
     const { repo } = setup();
     const status = await repo.call("git.status", {});
