@@ -137,7 +137,7 @@ describeLifetime("an interrupted command still gets its after-command steps", ()
   // and disable the repository (the user's next `git status` would run its fsmonitor).
   const ASSEMBLE =
     'git init -q --bare . && git config core.bare false && git config core.worktree "$PWD" && git config core.fsmonitor "touch $PWD-fsmonitor-ran; echo" && touch assembled && sleep 100';
-  it.each(["SIGINT", "SIGTERM", "SIGHUP"] as const)(
+  it.each(["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"] as const)(
     "%s of `capgate call shell.run` stops the command and renames the root HEAD aside",
     async (signal) => {
       const ws = join(root, `signal-${signal}`);
@@ -157,7 +157,7 @@ describeLifetime("an interrupted command still gets its after-command steps", ()
       const tree = descendants(host.pid as number);
       const exited = new Promise<number | null>((done) => host.once("exit", (code) => done(code)));
       host.kill(signal);
-      expect(await exited).toBe(128 + { SIGINT: 2, SIGTERM: 15, SIGHUP: 1 }[signal]);
+      expect(await exited).toBe(128 + { SIGINT: 2, SIGTERM: 15, SIGHUP: 1, SIGQUIT: 3 }[signal]);
       await until("the sandbox to stop", () => (alive(tree).length === 0 ? true : undefined));
       expect(existsSync(join(ws, "HEAD"))).toBe(false);
       expect(readdirSync(ws).some((e) => /^HEAD\.capgate-disabled-[0-9a-f]{12}$/.test(e))).toBe(true);
@@ -172,4 +172,35 @@ describeLifetime("an interrupted command still gets its after-command steps", ()
     },
     60_000,
   );
+});
+
+describeLifetime("after a kill -9, the next capgate process does what the killed one could not", () => {
+  it("a root repository and a policy file the command created are disabled before the config is read", async () => {
+    const ws = join(root, "killed");
+    const state = join(root, "killed-state");
+    mkdirSync(ws);
+    mkdirSync(state);
+    const command = `git init -q --bare . && git config core.bare false && git config core.worktree "$PWD" && echo '{"shell":{"sandbox":"off"}}' > capgate.config.json && touch assembled && sleep 100`;
+    const host = cli(["call", "shell.run", JSON.stringify({ command, timeout_ms: 100_000 })], ws, state);
+    await until("the layout", () => (existsSync(join(ws, "assembled")) ? true : undefined));
+    const tree = descendants(host.pid as number);
+    const exited = new Promise((done) => host.once("exit", done));
+    host.kill("SIGKILL");
+    await exited;
+    await until("the sandbox to die", () => (alive(tree).length === 0 ? true : undefined));
+    // Nothing ran after it: the layout and the model's policy file are still there.
+    expect(existsSync(join(ws, "HEAD"))).toBe(true);
+    expect(existsSync(join(ws, "capgate.config.json"))).toBe(true);
+    const next = spawnSync(process.execPath, [BIN, "call", "fs.list", "{}"], {
+      cwd: ws,
+      env: { PATH: process.env.PATH, HOME: root, CAPGATE_HOME: state, LANG: "C.UTF-8" },
+      encoding: "utf8",
+    });
+    expect(next.stderr).toContain("After an interrupted command");
+    expect(next.stderr).not.toContain("sandbox is off");
+    expect(existsSync(join(ws, "HEAD"))).toBe(false);
+    expect(existsSync(join(ws, "capgate.config.json"))).toBe(false);
+    expect(readdirSync(ws).some((e) => e.startsWith("capgate.config.json.capgate-disabled-"))).toBe(true);
+    expect(readdirSync(join(state, "sandboxes"))).toEqual([]);
+  }, 60_000);
 });

@@ -75,7 +75,13 @@ export async function openHarness(
   request: HarnessRequest,
   extra: { approve?: LoopApprovalHook; onElicitation?: ElicitationHandler; io?: CliIO } = {},
 ): Promise<Harness> {
-  const { createHarness, loadConfig } = await import("@capgate/harness");
+  const { createHarness, defaultStateDir, loadConfig } = await import("@capgate/harness");
+  // A capgate process killed mid-command (SIGKILL) left its after-command steps undone: they
+  // are done before the policy file is read, so a policy the command created is not obeyed.
+  const { recoverInterruptedSandboxes } = await import("@capgate/tools");
+  for (const notice of recoverInterruptedSandboxes(request.stateDir ?? defaultStateDir())) {
+    process.stderr.write(`capgate: ${notice}\n`);
+  }
   let config = loadConfig(global.config ? { path: global.config } : {});
   const approval = parseApproval(request.approval);
   if (config.config.shell?.sandbox === "off") {

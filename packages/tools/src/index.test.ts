@@ -56,6 +56,7 @@ describe("@capgate/tools public surface", () => {
       "parseAllowHost",
       "probeBwrap",
       "realWorkspace",
+      "recoverInterruptedSandboxes",
       "releaseActiveSandboxes",
       "requireApproval",
       "resolveInWorkspace",

@@ -76,6 +76,7 @@ export {
   scrubEnv,
 } from "./sandbox.js";
 export { DEFAULT_BWRAP, probeBwrap, systemBash } from "./sandbox-host.js";
+export { recoverInterruptedSandboxes } from "./sandbox-journal.js";
 export type { EgressProxy, ProxyMode } from "./sandbox-proxy.js";
 export { closeEgressProxies, egressProxy } from "./sandbox-proxy.js";
 export type { RunSandboxedOptions, SandboxTarget } from "./sandbox-run.js";

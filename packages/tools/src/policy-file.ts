@@ -22,6 +22,8 @@ export function isPolicyFile(relPath: string): boolean {
 /** Bubblewrap arguments that keep the workspace root's policy file as it is, and the check after the command. */
 export interface PolicyFileProtection {
   args: string[];
+  /** Policy files that did not exist when the command started. */
+  missing: readonly string[];
   /** After the command: a policy file it created is renamed aside; returns the notice, if any. */
   release(): string | undefined;
 }
@@ -64,37 +66,45 @@ export function protectPolicyFile(workspace: string): PolicyFileProtection {
   }
   return {
     args,
-    release() {
-      const notices: string[] = [];
-      for (const path of missing) {
-        if (!lstatOrUndefined(path)) continue;
-        const dir = dirname(path);
-        const name = `${POLICY_FILE_NAME}.capgate-disabled-${randomBytes(6).toString("hex")}`;
-        const rename = (): boolean => {
-          try {
-            renameSync(path, join(dir, name));
-            return true;
-          } catch {
-            return false;
-          }
-        };
-        // The directory's owner write bit is given back if the command took it (chmod 555 .).
-        let renamed = rename();
-        if (!renamed) {
-          try {
-            chmodSync(dir, lstatSync(dir).mode | 0o200);
-            renamed = rename();
-          } catch {
-            // not ours to change
-          }
-        }
-        notices.push(
-          renamed
-            ? `The command created ${path}: that is capgate's own policy file, which the model never writes, so capgate renamed it to ${name}. Edit the policy yourself if you want it.`
-            : `The command created ${path}, capgate's own policy file, and capgate could not rename it aside: remove it before you run capgate here again.`,
-        );
-      }
-      return notices.length > 0 ? notices.join(" ") : undefined;
-    },
+    missing,
+    release: () => releaseMissingPolicyFiles(missing),
   };
+}
+
+/**
+ * Rename aside each of `paths` (policy files that were missing when a command started) that
+ * exists now, giving the directory's owner write bit back if a command took it; the
+ * notice of what was done, or undefined.
+ */
+export function releaseMissingPolicyFiles(paths: readonly string[]): string | undefined {
+  const notices: string[] = [];
+  for (const path of paths) {
+    if (!lstatOrUndefined(path)) continue;
+    const dir = dirname(path);
+    const name = `${POLICY_FILE_NAME}.capgate-disabled-${randomBytes(6).toString("hex")}`;
+    const rename = (): boolean => {
+      try {
+        renameSync(path, join(dir, name));
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    // The directory's owner write bit is given back if the command took it (chmod 555 .).
+    let renamed = rename();
+    if (!renamed) {
+      try {
+        chmodSync(dir, lstatSync(dir).mode | 0o200);
+        renamed = rename();
+      } catch {
+        // not ours to change
+      }
+    }
+    notices.push(
+      renamed
+        ? `The command created ${path}: that is capgate's own policy file, which the model never writes, so capgate renamed it to ${name}. Edit the policy yourself if you want it.`
+        : `The command created ${path}, capgate's own policy file, and capgate could not rename it aside: remove it before you run capgate here again.`,
+    );
+  }
+  return notices.length > 0 ? notices.join(" ") : undefined;
 }

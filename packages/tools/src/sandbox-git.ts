@@ -163,7 +163,7 @@ function ownerRwx(dir: string): boolean {
  * command ends instead: its `HEAD` is renamed aside (nothing is deleted), which git's
  * discovery then no longer accepts. The start refused a root that already had the layout.
  */
-function disableRootRepository(workspace: string): string | undefined {
+export function disableRootRepository(workspace: string): string | undefined {
   if (!hasRepositoryLayout(workspace)) return undefined;
   const what =
     "The command made the workspace root a git repository directory (a HEAD with objects and refs, or with a commondir, at its top), which your git would take for the repository and whose config and hooks it would trust";

@@ -9,6 +9,7 @@ import { protectPolicyFile } from "./policy-file.js";
 import { killMarkedProcesses, SANDBOX_MARK_VAR } from "./process-group.js";
 import { protectGit } from "./sandbox-git.js";
 import { BWRAP_BASE_ARGS, DEFAULT_BWRAP, findSystemBinary, probeBwrap, systemBash } from "./sandbox-host.js";
+import { journalSandbox, recoverInterruptedSandboxes } from "./sandbox-journal.js";
 import { egressProxy } from "./sandbox-proxy.js";
 import type { ShellNetwork, ShellPolicyConfig, WebPolicyConfig } from "./types.js";
 
@@ -155,12 +156,15 @@ export async function sandboxCommand(
     }
     args.push(...hide(h, true));
   }
+  // What a capgate process killed mid-command (SIGKILL, the OOM killer) left undone is done
+  // first, before this command's checks judge the workspace.
+  const recovered = options.stateDir ? recoverInterruptedSandboxes(options.stateDir) : [];
   const policyFile = protectPolicyFile(workspace);
   const gitProtection = protectGit(workspace);
   const git = {
     args: gitProtection.args,
     release: (): string[] => {
-      const notices = gitProtection.release();
+      const notices = [...recovered.splice(0), ...gitProtection.release()];
       const notice = policyFile.release();
       return notice ? [...notices, notice] : notices;
     },
@@ -206,9 +210,26 @@ export async function sandboxCommand(
   }
   const mark = randomBytes(12).toString("hex");
   args.push("--unsetenv", SANDBOX_MARK_VAR, "--chdir", options.cwd, "--", ...inner);
+  let unjournal = (): void => undefined;
+  if (options.stateDir) {
+    try {
+      unjournal = journalSandbox(options.stateDir, mark, {
+        workspace,
+        missingPolicyFiles: [...policyFile.missing],
+      });
+    } catch (error) {
+      git.release();
+      throw new CapgateError(
+        "sandbox_unavailable",
+        `The sandbox could not record the command in the state directory ${options.stateDir} (${error instanceof Error ? error.message : String(error)}), so a crash could not be cleaned up after; the command was refused and nothing ran. Make the state directory writable.`,
+      );
+    }
+  }
   const release = (): string[] => {
     active.delete(mark);
-    return git.release();
+    const notices = git.release();
+    unjournal();
+    return notices;
   };
   active.set(mark, release);
   watchExit();
