@@ -1,6 +1,7 @@
 import { type GetoptResult, getopt, type ParsedOption } from "./shell-getopt.js";
+import { globMayBeOption, wordMayBe } from "./shell-glob.js";
 import { builtinContinuations } from "./shell-indirection.js";
-import { interpreterContinuations } from "./shell-interpreters.js";
+import { interpreterContinuations, isInterpreterName } from "./shell-interpreters.js";
 import { programOptionContinuations } from "./shell-program-options.js";
 import { type Assignment, literalWord, type ShellWord, type StdinSource } from "./shell-words.js";
 import { SHELLS, WRAPPER_ALIASES, WRAPPERS, type WrapperSpec } from "./shell-wrappers.js";
@@ -22,6 +23,11 @@ export interface ResolvedCommand {
   openArgs?: boolean;
   /** Assignments made by this command itself (`A=1 cmd`, `export A=1`). */
   assignments?: readonly Assignment[];
+  /**
+   * The command line defines a git alias through the environment (`GIT_CONFIG_KEY_0=alias.p`,
+   * `GIT_CONFIG_PARAMETERS`): any git subcommand may be that alias.
+   */
+  gitEnvAlias?: boolean;
 }
 
 /** What else a command runs: a peeled inner command, a string run as shell code, or something uncheckable. */
@@ -138,7 +144,7 @@ export function peelShell(
   for (; i < words.length; i++) {
     const word = words[i]!;
     const value = word.value;
-    if (value === undefined) {
+    if (value === undefined || globMayBeOption(word)) {
       return [unresolvableWord(word, `an argument where ${name} reads its options`)];
     }
     if (value === "--" || value === "-") {
@@ -196,12 +202,23 @@ export function peelShell(
   return stdinScript(name, stdin);
 }
 
+const FIND_EXEC = ["-exec", "-execdir", "-ok", "-okdir"];
+
 /** `find … -exec cmd {} \;` (also -execdir, -ok, -okdir): `{}` is a file name found at run time. */
 function peelFind(cmd: ResolvedCommand): Continuation[] {
   const out: Continuation[] = [];
   const { words } = cmd;
   for (let i = 1; i < words.length; i++) {
     const v = words[i]!.value;
+    const glob = words[i]!.glob ? FIND_EXEC.find((p) => wordMayBe(words[i]!, p)) : undefined;
+    if (glob) {
+      return [
+        {
+          kind: "unresolvable",
+          reason: `\`${words[i]!.raw}\` is a glob that a file named \`${glob}\` would turn into find's ${glob}, which runs a command`,
+        },
+      ];
+    }
     if (v === "-exec" || v === "-execdir" || v === "-ok" || v === "-okdir") {
       let end = i + 1;
       while (end < words.length && words[end]!.value !== ";" && words[end]!.value !== "+") end++;
@@ -675,7 +692,36 @@ export function continuations(cmd: ResolvedCommand): Continuation[] {
   const tool = Object.hasOwn(WRAPPER_ALIASES, name) ? WRAPPER_ALIASES[name]! : name;
   const spec = Object.hasOwn(WRAPPERS, tool) ? WRAPPERS[tool] : undefined;
   if (spec) return peelWrapper(cmd, spec, tool) ?? [];
+  const glob = globInOptionArea(cmd);
+  if (glob) return [glob];
   return [...builtinContinuations(cmd), ...interpreterContinuations(cmd), ...programOptionContinuations(cmd)];
+}
+
+/**
+ * Interpreters and git read their options up to the first operand. A glob there is replaced
+ * by file names at run time: with a file named `-c` in the directory, `python3 -[c] CODE`
+ * is `python3 -c CODE`. So a glob that could start with `-` is unresolvable there, and so is
+ * a glob standing as git's subcommand (`git pus[h]` with a file `push` is `git push`).
+ */
+function globInOptionArea(cmd: ResolvedCommand): Continuation | undefined {
+  const git = cmd.name === "git";
+  if (!git && !isInterpreterName(cmd.name)) return undefined;
+  const { words } = cmd;
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i]!;
+    if (w.value === "--") return undefined;
+    if (w.glob) {
+      if (globMayBeOption(w))
+        return { kind: "unresolvable", reason: `\`${w.raw}\` is a glob where ${cmd.name} reads its options: a file named like an option (\`-c\`) would make it one` };
+      if (git)
+        return { kind: "unresolvable", reason: `\`${w.raw}\` is a glob where git reads its subcommand: a file of that name (\`push\`) would make it that subcommand` };
+      return undefined;
+    }
+    if (w.value === undefined || !w.value.startsWith("-")) return undefined;
+    // git's global options that take the next word as their value.
+    if (git && /^(-C|-c|--git-dir|--work-tree|--namespace|--exec-path|--config-env|--super-prefix|--list-cmds|--attr-source)$/.test(w.value)) i++;
+  }
+  return undefined;
 }
 
 /** The names the policy peels, for documentation and tests. */

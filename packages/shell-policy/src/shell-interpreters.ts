@@ -317,6 +317,11 @@ export function codeSources(cmd: ResolvedCommand): CodeSource[] | { unknown: str
   return spec ? evalSource(cmd, spec) : [];
 }
 
+/** Is `name` an interpreter whose options this module reads (python*, node, perl, ruby, awk …)? */
+export function isInterpreterName(name: string): boolean {
+  return PYTHON.test(name) || Object.hasOwn(EVAL, name) || /^(powershell|pwsh|powershell_ise)$/.test(name);
+}
+
 /** Does this code or module name an opener? (Rule 1; used by the gui rules.) */
 export function sourceOpensBrowser(cmd: ResolvedCommand, s: CodeSource): boolean {
   if (s.module !== undefined) {

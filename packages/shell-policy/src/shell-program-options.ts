@@ -7,6 +7,7 @@
  * code the policy cannot read.
  */
 import type { Continuation, ResolvedCommand } from "./shell-commands.js";
+import { wordMayBe } from "./shell-glob.js";
 
 type ValueKind =
   /** The value is a command line some shell runs. */
@@ -90,15 +91,41 @@ const VIM = new Set(["vim", "vi", "nvim", "view", "vimdiff", "ex", "gvim", "rvim
 const VIM_CODE =
   /\b(system|systemlist|job_start|jobstart|termopen|terminal|py3?|python3?|pyx|lua|perl|ruby|tcl|netrw|Browse|Explore|Open|source|so|exe|execute|call)\b/;
 
+/**
+ * Long options of these tools that are themselves a prefix of an option in the table:
+ * getopt_long takes an exact name before a prefix (`tar --checkpoint=1` is not
+ * `--checkpoint-action`).
+ */
+const EXACT_LONG: Readonly<Record<string, readonly string[]>> = {
+  tar: ["--checkpoint"],
+};
+
+/**
+ * `a` names the long option `name` the way getopt_long reads it: exactly or by a prefix
+ * (`--to-com` is `--to-command`). A prefix shared with another option is ambiguous and the
+ * tool refuses it, so counting it here only ever denies what would not run.
+ */
+export function isLongSpelling(a: string, name: string, tool: string): boolean {
+  const given = a.includes("=") ? a.slice(0, a.indexOf("=")) : a;
+  if (given === name) return true;
+  if (!name.startsWith("--") || !given.startsWith("--") || given.length < 3) return false;
+  if (Object.hasOwn(EXACT_LONG, tool) && EXACT_LONG[tool]!.includes(given)) return false;
+  return name.startsWith(given);
+}
+
 function valueAt(
   args: readonly (string | undefined)[],
   i: number,
   name: string,
+  tool: string,
 ): { value: string | undefined; next: number } | undefined {
   const a = args[i];
   if (a === undefined) return undefined;
   if (a === name) return { value: args[i + 1], next: i + 1 };
-  if (name.startsWith("--") && a.startsWith(`${name}=`)) return { value: a.slice(name.length + 1), next: i };
+  if (a.startsWith("--") && isLongSpelling(a, name, tool)) {
+    const eq = a.indexOf("=");
+    return eq === -1 ? { value: args[i + 1], next: i + 1 } : { value: a.slice(eq + 1), next: i };
+  }
   if (!name.startsWith("--") && name.length === 2 && a.startsWith(name) && a.length > 2)
     return { value: a.slice(2), next: i };
   return undefined;
@@ -151,11 +178,27 @@ export function programOptionContinuations(cmd: ResolvedCommand): Continuation[]
     }
   }
   const specs = Object.hasOwn(PROGRAM_OPTIONS, cmd.name) ? PROGRAM_OPTIONS[cmd.name]! : [];
+  // A glob word becomes the names of matching files: `-[I]` is `-I` when a file `-I` exists.
+  for (const w of cmd.words.slice(1)) {
+    if (!w.glob) continue;
+    for (const spec of specs) {
+      for (const name of spec.names) {
+        const spellings = name.startsWith("--") ? [name, `${name}=x`] : [name, `${name}x`];
+        if (spellings.some((c) => wordMayBe(w, c)))
+          return [
+            {
+              kind: "unresolvable",
+              reason: `\`${w.raw}\` is a glob that a file named like \`${name}\` would turn into that option of ${cmd.name}, which runs a command`,
+            },
+          ];
+      }
+    }
+  }
   for (let i = 1; i < args.length; i++) {
     if (args[i] === "--") break;
     for (const spec of specs) {
       for (const name of spec.names) {
-        const hit = valueAt(args, i, name);
+        const hit = valueAt(args, i, name, cmd.name);
         if (!hit) continue;
         i = hit.next;
         const { value } = hit;
@@ -192,14 +235,14 @@ function sedContinuations(cmd: ResolvedCommand): Continuation[] {
     const a = args[i];
     if (a === undefined)
       return [{ kind: "unresolvable", reason: "a sed argument is only known at run time" }];
-    if (a === "-e" || a === "--expression") {
+    if (a === "-e" || (a.startsWith("--") && !a.includes("=") && isLongSpelling(a, "--expression", "sed"))) {
       const s = args[++i];
       if (s === undefined)
         return [{ kind: "unresolvable", reason: "the sed script is only known at run time" }];
       scripts.push(s);
       sawScript = true;
-    } else if (a.startsWith("--expression=")) {
-      scripts.push(a.slice(13));
+    } else if (a.startsWith("--") && a.includes("=") && isLongSpelling(a, "--expression", "sed")) {
+      scripts.push(a.slice(a.indexOf("=") + 1));
       sawScript = true;
     } else if (a === "-f" || a === "--file" || a.startsWith("--file=")) {
       sawScript = true;
