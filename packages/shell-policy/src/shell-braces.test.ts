@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are shell text, not templates
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { expandBraces, MAX_BRACE_WORDS } from "./shell-braces.js";
@@ -67,7 +68,7 @@ const ORACLE = [
   "{a,$(echo b,c)}",
   "{a,`echo x`}",
   '{a,"$(echo "q,r")"}',
-  "${x:-{a,b\}}{c,d}",
+  "${x:-{a,b}}{c,d}",
   "$((1+2)){a,b}",
 ];
 

@@ -221,7 +221,7 @@ function sequence(amble: string, limit: number): string[] | undefined {
     const a = lhs.charCodeAt(0);
     const b = rhs.charCodeAt(0);
     // Between `Z` and `a` lie `[ \ ] ^ _ \``, which bash emits quoted: not modelled.
-    if ((a <= 90) !== (b <= 90)) throw new Uncertain(`the letter sequence \`{${amble}}\` crosses punctuation`);
+    if (a <= 90 !== b <= 90) throw new Uncertain(`the letter sequence \`{${amble}}\` crosses punctuation`);
     const out: string[] = [];
     const dir = b >= a ? 1 : -1;
     for (let n = a; dir > 0 ? n <= b : n >= b; n += dir * stride) out.push(String.fromCharCode(n));

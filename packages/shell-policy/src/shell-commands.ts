@@ -712,14 +712,26 @@ function globInOptionArea(cmd: ResolvedCommand): Continuation | undefined {
     if (w.value === "--") return undefined;
     if (w.glob) {
       if (globMayBeOption(w))
-        return { kind: "unresolvable", reason: `\`${w.raw}\` is a glob where ${cmd.name} reads its options: a file named like an option (\`-c\`) would make it one` };
+        return {
+          kind: "unresolvable",
+          reason: `\`${w.raw}\` is a glob where ${cmd.name} reads its options: a file named like an option (\`-c\`) would make it one`,
+        };
       if (git)
-        return { kind: "unresolvable", reason: `\`${w.raw}\` is a glob where git reads its subcommand: a file of that name (\`push\`) would make it that subcommand` };
+        return {
+          kind: "unresolvable",
+          reason: `\`${w.raw}\` is a glob where git reads its subcommand: a file of that name (\`push\`) would make it that subcommand`,
+        };
       return undefined;
     }
     if (w.value === undefined || !w.value.startsWith("-")) return undefined;
     // git's global options that take the next word as their value.
-    if (git && /^(-C|-c|--git-dir|--work-tree|--namespace|--exec-path|--config-env|--super-prefix|--list-cmds|--attr-source)$/.test(w.value)) i++;
+    if (
+      git &&
+      /^(-C|-c|--git-dir|--work-tree|--namespace|--exec-path|--config-env|--super-prefix|--list-cmds|--attr-source)$/.test(
+        w.value,
+      )
+    )
+      i++;
   }
   return undefined;
 }

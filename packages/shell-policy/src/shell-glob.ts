@@ -17,7 +17,7 @@ export interface GlobPattern {
 }
 
 const ANY = "[\\s\\S]*";
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
 
 /** The pattern of a word's source text (quotes still in it). */
 export function globPattern(raw: string): GlobPattern {
@@ -27,7 +27,7 @@ export function globPattern(raw: string): GlobPattern {
   const literal = (text: string) => {
     if (text === "") return;
     first ??= (c) => c === text[0];
-    body += escape(text);
+    body += escapeRegExp(text);
   };
   const wild = (regex: string, starts: (c: string) => boolean) => {
     first ??= starts;

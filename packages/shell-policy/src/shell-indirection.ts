@@ -147,7 +147,8 @@ function gitConfigParameters(value: ShellWord): Continuation[] {
     return [
       {
         kind: "unresolvable",
-        reason: "GIT_CONFIG_PARAMETERS is not a list of git-quoted 'key=value' items, so what git reads from it cannot be checked",
+        reason:
+          "GIT_CONFIG_PARAMETERS is not a list of git-quoted 'key=value' items, so what git reads from it cannot be checked",
       },
     ];
   }

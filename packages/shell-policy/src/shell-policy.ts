@@ -1,11 +1,17 @@
 import type { ShellPrefixRule, ShellRules } from "./config.js";
 import { ShellRulesError } from "./errors.js";
-import { globMayBeOption, wordMayBe } from "./shell-glob.js";
 import { type Continuation, commandName, continuations, type ResolvedCommand } from "./shell-commands.js";
+import { globMayBeOption, wordMayBe } from "./shell-glob.js";
 import { assignmentContinuations, definesGitEnvAlias } from "./shell-indirection.js";
 import { BUILTIN_SHELL_RULES, type ShellRule, type ShellRuleDecision } from "./shell-rules.js";
 import { loadBashParser } from "./shell-syntax.js";
-import { type Assignment, literalWord, type ShellParser, type ShellWord, type StdinSource } from "./shell-words.js";
+import {
+  type Assignment,
+  literalWord,
+  type ShellParser,
+  type ShellWord,
+  type StdinSource,
+} from "./shell-words.js";
 import { WRAPPERS } from "./shell-wrappers.js";
 
 /** The verdict on one command line. */
@@ -220,8 +226,7 @@ function prefixMatches(
       const literal = wordLiterals[ri];
       const mayBe = literal === undefined || wordMayBe(word, literal);
       result =
-        (mayBe && walk(ri + 1, ci + 1)) ||
-        (globMayBeOption(word) && (walk(ri, ci + 1) || walk(ri, ci + 2)));
+        (mayBe && walk(ri + 1, ci + 1)) || (globMayBeOption(word) && (walk(ri, ci + 1) || walk(ri, ci + 2)));
     } else if (a.startsWith("-") && a.length > 1 && (end === -1 || ci < end)) {
       result = walk(ri, ci + 1) || (!a.includes("=") && walk(ri, ci + 2));
     } else
@@ -456,7 +461,8 @@ class CompiledShellPolicy implements ShellPolicy {
     }
     let first = words[0]!;
     // `git-push` and /usr/lib/git-core/git-push are `git push`: git runs its dashed programs the same way.
-    const dashed = first.value === undefined || first.glob ? null : /^git-(.+)$/.exec(commandName(first.value));
+    const dashed =
+      first.value === undefined || first.glob ? null : /^git-(.+)$/.exec(commandName(first.value));
     if (dashed) {
       words = [{ ...first, value: "git" }, literalWord(dashed[1]!), ...words.slice(1)];
       first = words[0]!;

@@ -60,10 +60,14 @@ describeReal("red-team round three, replayed for real: every form that has its e
     run(attack.command);
     if (attack.effect === "opener") return existsSync(marker);
     if (attack.effect === "delete") return !existsSync(join(dir, "victim"));
-    const ref = spawnSync("git", ["--git-dir", join(dir, "remote.git"), "rev-parse", "--verify", "-q", "main"], {
-      env,
-      encoding: "utf8",
-    });
+    const ref = spawnSync(
+      "git",
+      ["--git-dir", join(dir, "remote.git"), "rev-parse", "--verify", "-q", "main"],
+      {
+        env,
+        encoding: "utf8",
+      },
+    );
     return ref.status === 0;
   }
 
@@ -83,11 +87,14 @@ describeReal("red-team round three, replayed for real: every form that has its e
 });
 
 describe("red-team round three: openers are named as openers without a configuration", () => {
-  it.each(RED_TEAM_ATTACKS.filter((a) => a.effect === "opener").map((a) => a.command))("%j", async (command) => {
-    const d = await checkShellCommand(command);
-    expect(d.decision, JSON.stringify(d)).toBe("deny");
-    expect(d.reason?.length ?? 0).toBeGreaterThan(20);
-  });
+  it.each(RED_TEAM_ATTACKS.filter((a) => a.effect === "opener").map((a) => a.command))(
+    "%j",
+    async (command) => {
+      const d = await checkShellCommand(command);
+      expect(d.decision, JSON.stringify(d)).toBe("deny");
+      expect(d.reason?.length ?? 0).toBeGreaterThan(20);
+    },
+  );
 
   it.each(RED_TEAM_DENY_OPENER)("%j is an opener", async (command) => {
     const d = await checkShellCommand(command);

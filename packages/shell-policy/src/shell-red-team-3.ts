@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are shell text, not templates
 /**
  * Issue 9, round three: the parser holes an outside red-team confirmed by effect (a marker
  * written, a push landed, a directory deleted). Each attack keeps its setup and the effect
@@ -54,7 +55,10 @@ export const RED_TEAM_ATTACKS: readonly RedTeamAttack[] = [
     GIT_SETUP,
     "export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.p GIT_CONFIG_VALUE_0=push; git p origin main",
   ),
-  push(GIT_SETUP, "env GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.p GIT_CONFIG_VALUE_0=push git p origin main"),
+  push(
+    GIT_SETUP,
+    "env GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.p GIT_CONFIG_VALUE_0=push git p origin main",
+  ),
   push(GIT_SETUP, "GIT_CONFIG_PARAMETERS=\"'alias.p=push'\" git p origin main"),
   push(GIT_SETUP, "git send-pack ./remote.git main"),
   open(GIT_SETUP, "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.x GIT_CONFIG_VALUE_0='!xdg-open u' git x"),
