@@ -2,7 +2,7 @@ import { type GetoptResult, getopt, type ParsedOption } from "./shell-getopt.js"
 import { globMayBeOption, wordMayBe } from "./shell-glob.js";
 import { builtinContinuations } from "./shell-indirection.js";
 import { interpreterContinuations, isInterpreterName } from "./shell-interpreters.js";
-import { programOptionContinuations } from "./shell-program-options.js";
+import { GIT_GLOBAL_VALUE, programOptionContinuations } from "./shell-program-options.js";
 import { type Assignment, literalWord, type ShellWord, type StdinSource } from "./shell-words.js";
 import { SHELLS, WRAPPER_ALIASES, WRAPPERS, type WrapperSpec } from "./shell-wrappers.js";
 
@@ -725,13 +725,7 @@ function globInOptionArea(cmd: ResolvedCommand): Continuation | undefined {
     }
     if (w.value === undefined || !w.value.startsWith("-")) return undefined;
     // git's global options that take the next word as their value.
-    if (
-      git &&
-      /^(-C|-c|--git-dir|--work-tree|--namespace|--exec-path|--config-env|--super-prefix|--list-cmds|--attr-source)$/.test(
-        w.value,
-      )
-    )
-      i++;
+    if (git && GIT_GLOBAL_VALUE.test(w.value)) i++;
   }
   return undefined;
 }

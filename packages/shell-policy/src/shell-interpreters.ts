@@ -191,6 +191,16 @@ const EVAL: Readonly<Record<string, EvalSpec>> = {
     value: ["-r", "--require", "--import", "--loader", "--input-type"],
   },
   bun: { lang: JS, code: ["-e", "--eval", "-p", "--print"], value: ["-r", "--preload", "--cwd"] },
+  tsx: {
+    lang: JS,
+    code: ["-e", "--eval", "-p", "--print"],
+    value: ["-r", "--require", "--import", "--tsconfig"],
+  },
+  "ts-node": {
+    lang: JS,
+    code: ["-e", "--eval", "-p", "--print"],
+    value: ["-r", "--require", "-P", "--project", "-O", "--compiler-options", "-C", "--compiler"],
+  },
   deno: { lang: JS, code: [], value: [], evalSub: "eval" },
   perl: { lang: PERL, code: ["-e", "-E"], modules: ["-M", "-m"], value: ["-I", "-x", "-i"] },
   ruby: { lang: RUBY, code: ["-e"], modules: ["-r"], value: ["-I", "-C", "-E", "-F"] },
@@ -313,13 +323,23 @@ export function codeSources(cmd: ResolvedCommand): CodeSource[] | { unknown: str
     if (!s) return [];
     return "unknown" in s ? s : [s];
   }
-  const spec = Object.hasOwn(EVAL, cmd.name) ? EVAL[cmd.name]! : undefined;
+  const spec = evalSpec(cmd.name);
   return spec ? evalSource(cmd, spec) : [];
+}
+
+/**
+ * The interpreter table entry for a command name, also under a versioned name
+ * (`perl5.36.0`, `node20`, `lua5.4`, `ruby3.1`, `php8.2` are the same programs).
+ */
+function evalSpec(name: string): EvalSpec | undefined {
+  if (Object.hasOwn(EVAL, name)) return EVAL[name];
+  const base = /^([a-z]+?)-?\d+(\.\d+)*$/.exec(name)?.[1];
+  return base !== undefined && Object.hasOwn(EVAL, base) ? EVAL[base] : undefined;
 }
 
 /** Is `name` an interpreter whose options this module reads (python*, node, perl, ruby, awk …)? */
 export function isInterpreterName(name: string): boolean {
-  return PYTHON.test(name) || Object.hasOwn(EVAL, name) || /^(powershell|pwsh|powershell_ise)$/.test(name);
+  return PYTHON.test(name) || evalSpec(name) !== undefined || /^(powershell|pwsh|powershell_ise)$/.test(name);
 }
 
 /** Does this code or module name an opener? (Rule 1; used by the gui rules.) */

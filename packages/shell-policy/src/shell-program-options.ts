@@ -22,6 +22,8 @@ interface ProgramOption {
   readonly kind: ValueKind;
   readonly keys?: RegExp;
   readonly note?: string;
+  /** Only under these git subcommands (`-x` is a command for `rebase`, not for `clean`). */
+  readonly sub?: readonly string[];
 }
 
 const GIT_COMMAND_KEYS =
@@ -38,7 +40,16 @@ export const PROGRAM_OPTIONS: Readonly<Record<string, readonly ProgramOption[]>>
       kind: "deny",
       note: "git --config-env reads a config value from the environment",
     },
+    // Subcommand options whose value is a command git runs.
+    { names: ["-x", "--exec"], kind: "command", sub: ["rebase"] },
+    { names: ["--upload-pack"], kind: "command", sub: ["fetch", "pull", "clone", "ls-remote"] },
+    { names: ["-u"], kind: "command", sub: ["clone", "ls-remote"] },
+    { names: ["--receive-pack", "--exec"], kind: "command", sub: ["push", "send-pack"] },
+    { names: ["--exec"], kind: "command", sub: ["archive", "fetch-pack"] },
+    { names: ["-O", "--open-files-in-pager"], kind: "command", sub: ["grep"] },
+    { names: ["-x", "--extcmd"], kind: "command", sub: ["difftool"] },
   ],
+  split: [{ names: ["--filter"], kind: "command" }],
   ssh: [{ names: ["-o"], kind: "config", keys: SSH_COMMAND_KEYS }],
   scp: [
     { names: ["-o"], kind: "config", keys: SSH_COMMAND_KEYS },
@@ -177,7 +188,21 @@ export function programOptionContinuations(cmd: ResolvedCommand): Continuation[]
       if (m) out.push(soft(m[2]!, `make ${m[1]}`));
     }
   }
-  const specs = Object.hasOwn(PROGRAM_OPTIONS, cmd.name) ? PROGRAM_OPTIONS[cmd.name]! : [];
+  if (cmd.name === "git") {
+    // The ext:: transport runs its URL as a command (`git clone 'ext::sh -c …'`, a remote's url).
+    const ext = args.find((a) => a !== undefined && /(^|=)ext::/i.test(a));
+    if (ext !== undefined)
+      return [
+        {
+          kind: "unresolvable",
+          reason: `\`${ext.slice(0, 40)}\` is a git ext:: transport URL, whose text git runs as a command`,
+        },
+      ];
+  }
+  const sub = cmd.name === "git" ? gitSubcommand(args) : undefined;
+  const specs = (Object.hasOwn(PROGRAM_OPTIONS, cmd.name) ? PROGRAM_OPTIONS[cmd.name]! : []).filter(
+    (spec) => spec.sub === undefined || (sub !== undefined && spec.sub.includes(sub)),
+  );
   // A glob word becomes the names of matching files: `-[I]` is `-I` when a file `-I` exists.
   for (const w of cmd.words.slice(1)) {
     if (!w.glob) continue;
@@ -224,6 +249,25 @@ export function programOptionContinuations(cmd: ResolvedCommand): Continuation[]
     }
   }
   return out;
+}
+
+/** git's global options that take the next word as their value. */
+export const GIT_GLOBAL_VALUE =
+  /^(-C|-c|--git-dir|--work-tree|--namespace|--config-env|--super-prefix|--list-cmds|--attr-source)$/;
+
+/** The subcommand of a git argv: the first word after the global options. */
+export function gitSubcommand(args: readonly (string | undefined)[]): string | undefined {
+  for (let i = 1; i < args.length; i++) {
+    const a = args[i];
+    if (a === undefined) return undefined;
+    if (GIT_GLOBAL_VALUE.test(a)) {
+      i++;
+      continue;
+    }
+    if (a === "--") return args[i + 1];
+    if (!a.startsWith("-")) return a;
+  }
+  return undefined;
 }
 
 /** GNU sed's `e` command and the `e` flag of `s///` run the pattern space as a command. */

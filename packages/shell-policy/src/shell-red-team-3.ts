@@ -72,6 +72,19 @@ export const RED_TEAM_ATTACKS: readonly RedTeamAttack[] = [
   open("echo a > f", "tar --use-compress-prog=xdg-open -cf x.tar f"),
   open("", "make -f /dev/null --ev='all:; xdg-open u'"),
   open("echo a > f", "sed --expr='1e xdg-open u' f"),
+  // 5. Options that run a command, and versioned interpreter names.
+  open(GIT_SETUP, "git fetch --upload-pack='xdg-open u' origin"),
+  open(GIT_SETUP, "git ls-remote --upload-pack='xdg-open u' origin"),
+  open(GIT_SETUP, "git -c protocol.ext.allow=always ls-remote 'ext::sh -c xdg-open% u'"),
+  open(
+    `${GIT_SETUP} && git -c user.name=t -c user.email=t@t commit -q --allow-empty -m y`,
+    "git -c user.name=t -c user.email=t@t rebase -x 'xdg-open u' HEAD~1",
+  ),
+  open(`${GIT_SETUP} && echo a > f && git add f`, "git difftool -y -x xdg-open --cached"),
+  open(`${GIT_SETUP} && echo foo > f && git add f`, "git grep --open-files-in-pager=xdg-open foo"),
+  open("echo a > f", "split --filter='xdg-open u' f"),
+  open("", `python3.11 -c 'import os; os.system("xdg-open u")'`),
+  open("", `perl5.36.0 -e 'system("xdg-open u")'`),
 ];
 
 /** The effect's own words for the test's messages. */
@@ -85,6 +98,7 @@ export const RED_TEAM_DENY_OTHER: readonly string[] = [
   "python3 *.py",
   "tar -[I] xdg-open -cf x.tar .",
   "git --config-e=core.pager=X log",
+  "git clone 'ext::sh -c xdg-open% u' x",
 ];
 
 /** Opener forms the corpus lists without replaying them (they need a large input or a manual page). */
@@ -94,6 +108,14 @@ export const RED_TEAM_DENY_OPENER: readonly string[] = [
   "man --htm=xdg-open ls",
   "git-web--browse u",
   "/usr/lib/git-core/git-instaweb",
+  "git rebase --exe='xdg-open u' HEAD~1",
+  "git archive --exec='xdg-open u' --remote=x HEAD",
+  "git grep -Oxdg-open foo",
+  "git difftool --extcmd=xdg-open HEAD",
+  `node20 -e 'require("child_process").execSync("xdg-open u")'`,
+  `lua5.4 -e 'os.execute("xdg-open u")'`,
+  `tsx -e 'require("child_process").execSync("xdg-open u")'`,
+  `ts-node -e 'require("child_process").execSync("xdg-open u")'`,
 ];
 
 /** Ordinary commands with braces and globs: still allowed, also under the configured rules. */
@@ -118,4 +140,15 @@ export const RED_TEAM_ALLOW: readonly string[] = [
   "git log --oneline -n 3",
   "rm -f *.log",
   "rm -r build/*",
+  "git clean -xfd",
+  "git cherry-pick -x abc123",
+  "git rebase -i HEAD~3",
+  "git fetch origin",
+  "git grep -n foo",
+  "git difftool HEAD",
+  "node20 build.js",
+  "tsx src/index.ts",
+  "lua5.4 script.lua",
+  "split -l 100 f part-",
+  "git clone https://example.com/x.git",
 ];
