@@ -182,7 +182,31 @@ export function programOptionContinuations(cmd: ResolvedCommand): Continuation[]
     return [];
   }
   if (cmd.name === "sed" || cmd.name === "gsed") return sedContinuations(cmd);
+  if (cmd.name === "socat") return socatContinuations(cmd);
+  if (cmd.name === "sqlite3" || cmd.name === "sqlite") return sqliteContinuations(cmd);
   if (cmd.name === "make" || cmd.name === "gmake") {
+    // `make -f -` reads the makefile — recipes are commands — from standard input.
+    for (let i = 1; i < args.length; i++) {
+      const a = args[i];
+      const file =
+        a === "-f" || a === "--file" || a === "--makefile"
+          ? args[i + 1]
+          : a?.startsWith("-f") && a.length > 2
+            ? a.slice(2)
+            : a !== undefined && /^--(file|makefile)=/.test(a)
+              ? a.slice(a.indexOf("=") + 1)
+              : null;
+      if (file === null) continue;
+      if (file === undefined || file === "-" || /^\/dev\/(stdin|fd\/)|^\/proc\//.test(file)) {
+        return [
+          {
+            kind: "unresolvable",
+            reason:
+              "make would read its makefile (whose recipes are commands) from standard input or a descriptor, which cannot be checked",
+          },
+        ];
+      }
+    }
     for (const a of args.slice(1)) {
       const m = a === undefined ? null : /^(SHELL|MAKESHELL|\.SHELLFLAGS)=(.*)$/s.exec(a);
       if (m) out.push(soft(m[2]!, `make ${m[1]}`));
@@ -246,6 +270,44 @@ export function programOptionContinuations(cmd: ResolvedCommand): Continuation[]
           }
         }
       }
+    }
+  }
+  return out;
+}
+
+/** socat's `EXEC:cmd` and `SYSTEM:cmd` addresses run a program; the command ends at the first `,` (address options). */
+function socatContinuations(cmd: ResolvedCommand): Continuation[] {
+  const out: Continuation[] = [];
+  for (const a of cmd.argv.slice(1)) {
+    if (a === undefined)
+      return [{ kind: "unresolvable", reason: "a socat address is only known at run time" }];
+    const m = /^(exec|system)[:,](.*)$/is.exec(a);
+    if (!m) continue;
+    const command = m[2]!.split(/(?<!\\),/)[0]!;
+    out.push({ kind: "script", script: command, via: `socat ${m[1]!.toUpperCase()}:`, soft: true });
+  }
+  return out;
+}
+
+/** sqlite3 dot-commands in arguments or `-cmd`: `.shell`/`.system` run a command, `|cmd` outputs pipe to one. */
+function sqliteContinuations(cmd: ResolvedCommand): Continuation[] {
+  const out: Continuation[] = [];
+  for (const a of cmd.argv.slice(1)) {
+    if (a === undefined)
+      return [{ kind: "unresolvable", reason: `an argument of ${cmd.name} is only known at run time` }];
+    for (const line of a.split(/[\n;]/)) {
+      const shell = /^\s*\.(shell|system)\s+(.*)$/s.exec(line);
+      if (shell) out.push({ kind: "script", script: shell[2]!, via: `${cmd.name} .${shell[1]}` });
+      else if (
+        /^\s*\.(output|once|import|read|excel)\b.*\|/s.test(line) ||
+        /^\s*\.(excel|once\s+-[ex])/.test(line)
+      )
+        return [
+          {
+            kind: "unresolvable",
+            reason: `the ${cmd.name} command \`${line.trim().slice(0, 40)}\` runs a program, which cannot be checked`,
+          },
+        ];
     }
   }
   return out;

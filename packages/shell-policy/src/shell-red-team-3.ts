@@ -85,6 +85,9 @@ export const RED_TEAM_ATTACKS: readonly RedTeamAttack[] = [
   open("echo a > f", "split --filter='xdg-open u' f"),
   open("", `python3.11 -c 'import os; os.system("xdg-open u")'`),
   open("", `perl5.36.0 -e 'system("xdg-open u")'`),
+  open("", "socat -u OPEN:/dev/null EXEC:'xdg-open u'"),
+  open("printf 'all:\\n\\txdg-open u\\n' > mk", "make -f - < mk"),
+  open("", "sqlite3 :memory: '.shell xdg-open u'"),
 ];
 
 /** The effect's own words for the test's messages. */
@@ -99,6 +102,8 @@ export const RED_TEAM_DENY_OTHER: readonly string[] = [
   "tar -[I] xdg-open -cf x.tar .",
   "git --config-e=core.pager=X log",
   "git clone 'ext::sh -c xdg-open% u' x",
+  "sqlite3 db '.once |xdg-open'",
+  "printf 'all:\\n\\txdg-open u\\n' | make -f -",
 ];
 
 /** Opener forms the corpus lists without replaying them (they need a large input or a manual page). */
@@ -116,6 +121,8 @@ export const RED_TEAM_DENY_OPENER: readonly string[] = [
   `lua5.4 -e 'os.execute("xdg-open u")'`,
   `tsx -e 'require("child_process").execSync("xdg-open u")'`,
   `ts-node -e 'require("child_process").execSync("xdg-open u")'`,
+  "socat TCP-LISTEN:0 SYSTEM:'xdg-open u',pty",
+  "sqlite3 -cmd '.system xdg-open u' db",
 ];
 
 /** Ordinary commands with braces and globs: still allowed, also under the configured rules. */
@@ -151,4 +158,8 @@ export const RED_TEAM_ALLOW: readonly string[] = [
   "lua5.4 script.lua",
   "split -l 100 f part-",
   "git clone https://example.com/x.git",
+  "socat - TCP:127.0.0.1:8080",
+  "sqlite3 db 'select 1;'",
+  "sqlite3 db .tables",
+  "make -f Makefile test",
 ];
