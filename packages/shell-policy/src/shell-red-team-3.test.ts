@@ -20,7 +20,8 @@ const TOOLS = ["/usr/bin/git", "/usr/bin/python3", "/usr/bin/node", "/usr/bin/pe
 const OPTIONAL = ["make", "sqlite3", "python3.11", "perl5.36.0"];
 const missingOptional = (command: string) =>
   OPTIONAL.some(
-    (p) => new RegExp(`(^|[\\s;])${p.replace(".", "\\.")}\\s`).test(command) && !existsSync(`/usr/bin/${p}`),
+    (p) =>
+      new RegExp(`(^|[\\s;])${p.replace(/\./g, "\\.")}\\s`).test(command) && !existsSync(`/usr/bin/${p}`),
   );
 const have = TOOLS.every((p) => existsSync(p)) && existsSync("/usr/lib/git-core/git-push");
 if (REQUIRED && !have) throw new Error(`the red-team replay needs ${TOOLS.join(", ")} and git-core`);
