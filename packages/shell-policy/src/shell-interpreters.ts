@@ -385,8 +385,11 @@ function stringLiterals(code: string, lang: Language): { texts: string[]; comput
       text += code[j] ?? "";
     }
     texts.push(...both(text));
+    // `"\x78dg-open"`, `"\u0078dg-open"`: the program sees the decoded string.
+    const decoded = decodeStringEscapes(code.slice(i + 1, j));
+    if (decoded !== text) texts.push(...both(decoded));
     const rest = code.slice(j + 1);
-    joined = joined === undefined ? text : joined + text;
+    joined = joined === undefined ? decoded : joined + decoded;
     // `'a' 'b'` (also `'a' r'b'`, across lines inside brackets) is one string to Python and Ruby.
     const next = implicit ? /^\s*(?:[rRbBuU]{0,2})(?=['"])/.exec(rest) : null;
     if (next) {
@@ -406,6 +409,39 @@ function stringLiterals(code: string, lang: Language): { texts: string[]; comput
     i = j;
   }
   return computedSlice === undefined ? { texts } : { texts, computedSlice };
+}
+
+const STRING_ESCAPES: Readonly<Record<string, string>> = {
+  n: "\n",
+  t: "\t",
+  r: "\r",
+  a: "\x07",
+  b: "\b",
+  f: "\f",
+  v: "\v",
+  e: "\x1b",
+  "0": "\0",
+};
+
+/**
+ * The escapes the string literals of Python, JavaScript, Perl, Ruby and PHP share: `\xHH`,
+ * `\x{H…}`, `\uHHHH`, `\u{H…}`, `\UHHHHHHHH`, octal `\NNN`, `\n`-style letters; any
+ * other `\c` is `c`. A superset of each language — the result is only ever checked for
+ * openers, so decoding what a language would leave alone can only deny more.
+ */
+export function decodeStringEscapes(body: string): string {
+  return body.replace(
+    /\\(x\{([0-9a-fA-F]{1,6})\}|x([0-9a-fA-F]{1,2})|u\{([0-9a-fA-F]{1,6})\}|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8})|([0-7]{1,3})|([\s\S]))/g,
+    (_m, _all, xb, x, ub, u, U, oct, other: string | undefined) => {
+      const hex = xb ?? x ?? ub ?? u ?? U;
+      if (hex !== undefined) {
+        const code = Number.parseInt(hex, 16);
+        return code <= 0x10ffff ? String.fromCodePoint(code) : "";
+      }
+      if (oct !== undefined) return String.fromCharCode(Number.parseInt(oct, 8) & 0xff);
+      return other === undefined ? "" : (STRING_ESCAPES[other] ?? other);
+    },
+  );
 }
 
 /** `text[spec]` as Python computes it, for integer-literal indexes and slices; undefined for anything else. */

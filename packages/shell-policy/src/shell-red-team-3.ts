@@ -86,6 +86,13 @@ export const RED_TEAM_ATTACKS: readonly RedTeamAttack[] = [
   open("", `python3.11 -c 'import os; os.system("xdg-open u")'`),
   open("", `perl5.36.0 -e 'system("xdg-open u")'`),
   open("", "socat -u OPEN:/dev/null EXEC:'xdg-open u'"),
+  // 6. Escapes inside interpreter string literals.
+  open("", `python3 -c 'import os; os.system("\\x78dg-open u")'`),
+  open("", `python3 -c 'import os; os.system("\\u0078dg-open u")'`),
+  open("", `python3 -c 'import os; os.system("\\170dg-open u")'`),
+  open("", `node -e 'require("child_process").execSync("\\u0078dg-open u")'`),
+  open("", `node -e 'require("child_process").execSync("\\u{78}dg-open u")'`),
+  open("", `perl -e 'system("\\x78dg-open u")'`),
   open("printf 'all:\\n\\txdg-open u\\n' > mk", "make -f - < mk"),
   open("", "sqlite3 :memory: '.shell xdg-open u'"),
 ];
@@ -162,4 +169,6 @@ export const RED_TEAM_ALLOW: readonly string[] = [
   "sqlite3 db 'select 1;'",
   "sqlite3 db .tables",
   "make -f Makefile test",
+  `python3 -c 'print("a\\tb\\n")'`,
+  `node -e 'console.log("\\u00e9")'`,
 ];
