@@ -173,13 +173,9 @@ function cmdOpens(args: readonly (string | undefined)[]): boolean {
  * PATH or an absolute path. (Programs named like nothing else, `./xdg-open`, stay openers.)
  */
 function projectScript(cmd: ResolvedCommand): boolean {
-  const word = cmd.argv[0];
+  const word = cmd.argv[0] ?? "";
   return (
-    word !== undefined &&
-    word.includes("/") &&
-    !word.startsWith("/") &&
-    !word.startsWith("~") &&
-    !word.split("/").includes("..")
+    word.includes("/") && !word.startsWith("/") && !word.startsWith("~") && !word.split("/").includes("..")
   );
 }
 
