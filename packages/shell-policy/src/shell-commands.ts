@@ -432,6 +432,13 @@ function peelWrapper(cmd: ResolvedCommand, spec: WrapperSpec, tool: string): Con
       case "program":
         programs.push(p);
         break;
+      case "output-pipe": {
+        const v = p.value?.value;
+        if (v === undefined)
+          return [unresolvableWord(p.value ?? words[p.index]!, `the ${p.written} file of ${tool}`)];
+        if (/^[|!]/.test(v)) out.push({ kind: "script", script: v.slice(1), via: `${tool} ${p.written} |` });
+        break;
+      }
       case "shell":
         viaShell = true;
         break;
@@ -688,6 +695,12 @@ export function continuations(cmd: ResolvedCommand): Continuation[] {
       return peelValgrind(cmd);
     case "start-stop-daemon":
       return peelStartStop(cmd);
+    case "capsh":
+      return peelCapsh(cmd);
+    case "cmake":
+      return peelCmakeEnv(cmd);
+    case "perf":
+      return peelPerf(cmd);
   }
   const tool = Object.hasOwn(WRAPPER_ALIASES, name) ? WRAPPER_ALIASES[name]! : name;
   const spec = Object.hasOwn(WRAPPERS, tool) ? WRAPPERS[tool] : undefined;
@@ -730,6 +743,84 @@ function globInOptionArea(cmd: ResolvedCommand): Continuation | undefined {
   return undefined;
 }
 
+/**
+ * capsh: `--name[=value]` options, then `--` hands every later word to /bin/bash (`capsh --
+ * -c 'cmd'` is `bash -c 'cmd'`), or to the program of `--shell=`; `==` runs capsh again.
+ */
+function peelCapsh(cmd: ResolvedCommand): Continuation[] {
+  const { words } = cmd;
+  let shell: ShellWord = literalWord("bash");
+  for (let i = 1; i < words.length; i++) {
+    const v = words[i]!.value;
+    if (v === undefined) return [unresolvableWord(words[i]!, "an argument of capsh")];
+    if (v === "--" || v === "==") {
+      const rest = words.slice(i + 1);
+      if (v === "==") return [{ kind: "command", words: [literalWord("capsh"), ...rest] }];
+      return [{ kind: "command", words: [shell, ...rest], stdin: cmd.stdin }];
+    }
+    if (v.startsWith("--shell=")) shell = literalWord(v.slice(8));
+    else if (!v.startsWith("--"))
+      return [{ kind: "unresolvable", reason: `capsh: \`${v}\` is not an option capsh reads` }];
+  }
+  return [];
+}
+
+/** `cmake -E env [--unset=NAME] [--modify …] [NAME=VALUE]… cmd` and `cmake -E time cmd` run a command. */
+function peelCmakeEnv(cmd: ResolvedCommand): Continuation[] {
+  const { words } = cmd;
+  if (words[1]?.value !== "-E") return [];
+  const sub = words[2]?.value;
+  if (sub === "time") return [{ kind: "command", words: words.slice(3), stdin: cmd.stdin }];
+  if (sub !== "env") return [];
+  const out: Continuation[] = [];
+  for (let i = 3; i < words.length; i++) {
+    const w = words[i]!;
+    if (w.value === undefined) return [unresolvableWord(w, "an argument of cmake -E env")];
+    if (w.value === "--") return [...out, { kind: "command", words: words.slice(i + 1), stdin: cmd.stdin }];
+    if (w.value.startsWith("--unset=")) continue;
+    if (w.value === "--modify") {
+      i++;
+      continue;
+    }
+    const m = ENV_ASSIGNMENT.exec(w.value);
+    if (m) {
+      out.push({ kind: "assignment", name: m[1]!, value: literalWord(w.value.slice(m[0].length)) });
+      continue;
+    }
+    if (w.value.startsWith("-"))
+      return [{ kind: "unresolvable", reason: `cmake -E env: unknown option \`${w.value}\`` }];
+    return [...out, { kind: "command", words: words.slice(i), stdin: cmd.stdin }];
+  }
+  return out;
+}
+
+/**
+ * `perf stat|record|trace|top|sched|kvm|…` run a workload command given after the options.
+ * perf's option tables are large and differ per subcommand, so only the form with `--`
+ * (`perf stat -e cycles -- make`) is read; a workload without `--` is unresolvable.
+ */
+function peelPerf(cmd: ResolvedCommand): Continuation[] {
+  const { words } = cmd;
+  const sub = words[1]?.value;
+  if (
+    sub === undefined ||
+    /^(-h|--help|-v|--version|version|help|list|report|annotate|script|diff|archive|buildid-list|evlist)$/.test(
+      sub,
+    )
+  )
+    return [];
+  const dash = words.findIndex((w, i) => i > 1 && w.value === "--");
+  if (dash !== -1) return [{ kind: "command", words: words.slice(dash + 1), stdin: cmd.stdin }];
+  const operand = words.slice(2).find((w) => w.value === undefined || !w.value.startsWith("-"));
+  if (!operand) return [];
+  return [
+    {
+      kind: "unresolvable",
+      reason: `perf ${sub} runs a workload command whose start capgate cannot tell among perf's options; write \`perf ${sub} [options] -- command\``,
+    },
+  ];
+}
+
 /** The names the policy peels, for documentation and tests. */
 export function peeledCommandNames(): string[] {
   return [
@@ -748,5 +839,8 @@ export function peeledCommandNames(): string[] {
     "gdb",
     "valgrind",
     "start-stop-daemon",
+    "capsh",
+    "cmake",
+    "perf",
   ];
 }

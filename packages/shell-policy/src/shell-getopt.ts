@@ -29,6 +29,8 @@ export type OptionRole =
   | "replace"
   | "command-follows"
   | "debugger"
+  /** An output file that may instead be `|cmd`/`!cmd`, a pipe to a shell command (strace -o). */
+  | "output-pipe"
   | "deny";
 
 export interface OptionSpec {

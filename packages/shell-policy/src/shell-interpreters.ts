@@ -510,6 +510,10 @@ export function interpreterContinuations(cmd: ResolvedCommand): Continuation[] {
     if (text === undefined)
       return [{ kind: "unresolvable", reason: `an argument of ${cmd.name} is only known at run time` }];
     const dyn = PS_DYNAMIC.exec(text);
+    // PowerShell runs external programs by name (`pwsh -c 'xdg-open u'`): the text is checked as a command line too.
+    const external: Continuation[] = [text, ...cmd.argv.slice(1)]
+      .filter((t): t is string => t !== undefined && !t.startsWith("-"))
+      .map((script) => ({ kind: "script", script, via: cmd.name, soft: true }));
     return dyn
       ? [
           {
@@ -517,7 +521,7 @@ export function interpreterContinuations(cmd: ResolvedCommand): Continuation[] {
             reason: `the ${cmd.name} code builds code or a command at run time (\`${dyn[0]}\`), which cannot be checked`,
           },
         ]
-      : [];
+      : external;
   }
   const sources = codeSources(cmd);
   if (!Array.isArray(sources)) return [{ kind: "unresolvable", reason: sources.unknown }];

@@ -17,11 +17,13 @@ import {
 const REQUIRED = Boolean(process.env.CAPGATE_REQUIRE_SYSTEM_TESTS);
 const TOOLS = ["/usr/bin/git", "/usr/bin/python3", "/usr/bin/node", "/usr/bin/perl", "/usr/bin/socat"];
 /** Programs some attacks use that CI need not have: where one is missing, only the verdict is checked. */
-const OPTIONAL = ["make", "sqlite3", "python3.11", "perl5.36.0"];
+const OPTIONAL = ["make", "sqlite3", "python3.11", "perl5.36.0", "setpriv", "capsh", "cmake"];
 const missingOptional = (command: string) =>
   OPTIONAL.some(
     (p) =>
-      new RegExp(`(^|[\\s;])${p.replace(/\./g, "\\.")}\\s`).test(command) && !existsSync(`/usr/bin/${p}`),
+      new RegExp(`(^|[\\s;])${p.replace(/\./g, "\\.")}\\s`).test(command) &&
+      !existsSync(`/usr/bin/${p}`) &&
+      !existsSync(`/usr/sbin/${p}`),
   );
 const have = TOOLS.every((p) => existsSync(p)) && existsSync("/usr/lib/git-core/git-push");
 if (REQUIRED && !have) throw new Error(`the red-team replay needs ${TOOLS.join(", ")} and git-core`);
@@ -45,7 +47,7 @@ describeReal("red-team round three, replayed for real: every form that has its e
     const marker = join(dir, "..", `ran-${i}`);
     const env = {
       // git-core on PATH as on the red team's machine, so `git-push` resolves.
-      PATH: `${bin}:/usr/bin:/bin:/usr/lib/git-core`,
+      PATH: `${bin}:/usr/bin:/bin:/usr/sbin:/sbin:/usr/lib/git-core`,
       HOME: dir,
       MARKER: marker,
       GIT_CONFIG_NOSYSTEM: "1",

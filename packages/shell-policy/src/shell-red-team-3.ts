@@ -86,6 +86,9 @@ export const RED_TEAM_ATTACKS: readonly RedTeamAttack[] = [
   open("", `python3.11 -c 'import os; os.system("xdg-open u")'`),
   open("", `perl5.36.0 -e 'system("xdg-open u")'`),
   open("", "socat -u OPEN:/dev/null EXEC:'xdg-open u'"),
+  open("", "setpriv xdg-open u"),
+  open("", "capsh -- -c 'xdg-open u'"),
+  open("", "cmake -E env FOO=1 xdg-open u"),
   // 6. Escapes inside interpreter string literals.
   open("", `python3 -c 'import os; os.system("\\x78dg-open u")'`),
   open("", `python3 -c 'import os; os.system("\\u0078dg-open u")'`),
@@ -108,6 +111,7 @@ export const RED_TEAM_DENY_OTHER: readonly string[] = [
   "python3 *.py",
   "tar -[I] xdg-open -cf x.tar .",
   "git --config-e=core.pager=X log",
+  "perf stat -e cycles xdg-open u",
   "git clone 'ext::sh -c xdg-open% u' x",
   "sqlite3 db '.once |xdg-open'",
   "printf 'all:\\n\\txdg-open u\\n' | make -f -",
@@ -130,6 +134,10 @@ export const RED_TEAM_DENY_OPENER: readonly string[] = [
   `ts-node -e 'require("child_process").execSync("xdg-open u")'`,
   "socat TCP-LISTEN:0 SYSTEM:'xdg-open u',pty",
   "sqlite3 -cmd '.system xdg-open u' db",
+  "perf stat -- xdg-open u",
+  "strace -o '|xdg-open u' true",
+  "cmake -E time xdg-open u",
+  "pwsh -c 'xdg-open u'",
 ];
 
 /** Ordinary commands with braces and globs: still allowed, also under the configured rules. */
@@ -169,6 +177,11 @@ export const RED_TEAM_ALLOW: readonly string[] = [
   "sqlite3 db 'select 1;'",
   "sqlite3 db .tables",
   "make -f Makefile test",
+  "capsh --print",
+  "cmake --build build",
+  "perf stat -e cycles -- make",
+  "strace -o out.txt ls",
+  "setpriv --nnp make test",
   `python3 -c 'print("a\\tb\\n")'`,
   `node -e 'console.log("\\u00e9")'`,
 ];
