@@ -93,6 +93,8 @@ describeReal("red-team round three, replayed for real: every form that has its e
       else expect(d.decision, JSON.stringify(d)).toBe("deny");
       if (attack.effect === "push") expect(["deny[0]", "unresolvable", "parse-error"]).toContain(d.rule);
     },
+    // Real git repositories and processes: generous on a loaded machine (no timing is asserted).
+    120_000,
   );
 });
 
