@@ -38,6 +38,8 @@ export const RED_TEAM_ATTACKS: readonly RedTeamAttack[] = [
   push(GIT_SETUP, "{git,push} origin main"),
   del("mkdir -p victim/sub", "rm {-rf,} victim"),
   del("mkdir -p victim/sub", "rm -{r,f} victim"),
+  del("mkdir -p victim/sub", "rm {-f,#} -r victim"),
+  del("mkdir -p victim/sub", "rm -f {-r,2}>/dev/null victim"),
   // 2. Unquoted globs that a file named like an option (or a subcommand) turns into one.
   open("touch ./-c", `python3 -[c] 'import os; os.system("xdg-open u")'`),
   open("touch ./-c", "bash -? 'xdg-open u'"),

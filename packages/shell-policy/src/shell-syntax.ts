@@ -289,8 +289,17 @@ class Extractor {
         continue;
       }
       if (expanded.words.length === 1 && expanded.words[0] === source) continue;
+      const isFirst = span === spans[0];
+      // The expanded words are words to bash, never syntax: a leading `#` is not a comment
+      // (`rm {-f,#} -r d` runs `rm -f '#' -r d`) and the command word is not an assignment.
+      const words = expanded.words.map((w, k) =>
+        w.startsWith("#") || (isFirst && k === 0 && /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/.test(w))
+          ? `\\${w}`
+          : w,
+      );
       changed = true;
-      text += `${this.#source.slice(at, span.start)}${expanded.words.join(" ")}`;
+      // A blank after them, so a last word of digits never joins a redirection (`{a,2}>x` is `a 2 >x`).
+      text += `${this.#source.slice(at, span.start)}${words.join(" ")} `;
       at = span.end;
     }
     if (!changed) return false;
