@@ -727,7 +727,7 @@ function globInOptionArea(cmd: ResolvedCommand): Continuation | undefined {
       if (globMayBeOption(w))
         return {
           kind: "unresolvable",
-          reason: `\`${w.raw}\` is a glob where ${cmd.name} reads its options: a file named like an option (\`-c\`) would make it one`,
+          reason: `\`${w.raw}\` is a glob where ${cmd.name} reads its options: a file named like an option (\`-c\`) would make it one; write the names out, or start the glob with \`./\``,
         };
       if (git)
         return {
