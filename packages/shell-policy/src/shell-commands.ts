@@ -1,7 +1,8 @@
 import { type GetoptResult, getopt, type ParsedOption } from "./shell-getopt.js";
+import { globMayBeOption, wordMayBe } from "./shell-glob.js";
 import { builtinContinuations } from "./shell-indirection.js";
-import { interpreterContinuations } from "./shell-interpreters.js";
-import { programOptionContinuations } from "./shell-program-options.js";
+import { interpreterContinuations, isInterpreterName } from "./shell-interpreters.js";
+import { GIT_GLOBAL_VALUE, programOptionContinuations } from "./shell-program-options.js";
 import { type Assignment, literalWord, type ShellWord, type StdinSource } from "./shell-words.js";
 import { SHELLS, WRAPPER_ALIASES, WRAPPERS, type WrapperSpec } from "./shell-wrappers.js";
 
@@ -22,6 +23,11 @@ export interface ResolvedCommand {
   openArgs?: boolean;
   /** Assignments made by this command itself (`A=1 cmd`, `export A=1`). */
   assignments?: readonly Assignment[];
+  /**
+   * The command line defines a git alias through the environment (`GIT_CONFIG_KEY_0=alias.p`,
+   * `GIT_CONFIG_PARAMETERS`): any git subcommand may be that alias.
+   */
+  gitEnvAlias?: boolean;
 }
 
 /** What else a command runs: a peeled inner command, a string run as shell code, or something uncheckable. */
@@ -138,7 +144,7 @@ export function peelShell(
   for (; i < words.length; i++) {
     const word = words[i]!;
     const value = word.value;
-    if (value === undefined) {
+    if (value === undefined || globMayBeOption(word)) {
       return [unresolvableWord(word, `an argument where ${name} reads its options`)];
     }
     if (value === "--" || value === "-") {
@@ -196,12 +202,23 @@ export function peelShell(
   return stdinScript(name, stdin);
 }
 
+const FIND_EXEC = ["-exec", "-execdir", "-ok", "-okdir"];
+
 /** `find … -exec cmd {} \;` (also -execdir, -ok, -okdir): `{}` is a file name found at run time. */
 function peelFind(cmd: ResolvedCommand): Continuation[] {
   const out: Continuation[] = [];
   const { words } = cmd;
   for (let i = 1; i < words.length; i++) {
     const v = words[i]!.value;
+    const glob = words[i]!.glob ? FIND_EXEC.find((p) => wordMayBe(words[i]!, p)) : undefined;
+    if (glob) {
+      return [
+        {
+          kind: "unresolvable",
+          reason: `\`${words[i]!.raw}\` is a glob that a file named \`${glob}\` would turn into find's ${glob}, which runs a command`,
+        },
+      ];
+    }
     if (v === "-exec" || v === "-execdir" || v === "-ok" || v === "-okdir") {
       let end = i + 1;
       while (end < words.length && words[end]!.value !== ";" && words[end]!.value !== "+") end++;
@@ -415,6 +432,13 @@ function peelWrapper(cmd: ResolvedCommand, spec: WrapperSpec, tool: string): Con
       case "program":
         programs.push(p);
         break;
+      case "output-pipe": {
+        const v = p.value?.value;
+        if (v === undefined)
+          return [unresolvableWord(p.value ?? words[p.index]!, `the ${p.written} file of ${tool}`)];
+        if (/^[|!]/.test(v)) out.push({ kind: "script", script: v.slice(1), via: `${tool} ${p.written} |` });
+        break;
+      }
       case "shell":
         viaShell = true;
         break;
@@ -671,11 +695,130 @@ export function continuations(cmd: ResolvedCommand): Continuation[] {
       return peelValgrind(cmd);
     case "start-stop-daemon":
       return peelStartStop(cmd);
+    case "capsh":
+      return peelCapsh(cmd);
+    case "cmake":
+      return peelCmakeEnv(cmd);
+    case "perf":
+      return peelPerf(cmd);
   }
   const tool = Object.hasOwn(WRAPPER_ALIASES, name) ? WRAPPER_ALIASES[name]! : name;
   const spec = Object.hasOwn(WRAPPERS, tool) ? WRAPPERS[tool] : undefined;
   if (spec) return peelWrapper(cmd, spec, tool) ?? [];
+  const glob = globInOptionArea(cmd);
+  if (glob) return [glob];
   return [...builtinContinuations(cmd), ...interpreterContinuations(cmd), ...programOptionContinuations(cmd)];
+}
+
+/**
+ * Interpreters and git read their options up to the first operand. A glob there is replaced
+ * by file names at run time: with a file named `-c` in the directory, `python3 -[c] CODE`
+ * is `python3 -c CODE`. So a glob that could start with `-` is unresolvable there, and so is
+ * a glob standing as git's subcommand (`git pus[h]` with a file `push` is `git push`).
+ */
+function globInOptionArea(cmd: ResolvedCommand): Continuation | undefined {
+  const git = cmd.name === "git";
+  if (!git && !isInterpreterName(cmd.name)) return undefined;
+  const { words } = cmd;
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i]!;
+    if (w.value === "--") return undefined;
+    if (w.glob) {
+      if (globMayBeOption(w))
+        return {
+          kind: "unresolvable",
+          reason: `\`${w.raw}\` is a glob where ${cmd.name} reads its options: a file named like an option (\`-c\`) would make it one; write the names out, or start the glob with \`./\``,
+        };
+      if (git)
+        return {
+          kind: "unresolvable",
+          reason: `\`${w.raw}\` is a glob where git reads its subcommand: a file of that name (\`push\`) would make it that subcommand`,
+        };
+      return undefined;
+    }
+    if (w.value === undefined || !w.value.startsWith("-")) return undefined;
+    // git's global options that take the next word as their value.
+    if (git && GIT_GLOBAL_VALUE.test(w.value)) i++;
+  }
+  return undefined;
+}
+
+/**
+ * capsh: `--name[=value]` options, then `--` hands every later word to /bin/bash (`capsh --
+ * -c 'cmd'` is `bash -c 'cmd'`), or to the program of `--shell=`; `==` runs capsh again.
+ */
+function peelCapsh(cmd: ResolvedCommand): Continuation[] {
+  const { words } = cmd;
+  let shell: ShellWord = literalWord("bash");
+  for (let i = 1; i < words.length; i++) {
+    const v = words[i]!.value;
+    if (v === undefined) return [unresolvableWord(words[i]!, "an argument of capsh")];
+    if (v === "--" || v === "==") {
+      const rest = words.slice(i + 1);
+      if (v === "==") return [{ kind: "command", words: [literalWord("capsh"), ...rest] }];
+      return [{ kind: "command", words: [shell, ...rest], stdin: cmd.stdin }];
+    }
+    if (v.startsWith("--shell=")) shell = literalWord(v.slice(8));
+    else if (!v.startsWith("--"))
+      return [{ kind: "unresolvable", reason: `capsh: \`${v}\` is not an option capsh reads` }];
+  }
+  return [];
+}
+
+/** `cmake -E env [--unset=NAME] [--modify …] [NAME=VALUE]… cmd` and `cmake -E time cmd` run a command. */
+function peelCmakeEnv(cmd: ResolvedCommand): Continuation[] {
+  const { words } = cmd;
+  if (words[1]?.value !== "-E") return [];
+  const sub = words[2]?.value;
+  if (sub === "time") return [{ kind: "command", words: words.slice(3), stdin: cmd.stdin }];
+  if (sub !== "env") return [];
+  const out: Continuation[] = [];
+  for (let i = 3; i < words.length; i++) {
+    const w = words[i]!;
+    if (w.value === undefined) return [unresolvableWord(w, "an argument of cmake -E env")];
+    if (w.value === "--") return [...out, { kind: "command", words: words.slice(i + 1), stdin: cmd.stdin }];
+    if (w.value.startsWith("--unset=")) continue;
+    if (w.value === "--modify") {
+      i++;
+      continue;
+    }
+    const m = ENV_ASSIGNMENT.exec(w.value);
+    if (m) {
+      out.push({ kind: "assignment", name: m[1]!, value: literalWord(w.value.slice(m[0].length)) });
+      continue;
+    }
+    if (w.value.startsWith("-"))
+      return [{ kind: "unresolvable", reason: `cmake -E env: unknown option \`${w.value}\`` }];
+    return [...out, { kind: "command", words: words.slice(i), stdin: cmd.stdin }];
+  }
+  return out;
+}
+
+/**
+ * `perf stat|record|trace|top|sched|kvm|…` run a workload command given after the options.
+ * perf's option tables are large and differ per subcommand, so only the form with `--`
+ * (`perf stat -e cycles -- make`) is read; a workload without `--` is unresolvable.
+ */
+function peelPerf(cmd: ResolvedCommand): Continuation[] {
+  const { words } = cmd;
+  const sub = words[1]?.value;
+  if (
+    sub === undefined ||
+    /^(-h|--help|-v|--version|version|help|list|report|annotate|script|diff|archive|buildid-list|evlist)$/.test(
+      sub,
+    )
+  )
+    return [];
+  const dash = words.findIndex((w, i) => i > 1 && w.value === "--");
+  if (dash !== -1) return [{ kind: "command", words: words.slice(dash + 1), stdin: cmd.stdin }];
+  const operand = words.slice(2).find((w) => w.value === undefined || !w.value.startsWith("-"));
+  if (!operand) return [];
+  return [
+    {
+      kind: "unresolvable",
+      reason: `perf ${sub} runs a workload command whose start capgate cannot tell among perf's options; write \`perf ${sub} [options] -- command\``,
+    },
+  ];
 }
 
 /** The names the policy peels, for documentation and tests. */
@@ -696,5 +839,8 @@ export function peeledCommandNames(): string[] {
     "gdb",
     "valgrind",
     "start-stop-daemon",
+    "capsh",
+    "cmake",
+    "perf",
   ];
 }

@@ -5,6 +5,7 @@
  * `--opt=value`/`--opt value`, optional arguments (only attached), short clusters
  * (`-qc cmd`, `-n10`), `--`, and permutation where the tool permutes.
  */
+import { globMayBeOption } from "./shell-glob.js";
 import type { ShellWord } from "./shell-words.js";
 
 /** Whether an option takes an argument: never, always (attached or next word), or only attached. */
@@ -28,6 +29,8 @@ export type OptionRole =
   | "replace"
   | "command-follows"
   | "debugger"
+  /** An output file that may instead be `|cmd`/`!cmd`, a pipe to a shell command (strace -o). */
+  | "output-pipe"
   | "deny";
 
 export interface OptionSpec {
@@ -125,7 +128,8 @@ export function getopt(
       i++;
       continue;
     }
-    if (v === undefined || (word.glob && v.startsWith("-"))) {
+    // A glob that a file name such as `-c` can satisfy (`-[c]`, `-?`, `*`) may become an option.
+    if (v === undefined || globMayBeOption(word)) {
       return fail(
         `\`${word.raw}\` stands where ${tool} reads its options and is only known at run time (${word.dynamic ?? "glob or brace expansion"}), so it may be an option`,
       );

@@ -111,10 +111,54 @@ export function assignmentContinuations(a: Assignment, via: string): Continuatio
       },
     ];
   }
-  if ((isProgramVariable(a.name) || /^GIT_CONFIG_(VALUE_\d+|PARAMETERS)$/.test(a.name)) && a.value) {
+  if (a.name === "GIT_CONFIG_PARAMETERS" && a.value) return gitConfigParameters(a.value);
+  if (/^GIT_CONFIG_VALUE_\d+$/.test(a.name) && a.value?.value !== undefined) {
+    // A `!` value is an alias run by the shell (when its GIT_CONFIG_KEY_n is alias.*): parse it as code.
+    const bang = /^\s*!(.*)$/s.exec(a.value.value);
+    if (bang) return [{ kind: "script", script: bang[1]!, via: `the git alias in ${a.name}` }];
+  }
+  if ((isProgramVariable(a.name) || /^GIT_CONFIG_VALUE_\d+$/.test(a.name)) && a.value) {
     return programValue(a.name, a.value);
   }
   return [];
+}
+
+/**
+ * GIT_CONFIG_PARAMETERS is what `git -c` passes to child gits: `'key=value'` or
+ * `'key'='value'` items, single-quoted the way git quotes them (`'\''` for a quote). Each
+ * value is checked like a `-c` value: a `!` alias as shell code, anything else as a command line.
+ */
+function gitConfigParameters(value: ShellWord): Continuation[] {
+  if (value.value === undefined) return programValue("GIT_CONFIG_PARAMETERS", value);
+  const out: Continuation[] = [];
+  const unquote = (t: string) => t.replace(/'\\''/g, "'");
+  const item = /'((?:[^']|'\\'')*)'(?:='((?:[^']|'\\'')*)')?/g;
+  let rest = value.value;
+  for (const m of value.value.matchAll(item)) {
+    rest = rest.replace(m[0], "");
+    const first = unquote(m[1]!);
+    const v = m[2] !== undefined ? unquote(m[2]) : first.slice(first.indexOf("=") + 1);
+    const bang = /^\s*!(.*)$/s.exec(v);
+    if (bang) out.push({ kind: "script", script: bang[1]!, via: "a git alias in GIT_CONFIG_PARAMETERS" });
+    else if (v.trim() !== "")
+      out.push({ kind: "script", script: v, via: "GIT_CONFIG_PARAMETERS", soft: true });
+  }
+  if (rest.trim() !== "") {
+    return [
+      {
+        kind: "unresolvable",
+        reason:
+          "GIT_CONFIG_PARAMETERS is not a list of git-quoted 'key=value' items, so what git reads from it cannot be checked",
+      },
+    ];
+  }
+  return out;
+}
+
+/** Does this assignment define a git alias through the environment (so any `git x` may be another subcommand)? */
+export function definesGitEnvAlias(a: Assignment): boolean {
+  if (a.name === undefined || !/^GIT_CONFIG_(KEY_\d+|PARAMETERS)$/.test(a.name)) return false;
+  return a.value?.value === undefined || /alias\./i.test(a.value.value);
 }
 
 function programValue(name: string, value: ShellWord): Continuation[] {

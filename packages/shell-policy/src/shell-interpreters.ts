@@ -191,6 +191,16 @@ const EVAL: Readonly<Record<string, EvalSpec>> = {
     value: ["-r", "--require", "--import", "--loader", "--input-type"],
   },
   bun: { lang: JS, code: ["-e", "--eval", "-p", "--print"], value: ["-r", "--preload", "--cwd"] },
+  tsx: {
+    lang: JS,
+    code: ["-e", "--eval", "-p", "--print"],
+    value: ["-r", "--require", "--import", "--tsconfig"],
+  },
+  "ts-node": {
+    lang: JS,
+    code: ["-e", "--eval", "-p", "--print"],
+    value: ["-r", "--require", "-P", "--project", "-O", "--compiler-options", "-C", "--compiler"],
+  },
   deno: { lang: JS, code: [], value: [], evalSub: "eval" },
   perl: { lang: PERL, code: ["-e", "-E"], modules: ["-M", "-m"], value: ["-I", "-x", "-i"] },
   ruby: { lang: RUBY, code: ["-e"], modules: ["-r"], value: ["-I", "-C", "-E", "-F"] },
@@ -313,8 +323,23 @@ export function codeSources(cmd: ResolvedCommand): CodeSource[] | { unknown: str
     if (!s) return [];
     return "unknown" in s ? s : [s];
   }
-  const spec = Object.hasOwn(EVAL, cmd.name) ? EVAL[cmd.name]! : undefined;
+  const spec = evalSpec(cmd.name);
   return spec ? evalSource(cmd, spec) : [];
+}
+
+/**
+ * The interpreter table entry for a command name, also under a versioned name
+ * (`perl5.36.0`, `node20`, `lua5.4`, `ruby3.1`, `php8.2` are the same programs).
+ */
+function evalSpec(name: string): EvalSpec | undefined {
+  if (Object.hasOwn(EVAL, name)) return EVAL[name];
+  const base = /^([a-z]+?)-?\d+(\.\d+)*$/.exec(name)?.[1];
+  return base !== undefined && Object.hasOwn(EVAL, base) ? EVAL[base] : undefined;
+}
+
+/** Is `name` an interpreter whose options this module reads (python*, node, perl, ruby, awk …)? */
+export function isInterpreterName(name: string): boolean {
+  return PYTHON.test(name) || evalSpec(name) !== undefined || /^(powershell|pwsh|powershell_ise)$/.test(name);
 }
 
 /** Does this code or module name an opener? (Rule 1; used by the gui rules.) */
@@ -360,8 +385,11 @@ function stringLiterals(code: string, lang: Language): { texts: string[]; comput
       text += code[j] ?? "";
     }
     texts.push(...both(text));
+    // `"\x78dg-open"`, `"\u0078dg-open"`: the program sees the decoded string.
+    const decoded = decodeStringEscapes(code.slice(i + 1, j));
+    if (decoded !== text) texts.push(...both(decoded));
     const rest = code.slice(j + 1);
-    joined = joined === undefined ? text : joined + text;
+    joined = joined === undefined ? decoded : joined + decoded;
     // `'a' 'b'` (also `'a' r'b'`, across lines inside brackets) is one string to Python and Ruby.
     const next = implicit ? /^\s*(?:[rRbBuU]{0,2})(?=['"])/.exec(rest) : null;
     if (next) {
@@ -381,6 +409,39 @@ function stringLiterals(code: string, lang: Language): { texts: string[]; comput
     i = j;
   }
   return computedSlice === undefined ? { texts } : { texts, computedSlice };
+}
+
+const STRING_ESCAPES: Readonly<Record<string, string>> = {
+  n: "\n",
+  t: "\t",
+  r: "\r",
+  a: "\x07",
+  b: "\b",
+  f: "\f",
+  v: "\v",
+  e: "\x1b",
+  "0": "\0",
+};
+
+/**
+ * The escapes the string literals of Python, JavaScript, Perl, Ruby and PHP share: `\xHH`,
+ * `\x{H…}`, `\uHHHH`, `\u{H…}`, `\UHHHHHHHH`, octal `\NNN`, `\n`-style letters; any
+ * other `\c` is `c`. A superset of each language — the result is only ever checked for
+ * openers, so decoding what a language would leave alone can only deny more.
+ */
+export function decodeStringEscapes(body: string): string {
+  return body.replace(
+    /\\(x\{([0-9a-fA-F]{1,6})\}|x([0-9a-fA-F]{1,2})|u\{([0-9a-fA-F]{1,6})\}|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8})|([0-7]{1,3})|([\s\S]))/g,
+    (_m, _all, xb, x, ub, u, U, oct, other: string | undefined) => {
+      const hex = xb ?? x ?? ub ?? u ?? U;
+      if (hex !== undefined) {
+        const code = Number.parseInt(hex, 16);
+        return code <= 0x10ffff ? String.fromCodePoint(code) : "";
+      }
+      if (oct !== undefined) return String.fromCharCode(Number.parseInt(oct, 8) & 0xff);
+      return other === undefined ? "" : (STRING_ESCAPES[other] ?? other);
+    },
+  );
 }
 
 /** `text[spec]` as Python computes it, for integer-literal indexes and slices; undefined for anything else. */
@@ -449,6 +510,10 @@ export function interpreterContinuations(cmd: ResolvedCommand): Continuation[] {
     if (text === undefined)
       return [{ kind: "unresolvable", reason: `an argument of ${cmd.name} is only known at run time` }];
     const dyn = PS_DYNAMIC.exec(text);
+    // PowerShell runs external programs by name (`pwsh -c 'xdg-open u'`): the text is checked as a command line too.
+    const external: Continuation[] = [text, ...cmd.argv.slice(1)]
+      .filter((t): t is string => t !== undefined && !t.startsWith("-"))
+      .map((script) => ({ kind: "script", script, via: cmd.name, soft: true }));
     return dyn
       ? [
           {
@@ -456,7 +521,7 @@ export function interpreterContinuations(cmd: ResolvedCommand): Continuation[] {
             reason: `the ${cmd.name} code builds code or a command at run time (\`${dyn[0]}\`), which cannot be checked`,
           },
         ]
-      : [];
+      : external;
   }
   const sources = codeSources(cmd);
   if (!Array.isArray(sources)) return [{ kind: "unresolvable", reason: sources.unknown }];

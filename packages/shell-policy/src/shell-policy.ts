@@ -1,10 +1,17 @@
 import type { ShellPrefixRule, ShellRules } from "./config.js";
 import { ShellRulesError } from "./errors.js";
 import { type Continuation, commandName, continuations, type ResolvedCommand } from "./shell-commands.js";
-import { assignmentContinuations } from "./shell-indirection.js";
+import { globMayBeOption, wordMayBe } from "./shell-glob.js";
+import { assignmentContinuations, definesGitEnvAlias } from "./shell-indirection.js";
 import { BUILTIN_SHELL_RULES, type ShellRule, type ShellRuleDecision } from "./shell-rules.js";
 import { loadBashParser } from "./shell-syntax.js";
-import type { Assignment, ShellParser, ShellWord, StdinSource } from "./shell-words.js";
+import {
+  type Assignment,
+  literalWord,
+  type ShellParser,
+  type ShellWord,
+  type StdinSource,
+} from "./shell-words.js";
 import { WRAPPERS } from "./shell-wrappers.js";
 
 /** The verdict on one command line. */
@@ -151,6 +158,7 @@ function compilePrefixRule(
     }
   }
   const patterns = prefix.map((word, i) => (i === 0 ? globRegExp(commandName(word)) : globRegExp(word)));
+  const literals = prefix.map((word) => (/[*?]/.test(word) ? undefined : word));
   const shown = prefix.join(" ");
   return {
     id: `${kind}[${index}]`,
@@ -160,7 +168,7 @@ function compilePrefixRule(
       (kind === "deny"
         ? `matches the configured deny rule "${shown}"`
         : `matches the configured ask rule "${shown}"`),
-    match: (cmd) => prefixMatches(patterns, cmd),
+    match: (cmd) => prefixMatches(patterns, literals, cmd),
     mustMatch: rule.mustMatch ?? [],
     mustNotMatch: rule.mustNotMatch ?? [],
   };
@@ -174,23 +182,33 @@ function compilePrefixRule(
  * push` is `git push`). A word only known at run time, or arguments xargs appends, count as
  * matching. `git -c alias.x=…` defines a subcommand on the fly: it counts as matching.
  */
-function prefixMatches(patterns: readonly RegExp[], cmd: ResolvedCommand): boolean {
+function prefixMatches(
+  patterns: readonly RegExp[],
+  literals: readonly (string | undefined)[],
+  cmd: ResolvedCommand,
+): boolean {
   if (!patterns[0]!.test(cmd.name)) return false;
   const args = cmd.argv.slice(1);
+  const words = cmd.words.slice(1);
   const end = args.indexOf("--");
   const optionArea = end === -1 ? args : args.slice(0, end);
   const rest = patterns.slice(1);
+  const restLiterals = literals.slice(1);
   const optionRules = rest.filter((p) => p.source.startsWith("^-"));
   const wordRules = rest.filter((p) => !p.source.startsWith("^-"));
+  const wordLiterals = restLiterals.filter((_l, i) => !rest[i]!.source.startsWith("^-"));
   if (args.some((a) => a === undefined)) return true;
   if (
     wordRules.length > 0 &&
-    optionArea.some((a) => /^alias\./i.test(a ?? "") || /^--config-env=alias\./i.test(a ?? ""))
+    (optionArea.some((a) => /^alias\./i.test(a ?? "") || /^--config-env=alias\./i.test(a ?? "")) ||
+      (cmd.name === "git" && cmd.gitEnvAlias === true))
   )
     return true;
   for (const p of optionRules) {
     const literal = p.source.slice(1, -1).replace(/\\(.)/g, "$1");
-    if (!cmd.openArgs && !optionPresent(cmd.name, literal, p, optionArea)) return false;
+    // A glob word (`-[r]f`, `*`) becomes whatever file names match it: count each spelling it could become.
+    const area = [...optionArea, ...globSpellings(cmd.name, literal, words.slice(0, optionArea.length))];
+    if (!cmd.openArgs && !optionPresent(cmd.name, literal, p, area)) return false;
   }
   const memo = new Map<number, boolean>();
   const walk = (ri: number, ci: number): boolean => {
@@ -200,15 +218,53 @@ function prefixMatches(patterns: readonly RegExp[], cmd: ResolvedCommand): boole
     const known = memo.get(key);
     if (known !== undefined) return known;
     const a = args[ci]!;
+    const word = words[ci];
     let result: boolean;
     if (end !== -1 && ci === end) result = walk(ri, ci + 1);
-    else if (a.startsWith("-") && a.length > 1 && (end === -1 || ci < end)) {
+    else if (word?.glob && (end === -1 || ci < end)) {
+      // `pus[h]` is `push` once a file of that name exists; a glob that may start with `-` may also be an option.
+      const literal = wordLiterals[ri];
+      const mayBe = literal === undefined || wordMayBe(word, literal);
+      result =
+        (mayBe && walk(ri + 1, ci + 1)) || (globMayBeOption(word) && (walk(ri, ci + 1) || walk(ri, ci + 2)));
+    } else if (a.startsWith("-") && a.length > 1 && (end === -1 || ci < end)) {
       result = walk(ri, ci + 1) || (!a.includes("=") && walk(ri, ci + 2));
-    } else result = wordRules[ri]!.test(a) && walk(ri + 1, ci + 1);
+    } else
+      result =
+        (wordRules[ri]!.test(a) || sameSubcommand(cmd.name, wordLiterals[ri], a)) && walk(ri + 1, ci + 1);
     memo.set(key, result);
     return result;
   };
   return walk(0, 0);
+}
+
+/**
+ * Subcommands that do what a rule's subcommand does by another name: `git send-pack` and
+ * `git http-push` update a remote's refs just as `git push` does (docs/decisions.md).
+ */
+const SUBCOMMAND_SYNONYMS: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>> = {
+  git: { push: ["send-pack", "http-push"] },
+};
+
+function sameSubcommand(tool: string, literal: string | undefined, word: string): boolean {
+  if (literal === undefined || !Object.hasOwn(SUBCOMMAND_SYNONYMS, tool)) return false;
+  const table = SUBCOMMAND_SYNONYMS[tool]!;
+  return Object.hasOwn(table, literal) && table[literal]!.includes(word);
+}
+
+/** The spellings of the rule's option (`-rf`, its letters, its synonyms) that a glob word in `words` could become. */
+function globSpellings(tool: string, literal: string, words: readonly ShellWord[]): string[] {
+  const globs = words.filter((w) => w.glob);
+  if (globs.length === 0) return [];
+  const synonyms = Object.hasOwn(OPTION_SYNONYMS, tool) ? OPTION_SYNONYMS[tool]! : {};
+  const candidates = new Set<string>([literal]);
+  if (/^-[A-Za-z0-9]+$/.test(literal)) {
+    for (const letter of literal.slice(1)) {
+      candidates.add(`-${letter}`);
+      for (const alt of synonyms[letter] ?? []) candidates.add(alt);
+    }
+  }
+  return [...candidates].filter((c) => globs.some((w) => wordMayBe(w, c)));
 }
 
 /** Spellings GNU tools accept for the same option, so `["rm", "-rf"]` also holds against `rm -R --force`. */
@@ -307,9 +363,21 @@ class CompiledShellPolicy implements ShellPolicy {
       });
       return out;
     }
+    this.#gitEnvAlias = false;
+    this.#sawGitEnvAlias = false;
     this.#script(command, 0, out);
+    if (this.#sawGitEnvAlias) {
+      // An alias defined in the environment applies to every git in the line, wherever the
+      // definition stood (`export GIT_CONFIG_KEY_0=alias.p …; git p`): judge them all again.
+      out.length = 0;
+      this.#gitEnvAlias = true;
+      this.#script(command, 0, out);
+    }
     return out;
   }
+
+  #gitEnvAlias = false;
+  #sawGitEnvAlias = false;
 
   #script(source: string, depth: number, out: Match[]): void {
     const parsed = this.#parser.parse(source);
@@ -329,6 +397,7 @@ class CompiledShellPolicy implements ShellPolicy {
   }
 
   #assignment(a: Assignment, text: string, depth: number, out: Match[]): void {
+    if (definesGitEnvAlias(a)) this.#sawGitEnvAlias = true;
     for (const next of assignmentContinuations(a, `\`${clip(a.text, 60)}\``))
       this.#follow(next, text, { kind: "inherited" }, depth, 0, out);
   }
@@ -390,7 +459,14 @@ class CompiledShellPolicy implements ShellPolicy {
       out.push(unresolvable(text, `more than ${MAX_HOPS} wrapper commands`));
       return;
     }
-    const first = words[0]!;
+    let first = words[0]!;
+    // `git-push` and /usr/lib/git-core/git-push are `git push`: git runs its dashed programs the same way.
+    const dashed =
+      first.value === undefined || first.glob ? null : /^git-(.+)$/.exec(commandName(first.value));
+    if (dashed) {
+      words = [{ ...first, value: "git" }, literalWord(dashed[1]!), ...words.slice(1)];
+      first = words[0]!;
+    }
     if (first.value === undefined || first.glob) {
       out.push(
         unresolvable(
@@ -417,6 +493,7 @@ class CompiledShellPolicy implements ShellPolicy {
       text,
       openArgs,
       assignments,
+      gitEnvAlias: this.#gitEnvAlias,
     };
     for (const rule of this.rules) {
       if (rule.match(cmd)) {

@@ -7,6 +7,7 @@
  * code the policy cannot read.
  */
 import type { Continuation, ResolvedCommand } from "./shell-commands.js";
+import { wordMayBe } from "./shell-glob.js";
 
 type ValueKind =
   /** The value is a command line some shell runs. */
@@ -21,6 +22,8 @@ interface ProgramOption {
   readonly kind: ValueKind;
   readonly keys?: RegExp;
   readonly note?: string;
+  /** Only under these git subcommands (`-x` is a command for `rebase`, not for `clean`). */
+  readonly sub?: readonly string[];
 }
 
 const GIT_COMMAND_KEYS =
@@ -37,7 +40,16 @@ export const PROGRAM_OPTIONS: Readonly<Record<string, readonly ProgramOption[]>>
       kind: "deny",
       note: "git --config-env reads a config value from the environment",
     },
+    // Subcommand options whose value is a command git runs.
+    { names: ["-x", "--exec"], kind: "command", sub: ["rebase"] },
+    { names: ["--upload-pack"], kind: "command", sub: ["fetch", "pull", "clone", "ls-remote"] },
+    { names: ["-u"], kind: "command", sub: ["clone", "ls-remote"] },
+    { names: ["--receive-pack", "--exec"], kind: "command", sub: ["push", "send-pack"] },
+    { names: ["--exec"], kind: "command", sub: ["archive", "fetch-pack"] },
+    { names: ["-O", "--open-files-in-pager"], kind: "command", sub: ["grep"] },
+    { names: ["-x", "--extcmd"], kind: "command", sub: ["difftool"] },
   ],
+  split: [{ names: ["--filter"], kind: "command" }],
   ssh: [{ names: ["-o"], kind: "config", keys: SSH_COMMAND_KEYS }],
   scp: [
     { names: ["-o"], kind: "config", keys: SSH_COMMAND_KEYS },
@@ -90,15 +102,41 @@ const VIM = new Set(["vim", "vi", "nvim", "view", "vimdiff", "ex", "gvim", "rvim
 const VIM_CODE =
   /\b(system|systemlist|job_start|jobstart|termopen|terminal|py3?|python3?|pyx|lua|perl|ruby|tcl|netrw|Browse|Explore|Open|source|so|exe|execute|call)\b/;
 
+/**
+ * Long options of these tools that are themselves a prefix of an option in the table:
+ * getopt_long takes an exact name before a prefix (`tar --checkpoint=1` is not
+ * `--checkpoint-action`).
+ */
+const EXACT_LONG: Readonly<Record<string, readonly string[]>> = {
+  tar: ["--checkpoint"],
+};
+
+/**
+ * `a` names the long option `name` the way getopt_long reads it: exactly or by a prefix
+ * (`--to-com` is `--to-command`). A prefix shared with another option is ambiguous and the
+ * tool refuses it, so counting it here only ever denies what would not run.
+ */
+export function isLongSpelling(a: string, name: string, tool: string): boolean {
+  const given = a.includes("=") ? a.slice(0, a.indexOf("=")) : a;
+  if (given === name) return true;
+  if (!name.startsWith("--") || !given.startsWith("--") || given.length < 3) return false;
+  if (Object.hasOwn(EXACT_LONG, tool) && EXACT_LONG[tool]!.includes(given)) return false;
+  return name.startsWith(given);
+}
+
 function valueAt(
   args: readonly (string | undefined)[],
   i: number,
   name: string,
+  tool: string,
 ): { value: string | undefined; next: number } | undefined {
   const a = args[i];
   if (a === undefined) return undefined;
   if (a === name) return { value: args[i + 1], next: i + 1 };
-  if (name.startsWith("--") && a.startsWith(`${name}=`)) return { value: a.slice(name.length + 1), next: i };
+  if (a.startsWith("--") && isLongSpelling(a, name, tool)) {
+    const eq = a.indexOf("=");
+    return eq === -1 ? { value: args[i + 1], next: i + 1 } : { value: a.slice(eq + 1), next: i };
+  }
   if (!name.startsWith("--") && name.length === 2 && a.startsWith(name) && a.length > 2)
     return { value: a.slice(2), next: i };
   return undefined;
@@ -144,18 +182,72 @@ export function programOptionContinuations(cmd: ResolvedCommand): Continuation[]
     return [];
   }
   if (cmd.name === "sed" || cmd.name === "gsed") return sedContinuations(cmd);
+  if (cmd.name === "socat") return socatContinuations(cmd);
+  if (cmd.name === "sqlite3" || cmd.name === "sqlite") return sqliteContinuations(cmd);
   if (cmd.name === "make" || cmd.name === "gmake") {
+    // `make -f -` reads the makefile — recipes are commands — from standard input.
+    for (let i = 1; i < args.length; i++) {
+      const a = args[i];
+      const file =
+        a === "-f" || a === "--file" || a === "--makefile"
+          ? args[i + 1]
+          : a?.startsWith("-f") && a.length > 2
+            ? a.slice(2)
+            : a !== undefined && /^--(file|makefile)=/.test(a)
+              ? a.slice(a.indexOf("=") + 1)
+              : null;
+      if (file === null) continue;
+      if (file === undefined || file === "-" || /^\/dev\/(stdin|fd\/)|^\/proc\//.test(file)) {
+        return [
+          {
+            kind: "unresolvable",
+            reason:
+              "make would read its makefile (whose recipes are commands) from standard input or a descriptor, which cannot be checked",
+          },
+        ];
+      }
+    }
     for (const a of args.slice(1)) {
       const m = a === undefined ? null : /^(SHELL|MAKESHELL|\.SHELLFLAGS)=(.*)$/s.exec(a);
       if (m) out.push(soft(m[2]!, `make ${m[1]}`));
     }
   }
-  const specs = Object.hasOwn(PROGRAM_OPTIONS, cmd.name) ? PROGRAM_OPTIONS[cmd.name]! : [];
+  if (cmd.name === "git") {
+    // The ext:: transport runs its URL as a command (`git clone 'ext::sh -c …'`, a remote's url).
+    const ext = args.find((a) => a !== undefined && /(^|=)ext::/i.test(a));
+    if (ext !== undefined)
+      return [
+        {
+          kind: "unresolvable",
+          reason: `\`${ext.slice(0, 40)}\` is a git ext:: transport URL, whose text git runs as a command`,
+        },
+      ];
+  }
+  const sub = cmd.name === "git" ? gitSubcommand(args) : undefined;
+  const specs = (Object.hasOwn(PROGRAM_OPTIONS, cmd.name) ? PROGRAM_OPTIONS[cmd.name]! : []).filter(
+    (spec) => spec.sub === undefined || (sub !== undefined && spec.sub.includes(sub)),
+  );
+  // A glob word becomes the names of matching files: `-[I]` is `-I` when a file `-I` exists.
+  for (const w of cmd.words.slice(1)) {
+    if (!w.glob) continue;
+    for (const spec of specs) {
+      for (const name of spec.names) {
+        const spellings = name.startsWith("--") ? [name, `${name}=x`] : [name, `${name}x`];
+        if (spellings.some((c) => wordMayBe(w, c)))
+          return [
+            {
+              kind: "unresolvable",
+              reason: `\`${w.raw}\` is a glob that a file named like \`${name}\` would turn into that option of ${cmd.name}, which runs a command`,
+            },
+          ];
+      }
+    }
+  }
   for (let i = 1; i < args.length; i++) {
     if (args[i] === "--") break;
     for (const spec of specs) {
       for (const name of spec.names) {
-        const hit = valueAt(args, i, name);
+        const hit = valueAt(args, i, name, cmd.name);
         if (!hit) continue;
         i = hit.next;
         const { value } = hit;
@@ -183,6 +275,63 @@ export function programOptionContinuations(cmd: ResolvedCommand): Continuation[]
   return out;
 }
 
+/** socat's `EXEC:cmd` and `SYSTEM:cmd` addresses run a program; the command ends at the first `,` (address options). */
+function socatContinuations(cmd: ResolvedCommand): Continuation[] {
+  const out: Continuation[] = [];
+  for (const a of cmd.argv.slice(1)) {
+    if (a === undefined)
+      return [{ kind: "unresolvable", reason: "a socat address is only known at run time" }];
+    const m = /^(exec|system)[:,](.*)$/is.exec(a);
+    if (!m) continue;
+    const command = m[2]!.split(/(?<!\\),/)[0]!;
+    out.push({ kind: "script", script: command, via: `socat ${m[1]!.toUpperCase()}:`, soft: true });
+  }
+  return out;
+}
+
+/** sqlite3 dot-commands in arguments or `-cmd`: `.shell`/`.system` run a command, `|cmd` outputs pipe to one. */
+function sqliteContinuations(cmd: ResolvedCommand): Continuation[] {
+  const out: Continuation[] = [];
+  for (const a of cmd.argv.slice(1)) {
+    if (a === undefined)
+      return [{ kind: "unresolvable", reason: `an argument of ${cmd.name} is only known at run time` }];
+    for (const line of a.split(/[\n;]/)) {
+      const shell = /^\s*\.(shell|system)\s+(.*)$/s.exec(line);
+      if (shell) out.push({ kind: "script", script: shell[2]!, via: `${cmd.name} .${shell[1]}` });
+      else if (
+        /^\s*\.(output|once|import|read|excel)\b.*\|/s.test(line) ||
+        /^\s*\.(excel|once\s+-[ex])/.test(line)
+      )
+        return [
+          {
+            kind: "unresolvable",
+            reason: `the ${cmd.name} command \`${line.trim().slice(0, 40)}\` runs a program, which cannot be checked`,
+          },
+        ];
+    }
+  }
+  return out;
+}
+
+/** git's global options that take the next word as their value. */
+export const GIT_GLOBAL_VALUE =
+  /^(-C|-c|--git-dir|--work-tree|--namespace|--config-env|--super-prefix|--list-cmds|--attr-source)$/;
+
+/** The subcommand of a git argv: the first word after the global options. */
+export function gitSubcommand(args: readonly (string | undefined)[]): string | undefined {
+  for (let i = 1; i < args.length; i++) {
+    const a = args[i];
+    if (a === undefined) return undefined;
+    if (GIT_GLOBAL_VALUE.test(a)) {
+      i++;
+      continue;
+    }
+    if (a === "--") return args[i + 1];
+    if (!a.startsWith("-")) return a;
+  }
+  return undefined;
+}
+
 /** GNU sed's `e` command and the `e` flag of `s///` run the pattern space as a command. */
 function sedContinuations(cmd: ResolvedCommand): Continuation[] {
   const args = cmd.argv;
@@ -192,14 +341,14 @@ function sedContinuations(cmd: ResolvedCommand): Continuation[] {
     const a = args[i];
     if (a === undefined)
       return [{ kind: "unresolvable", reason: "a sed argument is only known at run time" }];
-    if (a === "-e" || a === "--expression") {
+    if (a === "-e" || (a.startsWith("--") && !a.includes("=") && isLongSpelling(a, "--expression", "sed"))) {
       const s = args[++i];
       if (s === undefined)
         return [{ kind: "unresolvable", reason: "the sed script is only known at run time" }];
       scripts.push(s);
       sawScript = true;
-    } else if (a.startsWith("--expression=")) {
-      scripts.push(a.slice(13));
+    } else if (a.startsWith("--") && a.includes("=") && isLongSpelling(a, "--expression", "sed")) {
+      scripts.push(a.slice(a.indexOf("=") + 1));
       sawScript = true;
     } else if (a === "-f" || a === "--file" || a.startsWith("--file=")) {
       sawScript = true;

@@ -167,8 +167,20 @@ function cmdOpens(args: readonly (string | undefined)[]): boolean {
   return cmdLineOpens([attached, ...args.slice(at + 1)].join(" "));
 }
 
+/**
+ * `./start`, `bin/open x`: a relative path (no `..`) names the project's own script, not the
+ * system's `start`/`open`, whose generic names are only the opener as a bare name looked up on
+ * PATH or an absolute path. (Programs named like nothing else, `./xdg-open`, stay openers.)
+ */
+function projectScript(cmd: ResolvedCommand): boolean {
+  const word = cmd.argv[0] ?? "";
+  return (
+    word.includes("/") && !word.startsWith("/") && !word.startsWith("~") && !word.split("/").includes("..")
+  );
+}
+
 function windowsStart(cmd: ResolvedCommand): boolean {
-  if (WINDOWS_OPENERS.has(cmd.name)) return true;
+  if (WINDOWS_OPENERS.has(cmd.name)) return !(cmd.name === "start" && projectScript(cmd));
   if (cmd.name !== "cmd") return false;
   return (
     cmdOpens(cmd.argv.slice(1)) ||
@@ -386,14 +398,17 @@ export const BUILTIN_SHELL_RULES: readonly ShellRule[] = [
     id: "gui.open",
     decision: "deny",
     reason: GUI,
-    match: named("open"),
+    match: (cmd) => named("open")(cmd) && !projectScript(cmd),
     mustMatch: [
       "open https://example.com",
       "open -a Safari https://example.com",
       "/usr/bin/open index.html",
       "ls; open .",
+      "../../usr/bin/open x",
     ],
     mustNotMatch: [
+      "./open",
+      "scripts/open --dry-run",
       "echo open",
       "openssl version",
       "cat open.txt",
@@ -514,6 +529,8 @@ export const BUILTIN_SHELL_RULES: readonly ShellRule[] = [
       "cmd /c dir",
       "echo start",
       "npm start",
+      "./start",
+      "bin/start --port 3000",
       "cmd.exe /c echo started",
       "cmd /c dir C:\\x",
       "systemctl start x",

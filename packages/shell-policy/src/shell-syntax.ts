@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Node, Parser } from "web-tree-sitter";
+import { expandBraces } from "./shell-braces.js";
 import type {
   Assignment,
   ParsedScript,
@@ -242,6 +243,7 @@ class Extractor {
       else if (field === "argument") parts.push(child);
     }
     const words: ShellWord[] = [];
+    const spans: { start: number; end: number }[] = [];
     let previous: Node | undefined;
     for (const part of parts) {
       const word = wordOf(part);
@@ -249,16 +251,72 @@ class Extractor {
       // Nodes with no blank between them are one shell word (`$"x"`, `xdg-\<newline>open`).
       if (previous && /^(\\\n)*$/.test(gap) && words.length > 0) {
         words[words.length - 1] = joinWords(words[words.length - 1]!, word, gap, previous);
+        spans[spans.length - 1]!.end = part.endIndex;
       } else {
         words.push(word);
+        spans.push({ start: part.startIndex, end: part.endIndex });
       }
       previous = part;
     }
+    if (this.#expandBraces(node, spans)) return;
     const assignments: Assignment[] = [];
     for (const child of node.namedChildren) {
       if (child?.type === "variable_assignment") assignments.push(assignmentOf(child));
     }
     this.commands.push({ words, text: node.text, stdin: stdinOf(node), assignments });
+  }
+
+  /**
+   * Bash brace-expands every word of a simple command before anything else (`git {push,}
+   * origin` runs `git push origin`): when a word has a brace expansion, the command is read
+   * again with the expanded words in place, so every rule judges the words bash passes. What
+   * cannot be expanded with certainty (or expands too far) is unresolvable. True when the
+   * command was handled here.
+   */
+  #expandBraces(node: Node, spans: readonly { start: number; end: number }[]): boolean {
+    let text = "";
+    let at = node.startIndex;
+    let changed = false;
+    for (const span of spans) {
+      const source = this.#source.slice(span.start, span.end);
+      if (!source.includes("{")) continue;
+      const expanded = expandBraces(source);
+      if (!expanded.ok) {
+        this.unresolvable.push({
+          text: source,
+          reason: `the brace expansion in \`${source.slice(0, 40)}\` cannot be checked (${expanded.reason})`,
+        });
+        continue;
+      }
+      if (expanded.words.length === 1 && expanded.words[0] === source) continue;
+      const isFirst = span === spans[0];
+      // The expanded words are words to bash, never syntax: a leading `#` is not a comment
+      // (`rm {-f,#} -r d` runs `rm -f '#' -r d`) and the command word is not an assignment.
+      const words = expanded.words.map((w, k) =>
+        w.startsWith("#") || (isFirst && k === 0 && /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/.test(w))
+          ? `\\${w}`
+          : w,
+      );
+      changed = true;
+      // A blank after them, so a last word of digits never joins a redirection (`{a,2}>x` is `a 2 >x`).
+      text += `${this.#source.slice(at, span.start)}${words.join(" ")} `;
+      at = span.end;
+    }
+    if (!changed) return false;
+    text += this.#source.slice(at, node.endIndex);
+    const parsed = this.#parseNested(text);
+    const first = parsed.ok ? parsed.commands[0] : undefined;
+    if (!parsed.ok || !first) {
+      this.unresolvable.push({
+        text: node.text,
+        reason: `after brace expansion the command reads differently (${parsed.ok ? "no command" : parsed.error})`,
+      });
+      return true;
+    }
+    // The words are the expanded ones; where stdin comes from is still this command's place.
+    this.commands.push({ ...first, text: node.text, stdin: stdinOf(node) });
+    this.unresolvable.push(...parsed.unresolvable);
+    return true;
   }
 
   /** `export A=1 B`, `declare -n r=x`, `local a`, `unset -f f`: a command named by its keyword. */

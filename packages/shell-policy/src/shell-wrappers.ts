@@ -55,6 +55,26 @@ const VERSION_LONG = stop("--version");
 const U = "https://example.com";
 
 const BASE_WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
+  setpriv: {
+    options: {
+      options: [
+        flag("-d", "--dump"),
+        flag("--nnp", "--no-new-privs"),
+        val("--ambient-caps", "--inh-caps", "--bounding-set", "--groups", "--securebits", "--pdeathsig"),
+        val("--regid", "--reuid", "--rgid", "--ruid", "--egid", "--euid"),
+        val("--selinux-label", "--apparmor-profile", "--landlock-access", "--landlock-rule"),
+        flag("--keep-groups", "--clear-groups", "--init-groups", "--reset-env"),
+        HELP,
+        VERSION,
+      ],
+    },
+    mustMatch: [
+      `setpriv xdg-open ${U}`,
+      `setpriv --nnp --reuid=1000 xdg-open ${U}`,
+      `setpriv --no-new -- xdg-open ${U}`,
+    ],
+    mustNotMatch: ["setpriv --dump", "setpriv --nnp make test"],
+  },
   env: {
     options: {
       options: [
@@ -568,7 +588,7 @@ const BASE_WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
         val("-I", "--interruptible"),
         flag("-k", "--stack-trace"),
         flag("-n", "--syscall-number"),
-        val("-o", "--output"),
+        role("output-pipe", "required", "-o", "--output"),
         val("-O", "--summary-syscall-overhead"),
         val("-p", "--attach"),
         val("-P", "--trace-path"),
@@ -593,7 +613,12 @@ const BASE_WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
         opt("--secontext"),
       ],
     },
-    mustMatch: [`strace -f -o /dev/null xdg-open ${U}`, `strace -e trace=execve -- xdg-open ${U}`],
+    mustMatch: [
+      `strace -f -o /dev/null xdg-open ${U}`,
+      `strace -e trace=execve -- xdg-open ${U}`,
+      `strace -o '|xdg-open ${U}' true`,
+      `strace --output='!xdg-open ${U}' true`,
+    ],
     mustNotMatch: ["strace -c ls", "strace -p 1"],
   },
   ltrace: {
