@@ -46,6 +46,7 @@ describe("@capgate/tools public surface", () => {
       "hiddenPathAt",
       "homeDirectories",
       "isInside",
+      "isPolicyFile",
       "isRejection",
       "isUnknownToolError",
       "killMarkedProcesses",

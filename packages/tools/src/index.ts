@@ -55,7 +55,7 @@ export {
   workspaceHiddenPaths,
   workspacePathPolicy,
 } from "./path-guard.js";
-export { POLICY_FILE_NAME } from "./policy-file.js";
+export { isPolicyFile, POLICY_FILE_NAME } from "./policy-file.js";
 export { DEFAULT_KILL_GRACE_MS, killMarkedProcesses, SANDBOX_MARK_VAR } from "./process-group.js";
 export type { ProcessResult, RunProcessOptions } from "./process-runner.js";
 export { describeExit, runProcess } from "./process-runner.js";

@@ -1,9 +1,8 @@
-import { randomBytes } from "node:crypto";
-import { chmodSync, lstatSync, renameSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { CapgateError } from "@capgate/schema";
 import { lstatOrUndefined, realOrUndefined } from "./fs-probe.js";
 import { isInside } from "./path-within.js";
+import { renameAside } from "./rename-aside.js";
 
 /**
  * The file capgate reads its policy from (shell rules, MCP servers and their commands,
@@ -80,28 +79,9 @@ export function releaseMissingPolicyFiles(paths: readonly string[]): string | un
   const notices: string[] = [];
   for (const path of paths) {
     if (!lstatOrUndefined(path)) continue;
-    const dir = dirname(path);
-    const name = `${POLICY_FILE_NAME}.capgate-disabled-${randomBytes(6).toString("hex")}`;
-    const rename = (): boolean => {
-      try {
-        renameSync(path, join(dir, name));
-        return true;
-      } catch {
-        return false;
-      }
-    };
-    // The directory's owner write bit is given back if the command took it (chmod 555 .).
-    let renamed = rename();
-    if (!renamed) {
-      try {
-        chmodSync(dir, lstatSync(dir).mode | 0o200);
-        renamed = rename();
-      } catch {
-        // not ours to change
-      }
-    }
+    const name = renameAside(path);
     notices.push(
-      renamed
+      name !== undefined
         ? `The command created ${path}: that is capgate's own policy file, which the model never writes, so capgate renamed it to ${name}. Edit the policy yourself if you want it.`
         : `The command created ${path}, capgate's own policy file, and capgate could not rename it aside: remove it before you run capgate here again.`,
     );

@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import {
   chmodSync,
   type Dirent,
@@ -9,7 +8,6 @@ import {
   readFileSync,
   readlinkSync,
   realpathSync,
-  renameSync,
   rmdirSync,
   unlinkSync,
   writeFileSync,
@@ -20,6 +18,7 @@ import { CapgateError } from "@capgate/schema";
 import { lstatOrUndefined, realOrUndefined } from "./fs-probe.js";
 import { hasRepositoryLayout, PROTECTED_GIT_ENTRIES } from "./git-metadata.js";
 import { isInside } from "./path-within.js";
+import { renameAside } from "./rename-aside.js";
 
 /** Bubblewrap arguments that keep a workspace's git metadata out of a command's reach, and their undo. */
 export interface GitProtection {
@@ -167,30 +166,8 @@ export function disableRootRepository(workspace: string): string | undefined {
   if (!hasRepositoryLayout(workspace)) return undefined;
   const what =
     "The command made the workspace root a git repository directory (a HEAD with objects and refs, or with a commondir, at its top), which your git would take for the repository and whose config and hooks it would trust";
-  const from = join(workspace, "HEAD");
-  // A name the command cannot have taken in advance: it is chosen only now.
-  const name = `HEAD.capgate-disabled-${randomBytes(6).toString("hex")}`;
-  const to = join(workspace, name);
-  const rename = (): boolean => {
-    try {
-      renameSync(from, to);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  let renamed = rename();
-  if (!renamed) {
-    // A command can take the write bit off the workspace root (chmod 555 .); it is the
-    // user's directory, so the owner's write bit is given back and the rename tried again.
-    try {
-      chmodSync(workspace, lstatSync(workspace).mode | 0o200);
-      renamed = rename();
-    } catch {
-      // not ours to change
-    }
-  }
-  if (renamed) {
+  const name = renameAside(join(workspace, "HEAD"));
+  if (name !== undefined) {
     return `${what}; capgate renamed HEAD to ${name} so that git no longer does. Use the git tools or a .git repository instead.`;
   }
   return `${what}, and capgate could not rename its HEAD aside. Do not run git in the workspace before you remove HEAD there; capgate refuses every further command in it until then.`;

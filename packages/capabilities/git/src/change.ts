@@ -1,4 +1,4 @@
-import { POLICY_FILE_NAME, realWorkspace, type ToolContext, type ToolResult } from "@capgate/tools";
+import { isPolicyFile, realWorkspace, type ToolContext, type ToolResult } from "@capgate/tools";
 import { filesChangedBy, filesToStage, filteredPaths, filterRefusal } from "./filters.js";
 import { hiddenAmong, hiddenRelativePaths } from "./hidden-excludes.js";
 import { gitPath } from "./paths.js";
@@ -202,7 +202,7 @@ export async function checkout(
       };
     }
     // Nor the policy file, at any depth: a branch the model built could bring rules of its own.
-    const policyHit = changed.find((p) => (p.split("/").pop() ?? "").toLowerCase() === POLICY_FILE_NAME);
+    const policyHit = changed.find(isPolicyFile);
     if (policyHit !== undefined) {
       return {
         success: false,
