@@ -33,6 +33,37 @@ const env = {
   GIT_COMMITTER_EMAIL: "t@t",
 };
 
+describeGit("a repository another worker is busy with", () => {
+  it("a worktree another `git worktree add` is half-way through (its commondir still empty) is waited out", async () => {
+    const { source, work } = scratch();
+    for (const args of [
+      ["init", "-q"],
+      ["add", "-A"],
+      ["commit", "-q", "-m", "init"],
+    ])
+      execFileSync("git", args, { cwd: source, env });
+    // What a concurrent add leaves for a moment: the worktree's directory, an empty commondir.
+    // git then refuses every other add ("failed to read …/commondir").
+    const half = join(source, ".git", "worktrees", "half");
+    mkdirSync(half, { recursive: true });
+    writeFileSync(join(half, "gitdir"), `${join(work, "half")}/.git\n`);
+    writeFileSync(join(half, "commondir"), "");
+    expect(() =>
+      execFileSync("git", ["worktree", "add", "-q", "-b", "probe", join(work, "probe"), "HEAD"], {
+        cwd: source,
+        env,
+        stdio: "pipe",
+      }),
+    ).toThrow(/failed to read .*commondir/);
+    const prepared = prepareRunWorkspace(source, work, "r-busy");
+    // The other add finishes.
+    setTimeout(() => writeFileSync(join(half, "commondir"), "../..\n"), 300);
+    const ws = await prepared;
+    expect(ws.mode).toBe("worktree");
+    expect(existsSync(ws.dir)).toBe(true);
+  });
+});
+
 describeGit("a fresh checkout per run", () => {
   it("a git workspace gets a worktree on its own branch; the run's change is published as a commit on it", async () => {
     const { source, work } = scratch();

@@ -37,6 +37,9 @@ const GIT_ENV = {
  * waiting, so such a refusal is retried — for up to 60 s by the clock, with a growing pause,
  * not a fixed number of tries: on a loaded machine each holder keeps a lock longer, and
  * forty quick tries (about four seconds) ran out while the repository was merely busy.
+ * The same goes for a worktree another worker's `git worktree add` is still making: git
+ * creates `.git/worktrees/<id>/` before its `commondir`, and a second add that lists the
+ * worktrees meanwhile dies with "failed to read …/worktrees/<id>/commondir".
  */
 const LOCK_RETRY_MS = 60_000;
 
@@ -54,7 +57,9 @@ async function git(cwd: string, args: string[]): Promise<string> {
       const stderr = String((error as { stderr?: string }).stderr ?? "");
       if (
         Date.now() >= deadline ||
-        !/\.lock'?:? File exists|Another git process|cannot lock ref|could not lock/i.test(stderr)
+        !/\.lock'?:? File exists|Another git process|cannot lock ref|could not lock|failed to read .*worktrees\/[^/]+\/commondir/i.test(
+          stderr,
+        )
       )
         throw error;
       const pause = Math.min(500, 50 * 1.5 ** Math.min(attempt, 10));
@@ -95,7 +100,10 @@ export async function prepareRunWorkspace(
     : false;
   if (repo && hasHead) {
     const branch = `capgate/run-${runId}`;
-    await git(repo, ["worktree", "add", "-q", "-b", branch, dir, "HEAD"]);
+    // -B, not -b: git creates the branch before it lists the worktrees, so an add refused
+    // for a worktree another worker is still making has already made the run's branch, and
+    // the retry must take it as it is (the name is the run's own).
+    await git(repo, ["worktree", "add", "-q", "-B", branch, dir, "HEAD"]);
     const remove = async () => {
       await git(repo, ["worktree", "remove", "--force", dir]).catch(() =>
         rmSync(dir, { recursive: true, force: true }),
