@@ -1,5 +1,15 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { needs } from "@capgate/test-system-parts";
@@ -33,48 +43,28 @@ const env = {
   GIT_COMMITTER_EMAIL: "t@t",
 };
 
-describeGit("a repository another worker is busy with", () => {
-  it("a worktree another `git worktree add` is half-way through (its commondir still empty) is waited out", async () => {
-    const { source, work } = scratch();
-    for (const args of [
-      ["init", "-q"],
-      ["add", "-A"],
-      ["commit", "-q", "-m", "init"],
-    ])
-      execFileSync("git", args, { cwd: source, env });
-    // What a concurrent add leaves for a moment: the worktree's directory, an empty commondir.
-    // git then refuses every other add ("failed to read …/commondir").
-    const half = join(source, ".git", "worktrees", "half");
-    mkdirSync(half, { recursive: true });
-    writeFileSync(join(half, "gitdir"), `${join(work, "half")}/.git\n`);
-    writeFileSync(join(half, "commondir"), "");
-    expect(() =>
-      execFileSync("git", ["worktree", "add", "-q", "-b", "probe", join(work, "probe"), "HEAD"], {
-        cwd: source,
-        env,
-        stdio: "pipe",
-      }),
-    ).toThrow(/failed to read .*commondir/);
-    const prepared = prepareRunWorkspace(source, work, "r-busy");
-    // The other add finishes.
-    setTimeout(() => writeFileSync(join(half, "commondir"), "../..\n"), 300);
-    const ws = await prepared;
-    expect(ws.mode).toBe("worktree");
-    expect(existsSync(ws.dir)).toBe(true);
-  });
-});
+function initRepo(source: string): void {
+  for (const args of [
+    ["init", "-q"],
+    ["add", "-A"],
+    ["commit", "-q", "-m", "init"],
+  ])
+    execFileSync("git", args, { cwd: source, env });
+}
 
 describeGit("a fresh checkout per run", () => {
-  it("a git workspace gets a worktree on its own branch; the run's change is published as a commit on it", async () => {
+  it("a git workspace gets a clone on its own branch; the run's change is published as a commit on that branch of the workspace repo", async () => {
     const { source, work } = scratch();
-    for (const args of [
-      ["init", "-q"],
-      ["add", "-A"],
-      ["commit", "-q", "-m", "init"],
-    ])
-      execFileSync("git", args, { cwd: source, env });
+    initRepo(source);
     const ws = await prepareRunWorkspace(source, work, "r1");
-    expect(ws.mode).toBe("worktree");
+    expect(ws.mode).toBe("clone");
+    // A real .git directory inside the checkout (what the git tools and the sandbox require),
+    // with no remote leading back to the workspace repository.
+    expect(lstatSync(join(ws.dir, ".git")).isDirectory()).toBe(true);
+    expect(execFileSync("git", ["remote"], { cwd: ws.dir, encoding: "utf8" })).toBe("");
+    expect(execFileSync("git", ["branch", "--show-current"], { cwd: ws.dir, encoding: "utf8" }).trim()).toBe(
+      "capgate/run-r1",
+    );
     writeFileSync(join(ws.dir, "a.txt"), "two\n");
     writeFileSync(join(ws.dir, "b.txt"), "new\n");
     const result = await ws.publish("capgate run r1");
@@ -85,7 +75,10 @@ describeGit("a fresh checkout per run", () => {
     expect(execFileSync("git", ["show", "capgate/run-r1:b.txt"], { cwd: source, encoding: "utf8" })).toBe(
       "new\n",
     );
-    // Two runs at once get two checkouts.
+    expect(
+      execFileSync("git", ["rev-parse", "capgate/run-r1"], { cwd: source, encoding: "utf8" }).trim(),
+    ).toBe(result.kind === "branch" ? result.commit : "");
+    // Two runs at once get two checkouts; one with no change and one discarded leave no branch.
     const [x, y] = await Promise.all([
       prepareRunWorkspace(source, work, "r2"),
       prepareRunWorkspace(source, work, "r3"),
@@ -93,9 +86,85 @@ describeGit("a fresh checkout per run", () => {
     expect(x.dir).not.toBe(y.dir);
     expect(await x.publish("no change")).toEqual({ kind: "none" });
     await y.discard();
+    expect(existsSync(x.dir) || existsSync(y.dir)).toBe(false);
     expect(
       execFileSync("git", ["branch", "--list", "capgate/*"], { cwd: source, encoding: "utf8" }),
     ).not.toMatch(/r2|r3/);
+  });
+
+  it("a commit the run made itself (on any branch) is what gets published", async () => {
+    const { source, work } = scratch();
+    initRepo(source);
+    const ws = await prepareRunWorkspace(source, work, "own");
+    writeFileSync(join(ws.dir, "c.txt"), "committed by the run\n");
+    execFileSync("git", ["checkout", "-q", "-b", "elsewhere"], { cwd: ws.dir, env });
+    execFileSync("git", ["add", "c.txt"], { cwd: ws.dir, env });
+    execFileSync("git", ["commit", "-q", "-m", "run's own"], { cwd: ws.dir, env });
+    const result = await ws.publish("capgate run own");
+    expect(result).toMatchObject({ kind: "branch", branch: "capgate/run-own" });
+    expect(execFileSync("git", ["show", "capgate/run-own:c.txt"], { cwd: source, encoding: "utf8" })).toBe(
+      "committed by the run\n",
+    );
+    // Only the run's branch: the model's branch names do not reach the workspace repository.
+    expect(execFileSync("git", ["branch", "--list", "elsewhere"], { cwd: source, encoding: "utf8" })).toBe(
+      "",
+    );
+  });
+
+  it("many runs prepared, published and discarded at once on one repository all succeed", async () => {
+    // What failed in CI with worktrees: one worker's add read another's half-made or
+    // just-removed .git/worktrees/<id> ("Invalid path", "failed to read …/commondir").
+    const { source, work } = scratch();
+    initRepo(source);
+    const ids = Array.from({ length: 12 }, (_, i) => `p${i}`);
+    const results = await Promise.all(
+      ids.map(async (id, i) => {
+        const ws = await prepareRunWorkspace(source, work, id);
+        writeFileSync(join(ws.dir, `${id}.txt`), `${id}\n`);
+        if (i % 3 === 2) {
+          await ws.discard();
+          return { kind: "discarded" };
+        }
+        return ws.publish(`run ${id}`);
+      }),
+    );
+    expect(results.filter((r) => r.kind === "branch")).toHaveLength(8);
+    for (const [i, id] of ids.entries()) {
+      const listed = execFileSync("git", ["branch", "--list", `capgate/run-${id}`], {
+        cwd: source,
+        encoding: "utf8",
+      });
+      expect(listed.includes(id)).toBe(i % 3 !== 2);
+    }
+    expect(
+      execFileSync("git", ["fsck", "--no-progress"], { cwd: source, encoding: "utf8", stdio: "pipe" }),
+    ).toBe("");
+  });
+
+  it("the run's object files are its own copies: rewriting one in place leaves the workspace repository intact", async () => {
+    const { source, work } = scratch();
+    initRepo(source);
+    const ws = await prepareRunWorkspace(source, work, "ino");
+    const blob = execFileSync("git", ["rev-parse", "HEAD:a.txt"], { cwd: source, encoding: "utf8" }).trim();
+    const objectPath = (root: string) => join(root, ".git", "objects", blob.slice(0, 2), blob.slice(2));
+    expect(statSync(objectPath(ws.dir)).ino).not.toBe(statSync(objectPath(source)).ino);
+    chmodSync(objectPath(ws.dir), 0o644);
+    writeFileSync(objectPath(ws.dir), "garbage");
+    expect(execFileSync("git", ["cat-file", "-p", blob], { cwd: source, encoding: "utf8" })).toBe("one\n");
+    await ws.discard();
+  });
+
+  it("a hook planted in the checkout does not run when the work is published", async () => {
+    const { source, work } = scratch();
+    initRepo(source);
+    const ws = await prepareRunWorkspace(source, work, "hook");
+    const marker = join(work, "hook-ran");
+    for (const name of ["pre-commit", "post-commit", "commit-msg", "reference-transaction"]) {
+      writeFileSync(join(ws.dir, ".git", "hooks", name), `#!/bin/sh\ntouch '${marker}'\n`, { mode: 0o755 });
+    }
+    writeFileSync(join(ws.dir, "a.txt"), "changed\n");
+    expect(await ws.publish("hooked")).toMatchObject({ kind: "branch" });
+    expect(existsSync(marker)).toBe(false);
   });
 
   it("a plain directory is copied; the run's change is published as a patch that applies to the original", async () => {

@@ -14,7 +14,7 @@ export type RunResult =
 export interface RunWorkspace {
   /** The checkout the run works in. */
   readonly dir: string;
-  readonly mode: "worktree" | "copy";
+  readonly mode: "clone" | "copy";
   /** Record the run's changes (a commit on its branch, or a patch) and remove the checkout. */
   publish(message: string): Promise<RunResult>;
   /** Remove the checkout without publishing. */
@@ -32,22 +32,25 @@ const GIT_ENV = {
 };
 
 /**
- * Runs on other workers of the same machine touch the same repository at once (worktree
- * metadata, refs); git refuses with "Unable to create '…lock': File exists" rather than
- * waiting, so such a refusal is retried — for up to 60 s by the clock, with a growing pause,
- * not a fixed number of tries: on a loaded machine each holder keeps a lock longer, and
- * forty quick tries (about four seconds) ran out while the repository was merely busy.
- * The same goes for a worktree another worker's `git worktree add` is still making: git
- * creates `.git/worktrees/<id>/` before its `commondir`, and a second add that lists the
- * worktrees meanwhile dies with "failed to read …/worktrees/<id>/commondir".
+ * Runs on other workers of the same machine touch the same repository at once (objects,
+ * refs); git refuses with "Unable to create '…lock': File exists" rather than waiting, so
+ * such a refusal is retried — for up to 60 s by the clock, with a growing pause, not a fixed
+ * number of tries: on a loaded machine each holder keeps a lock longer.
  */
 const LOCK_RETRY_MS = 60_000;
+
+/**
+ * Settings for every git command capgate runs on a run's behalf: no hooks (the checkout's
+ * `.git/hooks` is the model's to plant things in, even if the sandbox pins it), and no
+ * automatic gc or maintenance in the shared repository while other workers fetch into it.
+ */
+const SAFE_CONFIG = ["-c", "core.hooksPath=/dev/null", "-c", "gc.auto=0", "-c", "maintenance.auto=false"];
 
 async function git(cwd: string, args: string[]): Promise<string> {
   const deadline = Date.now() + LOCK_RETRY_MS;
   for (let attempt = 0; ; attempt++) {
     try {
-      const { stdout } = await execFile("git", args, {
+      const { stdout } = await execFile("git", [...SAFE_CONFIG, ...args], {
         cwd,
         env: { ...process.env, ...GIT_ENV },
         maxBuffer: 64 * 1024 * 1024,
@@ -57,9 +60,7 @@ async function git(cwd: string, args: string[]): Promise<string> {
       const stderr = String((error as { stderr?: string }).stderr ?? "");
       if (
         Date.now() >= deadline ||
-        !/\.lock'?:? File exists|Another git process|cannot lock ref|could not lock|failed to read .*worktrees\/[^/]+\/commondir/i.test(
-          stderr,
-        )
+        !/\.lock'?:? File exists|Another git process|cannot lock ref|could not lock/i.test(stderr)
       )
         throw error;
       const pause = Math.min(500, 50 * 1.5 ** Math.min(attempt, 10));
@@ -79,10 +80,21 @@ async function repositoryRoot(dir: string): Promise<string | undefined> {
 }
 
 /**
- * A fresh checkout for one run under `workRoot/<runId>`: a `git worktree` on a new branch
- * `capgate/run-<runId>` when the workspace is a git repository with a commit (uncommitted
- * changes there are not part of it), else a copy of the workspace with a baseline commit,
- * so the run's changes can be published as a patch.
+ * A fresh checkout for one run under `workRoot/<runId>`. When the workspace is a git
+ * repository with a commit: a clone of it (its committed HEAD; uncommitted changes are not
+ * part of it) on a new branch `capgate/run-<runId>`, published by fetching the run's commit
+ * into the workspace repository under that branch. Else a copy of the workspace with a
+ * baseline commit, so the run's changes can be published as a patch.
+ *
+ * A clone, not a `git worktree`: a linked worktree shares `.git/worktrees/` with every other
+ * run, and git's worktree commands read all of it — one worker's `worktree add` died on
+ * another's half-made or just-removed entry ("failed to read …/commondir", "Invalid path
+ * …/worktrees/<id>"). A clone shares nothing while the run works; the only shared step is
+ * the fetch at the end, which takes the lock of its own branch. Its `.git` is a real
+ * directory inside the checkout, which the git tools and the sandbox require (a worktree's
+ * `.git` file pointing outside is refused by both). Objects are copied, not hard-linked:
+ * a hard-linked object file is the same inode as the user's, and a command in the run could
+ * rewrite it in place.
  */
 export async function prepareRunWorkspace(
   source: string,
@@ -92,49 +104,53 @@ export async function prepareRunWorkspace(
   mkdirSync(workRoot, { recursive: true, mode: 0o700 });
   const dir = join(workRoot, runId);
   const repo = await repositoryRoot(source);
-  const hasHead = repo
-    ? await git(repo, ["rev-parse", "--verify", "-q", "HEAD"]).then(
-        () => true,
-        () => false,
+  const head = repo
+    ? await git(repo, ["rev-parse", "--verify", "-q", "HEAD^{commit}"]).then(
+        (out) => out.trim(),
+        () => undefined,
       )
-    : false;
-  if (repo && hasHead) {
+    : undefined;
+  if (repo && head) {
     const branch = `capgate/run-${runId}`;
-    // -B, not -b: git creates the branch before it lists the worktrees, so an add refused
-    // for a worktree another worker is still making has already made the run's branch, and
-    // the retry must take it as it is (the name is the run's own).
-    await git(repo, ["worktree", "add", "-q", "-B", branch, dir, "HEAD"]);
-    const remove = async () => {
-      await git(repo, ["worktree", "remove", "--force", dir]).catch(() =>
-        rmSync(dir, { recursive: true, force: true }),
-      );
-      await git(repo, ["worktree", "prune"]).catch(() => undefined);
-    };
+    const remove = async () => rmSync(dir, { recursive: true, force: true });
+    try {
+      await git(workRoot, ["clone", "-q", "--no-hardlinks", "--no-checkout", "--", repo, dir]);
+      // The run has no way back into the workspace repository but publish().
+      await git(dir, ["remote", "remove", "origin"]);
+      await git(dir, ["checkout", "-q", "-B", branch, head]);
+    } catch (error) {
+      await remove();
+      throw error;
+    }
     return {
       dir: realpathSync(dir),
-      mode: "worktree",
+      mode: "clone",
       async publish(message) {
         try {
           await git(dir, ["add", "-A"]);
           const changed = (await git(dir, ["status", "--porcelain"])).trim() !== "";
-          if (!changed) {
-            await remove();
-            await git(repo, ["branch", "-D", branch]).catch(() => undefined);
-            return { kind: "none" };
-          }
-          await git(dir, ["commit", "-q", "--no-verify", "-m", message]);
-          const commit = (await git(dir, ["rev-parse", "HEAD"])).trim();
-          await remove();
+          if (changed) await git(dir, ["commit", "-q", "--no-verify", "-m", message]);
+          const commit = (await git(dir, ["rev-parse", "--verify", "HEAD^{commit}"])).trim();
+          // Nothing committed, by the run or here: nothing to publish.
+          if (commit === head) return { kind: "none" };
+          await git(repo, [
+            "fetch",
+            "-q",
+            "--no-write-fetch-head",
+            "--no-tags",
+            "--",
+            dir,
+            `+${commit}:refs/heads/${branch}`,
+          ]);
+          const published = (await git(repo, ["rev-parse", "--verify", `refs/heads/${branch}`])).trim();
+          if (published !== commit)
+            throw new Error(`branch ${branch} is at ${published}, not the run's commit ${commit}`);
           return { kind: "branch", branch, commit, repository: repo };
-        } catch (error) {
+        } finally {
           await remove();
-          throw error;
         }
       },
-      discard: async () => {
-        await remove();
-        await git(repo, ["branch", "-D", branch]).catch(() => undefined);
-      },
+      discard: remove,
     };
   }
   cpSync(source, dir, { recursive: true, verbatimSymlinks: true, errorOnExist: true, force: false });
