@@ -4,7 +4,8 @@
 // then read on the held-out half, SGD test and the full sets (eval-search / pnpm bench).
 // `--held-out` prints the held-out figures; without it only the tuning figures are printed.
 import { Registry, type RegistryOptions } from "@capgate/registry";
-import { createSemanticRanker, type SemanticRankerOptions } from "@capgate/search-semantic";
+import { readFileSync } from "node:fs";
+import { createSemanticRanker, parseVectorTable, type SemanticRankerOptions } from "@capgate/search-semantic";
 import { seededRandom, shuffled } from "../lib/random.js";
 import { type RetrievalSet, score } from "../lib/retrieval.js";
 import { DEPTH, metatoolSets, sgdSets } from "../lib/search-eval.js";
@@ -12,9 +13,12 @@ import { DEPTH, metatoolSets, sgdSets } from "../lib/search-eval.js";
 const args = process.argv.slice(2);
 const heldOut = args.includes("--held-out");
 const json = args.find((a) => a.startsWith("{"));
-const { weights, ...options } = (json ? JSON.parse(json) : {}) as SemanticRankerOptions & {
+const { weights, tablePath, ...options } = (json ? JSON.parse(json) : {}) as SemanticRankerOptions & {
   weights?: RegistryOptions["weights"];
+  /** A CGVT vector table to try in place of the shipped one. */
+  tablePath?: string;
 };
+if (tablePath) options.table = parseVectorTable(readFileSync(tablePath));
 const SPLIT_SEED = 11;
 
 function split(set: RetrievalSet): RetrievalSet {
