@@ -247,3 +247,39 @@ describe("MCP through the harness", () => {
     await chat.close();
   }, 60_000);
 });
+
+describe("host programs never come from the workspace (PATH entries the model can write)", () => {
+  it("git tools and a configured MCP server by bare name skip <workspace>/node_modules/.bin on PATH", async () => {
+    const root = mkdtempSync(join(tmpdir(), "capgate-hostpath-"));
+    const workspace = join(root, "ws");
+    const bin = join(workspace, "node_modules", ".bin");
+    mkdirSync(bin, { recursive: true });
+    const marker = join(root, "planted-program-ran");
+    // What a model writes into its workspace: a `git` and an `npx` that would run on the host.
+    for (const name of ["git", "planted-mcp"]) {
+      writeFileSync(join(bin, name), `#!/bin/sh\necho ${name} >> '${marker}'\nexit 1\n`, { mode: 0o755 });
+    }
+    for (const args of [
+      ["init", "-q"],
+      ["-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "--allow-empty", "-m", "i"],
+    ]) {
+      await new Promise<void>((done, fail) =>
+        spawn("/usr/bin/git", args, { cwd: workspace, stdio: "ignore" }).on("exit", (code) =>
+          code === 0 ? done() : fail(new Error(`git ${args[0]} exited ${code}`)),
+        ),
+      );
+    }
+    // capgate started from an npm script (or npx, or an activated .venv): the workspace's bin first on PATH.
+    const processEnv = { ...process.env, PATH: `${bin}:${process.env.PATH ?? "/usr/bin:/bin"}` };
+    const config = {
+      shell: shellForTests(),
+      mcpServers: { planted: { command: "planted-mcp" } },
+    } as unknown as CapgateConfig;
+    const h = await createHarness({ workspace, stateDir: join(root, "state"), processEnv, config });
+    open.push(h);
+    const status = await h.callTool("git.status", {});
+    expect(status.result.success, status.result.summary).toBe(true);
+    await expect(h.callTool("planted/anything", {})).rejects.toThrow();
+    expect(existsSync(marker) ? readFileSync(marker, "utf8") : "").toBe("");
+  });
+});

@@ -12,7 +12,13 @@ import {
   type RunGoalResult,
   runGoal,
 } from "@capgate/loop";
-import type { ElicitationHandler, McpPool, SamplingHandler } from "@capgate/mcp-client";
+import type {
+  ElicitationHandler,
+  McpPool,
+  McpServersMap,
+  McpStdioServerConfig,
+  SamplingHandler,
+} from "@capgate/mcp-client";
 import { createNodeMcpPool } from "@capgate/mcp-client/stdio";
 import { createModel, type ModelClient } from "@capgate/models";
 import type { ProfileSet } from "@capgate/profiles";
@@ -24,8 +30,10 @@ import {
   createHostResources,
   DEFAULT_LIMITS,
   type HostResources,
+  hostPath,
   type PolicyConfig,
   type ToolLimits,
+  withHostPath,
 } from "@capgate/tools";
 import { builtinCapabilities } from "./builtins.js";
 import { type CallToolOptions, type CallToolOutcome, callTool } from "./call-tool.js";
@@ -234,12 +242,15 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
       return undefined;
     }
   };
-  const servers = await sandboxServers(resolved.mcpServers, resolved.sandboxedServers ?? [], {
-    workspace,
-    stateDir,
-    policy,
-    env: toolEnv,
-  });
+  const servers = withServerHostPath(
+    await sandboxServers(resolved.mcpServers, resolved.sandboxedServers ?? [], {
+      workspace,
+      stateDir,
+      policy,
+      env: withHostPath(toolEnv, workspace),
+    }),
+    hostPath(processEnv.PATH, workspace),
+  );
   const mcp = hasServers
     ? createNodeMcpPool(servers, {
         stateDir,
@@ -469,4 +480,22 @@ function realpathOrFail(path: string): string {
       property: "workspace",
     });
   }
+}
+
+/**
+ * Configured stdio servers are started with a PATH that has no entry inside the workspace
+ * (`hostPath`), unless their entry sets PATH itself: `"command": "npx"` must not find the
+ * model's `node_modules/.bin/npx` when capgate itself was started from an npm script.
+ */
+function withServerHostPath(servers: McpServersMap, path: string | undefined): McpServersMap {
+  if (path === undefined) return servers;
+  const out: McpServersMap = {};
+  for (const [name, entry] of Object.entries(servers)) {
+    const stdio = entry as McpStdioServerConfig;
+    out[name] =
+      typeof stdio.command === "string" && stdio.env?.PATH === undefined
+        ? { ...stdio, env: { ...(stdio.env ?? {}), PATH: path } }
+        : entry;
+  }
+  return out;
 }

@@ -9,6 +9,7 @@ import {
 import { approvalNeeded, requireApproval } from "./approval.js";
 import type { CapabilitySet } from "./capability-set.js";
 import { InvalidArgumentsError, UnknownToolError } from "./errors.js";
+import { withHostPath } from "./host-path.js";
 import { LazyAbortController } from "./lazy-abort.js";
 import { truncateMiddle } from "./truncate.js";
 import type { ApprovalRequest, PolicyVerdict, ToolContext, ToolResult } from "./types.js";
@@ -202,7 +203,8 @@ function toolContext(ctx: ExecuteContext, abort: LazyAbortController): ToolConte
     get signal() {
       return abort.signal;
     },
-    env: ctx.env,
+    // Host programs a tool starts are looked up on a PATH with no entry the model can write.
+    env: withHostPath(ctx.env, ctx.workspace),
     profile: ctx.profile,
     limits: ctx.limits,
     policy: ctx.policy,

@@ -40,6 +40,7 @@ export type { GuardedFetchOptions, GuardedResponse } from "./guarded-fetch.js";
 export { guardedFetch } from "./guarded-fetch.js";
 export type { HiddenPath, HiddenScope } from "./hidden-paths.js";
 export { HIDDEN_HOME_PATHS, hiddenPathAt, homeDirectories } from "./hidden-paths.js";
+export { hostPath, withHostPath } from "./host-path.js";
 export { LazyAbortController } from "./lazy-abort.js";
 export type { ManifestContractOptions } from "./manifest-contract.js";
 export { callContractProblem, manifestContractProblems } from "./manifest-contract.js";

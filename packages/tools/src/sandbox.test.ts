@@ -520,3 +520,64 @@ describeSandbox("a sandbox stopped at once leaves nothing behind", () => {
     }
   }, 60_000);
 });
+
+describeSandbox("PATH entries under /tmp bring back no socket", () => {
+  it("PATH=…:/tmp, a dot-directory or a directory holding a socket is not shown; a plain tool directory is", async () => {
+    // A session-bus-like socket in a directory of its own, and the X-like socket directory.
+    const busDir = realpathSync(mkdtempSync(join(tmpdir(), "capgate-bus-")));
+    const bus = join(busDir, "bus");
+    const listener = createNetServer(() => undefined);
+    await new Promise<void>((done) => listener.listen(bus, done));
+    const dotDir = realpathSync(mkdtempSync(join(tmpdir(), ".capgate-dot-")));
+    writeFileSync(join(dotDir, "tool"), "#!/bin/sh\necho dot\n", { mode: 0o755 });
+    const toolDir = realpathSync(mkdtempSync(join(tmpdir(), "capgate-tools-")));
+    writeFileSync(join(toolDir, "capgate-probe-tool"), "#!/bin/sh\necho tool-ran\n", { mode: 0o755 });
+    try {
+      const path = ["/tmp", busDir, dotDir, toolDir, env.PATH].join(":");
+      const r = await sh(
+        `for p in ${bus} ${dotDir}/tool; do if [ -e "$p" ]; then echo "visible $p"; else echo "hidden $p"; fi; done; echo "tmp: $(ls -A /tmp)"; capgate-probe-tool`,
+        {},
+        undefined,
+        { env: { ...env, PATH: path } },
+      );
+      expect(r.stdout).toContain(`hidden ${bus}`);
+      expect(r.stdout).toContain(`hidden ${dotDir}/tool`);
+      expect(r.stdout).not.toContain("visible");
+      // Only the plain tool directory came back under the private /tmp.
+      // Under the private /tmp: the workspace's own directory and the plain tool directory, nothing else.
+      const listed = r.stdout
+        .slice(r.stdout.indexOf("tmp: ") + 5)
+        .split("\n")
+        .slice(0, -2);
+      expect(listed.sort()).toEqual([root, toolDir].map((d) => d.slice("/tmp/".length)).sort());
+      expect(r.stdout).toContain("tool-ran");
+    } finally {
+      listener.close();
+      for (const d of [busDir, dotDir, toolDir]) rmSync(d, { recursive: true, force: true });
+    }
+  });
+});
+
+describeSandbox("round four's hide-list additions", () => {
+  it("database, cloud-sync and token files and other browsers' profiles are unreadable", async () => {
+    const files = [
+      ".pgpass",
+      ".my.cnf",
+      ".config/rclone/rclone.conf",
+      ".cache/huggingface/token",
+      ".kaggle/kaggle.json",
+      ".config/sops/age/keys.txt",
+      ".config/BraveSoftware/Brave-Browser/Default/Cookies",
+      "snap/firefox/common/.mozilla/firefox/profiles.ini",
+    ];
+    for (const f of files) {
+      mkdirSync(join(home, f, ".."), { recursive: true });
+      writeFileSync(join(home, f), `SECRET-${f}\n`);
+    }
+    const r = await sh(files.map((f) => `cat ~/${f} 2>/dev/null`).join("; "));
+    expect(r.stdout).not.toContain("SECRET");
+    // The hidden file inside an ordinary cache directory does not hide the directory's other files.
+    writeFileSync(join(home, ".cache/huggingface/readme.txt"), "models live here\n");
+    expect((await sh("cat ~/.cache/huggingface/readme.txt")).stdout).toBe("models live here\n");
+  });
+});

@@ -417,14 +417,33 @@ function holdsSocket(dir: string): boolean {
   return false;
 }
 
-/** Real, existing directories of `PATH` that the private tmpfs mounts would otherwise hide. */
+/**
+ * Real, existing directories of `PATH` that the private tmpfs mounts would otherwise hide,
+ * shown read-only on the same terms as a program's directory (`programDirsUnderTmpfs`):
+ * under /tmp or /var/tmp only (never /run or /dev/shm, where runtime sockets live), not the
+ * tmpfs root itself, no dot-directory on the way (`/tmp/.X11-unix`), owned by this user,
+ * and holding no socket. Otherwise `PATH=…:/tmp` would bring the X display's and the
+ * session bus's sockets back into the sandbox.
+ */
 function pathDirsUnderTmpfs(path: string | undefined, workspace: string): string[] {
   const out = new Set<string>();
   for (const entry of (path ?? "").split(":")) {
     if (!entry.startsWith("/")) continue;
     const real = realOrUndefined(entry);
-    if (!real || isInside(workspace, real) || !PRIVATE_TMPFS.some((t) => isInside(t, real))) continue;
-    if (lstatOrUndefined(real)?.isDirectory()) out.add(real);
+    if (!real || isInside(workspace, real)) continue;
+    const tmpfs = PROGRAM_TMPFS.find((t) => isInside(t, real) && real !== t);
+    if (!tmpfs) continue;
+    if (
+      real
+        .slice(tmpfs.length + 1)
+        .split(sep)
+        .some((part) => part.startsWith("."))
+    )
+      continue;
+    const st = lstatOrUndefined(real);
+    if (!st?.isDirectory() || st.uid !== process.getuid?.()) continue;
+    if (holdsSocket(real)) continue;
+    out.add(real);
   }
   return [...out];
 }
