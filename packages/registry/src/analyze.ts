@@ -13,9 +13,15 @@ import { STOP_WORDS } from "./stop-words.js";
 
 /** Split camelCase and PascalCase humps: `readFile` → `read File`, `HTTPServer` → `HTTP Server`. */
 function splitHumps(text: string): string {
-  return text.replace(/(\p{Ll}|\p{N})(\p{Lu})/gu, "$1 $2").replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, "$1 $2");
+  return text.replace(LOWER_UPPER, "$1 $2").replace(UPPER_UPPER_LOWER, "$1 $2");
 }
 
+// Module constants, not literals in the functions: the build lowers a \p{…} literal to
+// `new RegExp(…)`, which would make a new object on every call (a tenth of a registry build).
+const LOWER_UPPER = /(\p{Ll}|\p{N})(\p{Lu})/gu;
+const UPPER_UPPER_LOWER = /(\p{Lu})(\p{Lu}\p{Ll})/gu;
+const ALL_DIGITS = /^\p{N}+$/u;
+const ALL_LETTERS = /^\p{L}+$/u;
 const NON_WORD = /[^\p{L}\p{N}]+/u;
 const HUMP = /(\p{Ll}|\p{N})\p{Lu}|\p{Lu}\p{Lu}\p{Ll}/u;
 
@@ -60,7 +66,7 @@ export const STEM_PREFIX_LENGTH = 6;
 
 /** Porter stem of one lowercased token, cut to 6 characters; numbers and very short tokens are kept as they are. */
 export function stem(token: string): string {
-  if (token.length <= 2 || /^\p{N}+$/u.test(token)) return token;
+  if (token.length <= 2 || ALL_DIGITS.test(token)) return token;
   let out = stemCache.get(token);
   if (out === undefined) {
     out = stemmer(token).slice(0, STEM_PREFIX_LENGTH);
@@ -143,7 +149,7 @@ const AFFIX_MIN_PIECE = 3;
  * `web` when `web` is indexed. Letters only: `utf8mb4` or `sha256sum` are not split.
  */
 export function knownAffixes(word: string, known: (term: string) => boolean): string[] {
-  if (word.length < AFFIX_MIN_WORD || !/^\p{L}+$/u.test(word)) return [];
+  if (word.length < AFFIX_MIN_WORD || !ALL_LETTERS.test(word)) return [];
   const out: string[] = [];
   for (let cut = word.length - AFFIX_MIN_PIECE; cut >= AFFIX_MIN_PIECE; cut--) {
     const piece = word.slice(0, cut);

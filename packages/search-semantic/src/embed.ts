@@ -16,6 +16,8 @@ export const SIF_A = 1e-3;
 const SEGMENT_MIN_WORD = 6;
 const SEGMENT_MIN_PIECE = 3;
 const SEGMENT_MAX_PIECE = 20;
+/** A module constant: the build lowers a \p{…} literal to a `new RegExp` per call. */
+const HAS_DIGIT = /\p{N}/u;
 
 export interface Embedder {
   readonly dimensions: number;
@@ -41,7 +43,7 @@ export function createEmbedder(table: VectorTable): Embedder {
     const cached = segmentCache.get(word);
     if (cached) return cached;
     let rows: number[] = [];
-    if (word.length >= SEGMENT_MIN_WORD && !/\p{N}/u.test(word)) {
+    if (word.length >= SEGMENT_MIN_WORD && !HAS_DIGIT.test(word)) {
       const n = word.length;
       const cost = new Float64Array(n + 1).fill(Number.POSITIVE_INFINITY);
       const back = new Int32Array(n + 1).fill(-1);
