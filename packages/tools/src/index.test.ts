@@ -45,6 +45,7 @@ describe("@capgate/tools public surface", () => {
       "guardedFetch",
       "hiddenPathAt",
       "homeDirectories",
+      "hostPath",
       "isInside",
       "isPolicyFile",
       "isRejection",
@@ -77,6 +78,7 @@ describe("@capgate/tools public surface", () => {
       "truncateMiddle",
       "truncationMarker",
       "urlPolicy",
+      "withHostPath",
       "workspaceHiddenPaths",
       "workspacePathPolicy",
     ]);

@@ -509,6 +509,57 @@ describe.skipIf(system.skip)(
       ).toBe(false);
     });
 
+    it("FIFOs and sockets planted anywhere under .git are gone after the command, with a notice", async () => {
+      // Round four: `rm .git/index && mkfifo .git/index` made the user's next `git status`
+      // block in open() forever (and the git tools until their timeout).
+      const socket = `${JSON.stringify(process.execPath)} -e "require('net').createServer().listen('.git/zz/sock', () => process.exit(0))"`;
+      const plant = [
+        "rm .git/index && mkfifo .git/index",
+        "mkfifo .git/packed-refs",
+        // A loose-object folder: git opens objects there by name to read them.
+        "mkdir -p .git/objects/ab && mkfifo .git/objects/ab/cdef0123456789abcdef0123456789abcdef01",
+        "mkdir -p .git/zz/deep && mkfifo .git/zz/deep/pipe",
+        socket,
+      ].join(" && ");
+      const userStatus = (ws: string) =>
+        spawnSync("git", ["status", "--short"], { cwd: ws, env: hostEnv, timeout: 3_000, encoding: "utf8" });
+
+      // Control: unsandboxed, the user's git status blocks on the FIFO index.
+      const control = repo();
+      const off = await sh(control, plant, OFF);
+      expect(off.exitCode, off.stderr).toBe(0);
+      expect(userStatus(control).error?.message ?? "", "the attack itself works").toMatch(/ETIMEDOUT/);
+
+      const ws = repo();
+      // The user's own FIFO, there before the command, stays.
+      execFileSync("mkfifo", [join(ws, ".git", "users-own-fifo")]);
+      const r = await sh(ws, `${plant}; ls -l .git/index`);
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/^p/); // inside, the command did make the FIFO
+      for (const p of [
+        "index",
+        "packed-refs",
+        "objects/ab/cdef0123456789abcdef0123456789abcdef01",
+        "zz/deep/pipe",
+        "zz/sock",
+      ])
+        expect(existsSync(join(ws, ".git", p)), p).toBe(false);
+      expect(lstatSync(join(ws, ".git", "users-own-fifo")).isFIFO()).toBe(true);
+      expect(r.stderr).toContain(
+        "[capgate] The command left 5 pipes, sockets or devices in the repository's metadata",
+      );
+      expect(r.stderr).toContain("'.git/index'");
+      expect(r.stderr).toContain("rebuild it from HEAD with `git reset`");
+      expect(r.stderrBytes).toBe(Buffer.byteLength(r.stderr));
+      // The user's git answers again (the index is gone: every file shows as deleted and untracked).
+      rmSync(join(ws, ".git", "users-own-fifo"));
+      const status = userStatus(ws);
+      expect(status.error, "git status does not block").toBeUndefined();
+      expect(status.status).toBe(0);
+      hostGit(ws, "reset", "-q");
+      expect(hostGit(ws, "status", "--short")).toBe("");
+    });
+
     it("two sandboxes at once in a workspace without .git: the second sees the placeholder, not a repository", async () => {
       const ws = join(root, `nogit${++n}`);
       mkdirSync(ws);

@@ -9,6 +9,7 @@ import {
   readlinkSync,
   realpathSync,
   rmdirSync,
+  type Stats,
   unlinkSync,
   writeFileSync,
 } from "node:fs";
@@ -103,14 +104,17 @@ export function protectGit(workspace: string): GitProtection {
     );
   }
   const made: string[] = [];
-  const afterwards: (() => void)[] = [];
+  const afterwards: (() => string | undefined)[] = [];
   const notices: string[] = [];
   // A command can chmod the workspace root or .git (`chmod 0300 .git`, `chmod 000 .`) so the
   // checks below could not look inside; their modes from before are put back first.
   const modes = [workspace, join(workspace, ".git")].map((path) => ({ path, mode: dirMode(path) }));
   const release = (): string[] => {
     for (const { path, mode } of modes) restoreMode(path, mode);
-    for (const check of afterwards.splice(0)) check();
+    for (const check of afterwards.splice(0)) {
+      const notice = check();
+      if (notice) notices.push(notice);
+    }
     for (const path of made.splice(0)) releasePlaceholder(path);
     const notice = disableRootRepository(workspace);
     if (notice) notices.push(notice);
@@ -173,7 +177,11 @@ export function disableRootRepository(workspace: string): string | undefined {
   return `${what}, and capgate could not rename its HEAD aside. Do not run git in the workspace before you remove HEAD there; capgate refuses every further command in it until then.`;
 }
 
-function protectDotGit(workspace: string, made: string[], afterwards: (() => void)[]): string[] {
+function protectDotGit(
+  workspace: string,
+  made: string[],
+  afterwards: (() => string | undefined)[],
+): string[] {
   const dotGit = join(workspace, ".git");
   if (placeholders.has(dotGit)) return placeholder(dotGit, "dir", made);
   const st = lstatOrUndefined(dotGit);
@@ -222,14 +230,16 @@ function protectGitDir(
   workspace: string,
   gitDir: string,
   made: string[],
-  afterwards: (() => void)[],
+  afterwards: (() => string | undefined)[],
 ): string[] {
   // The user's git writes through symbolic links it finds in .git (COMMIT_EDITMSG is
   // rewritten, logs/HEAD appended to, loose objects created in a linked objects/<xx>), so a
   // link the command planted would make the user's next `git commit` overwrite a file
   // anywhere they can write. Links that appear during the command are removed afterwards.
-  const before = gitSymlinks(gitDir);
-  afterwards.push(() => removeNewSymlinks(gitDir, before));
+  // So are FIFOs, sockets and devices: git opens the files of .git by name, and a FIFO at
+  // .git/index made the user's next `git status` (and the git tools) block in open().
+  const before = scanGit(gitDir);
+  afterwards.push(() => removeNewEntries(workspace, gitDir, before));
   // Bound onto itself first: the command cannot move the repository aside and plant a fresh
   // .git with hooks and config of its own.
   const args: string[] = ["--bind", gitDir, gitDir];
@@ -287,15 +297,27 @@ const WRITTEN_DIRS = [
 /** Most entries looked at per scan, so a tree the command filled cannot stall the host for long. */
 const MAX_SCANNED = 200_000;
 
+/** What a scan of `.git` found: symbolic links (path → link text) and special files (path → type and inode). */
+interface GitScan {
+  links: Map<string, string>;
+  specials: Map<string, string>;
+}
+
+/** FIFO, socket or device: what git would block on (a FIFO) or should never open. */
+function isSpecial(entry: Dirent): boolean {
+  return entry.isFIFO() || entry.isSocket() || entry.isCharacterDevice() || entry.isBlockDevice();
+}
+
 /**
- * The symbolic links under `gitDir`, path → link text: its own entries, then (breadth
- * first) the directories git writes into — of `objects`, its entries, and all of
- * `objects/info` and `objects/pack` (git creates loose objects with O_EXCL and renames,
- * never writing through a name it finds in `objects/<xx>`; a linked `objects/<xx>` itself
- * is what matters, while gc and commit-graph write `info/` and `pack/` files by name). Links to directories are recorded, not followed.
+ * The symbolic links and special files under `gitDir`: its own entries, then (breadth
+ * first) the directories git writes into, then every other real directory, and last the
+ * loose-object folders `objects/<xx>` (git creates loose objects with O_EXCL and renames,
+ * never writing through a name it finds there, but it opens them by name to read them, so a
+ * FIFO there would block it). Links to directories are recorded, not followed.
  */
-function gitSymlinks(gitDir: string): Map<string, string> {
-  const out = new Map<string, string>();
+function scanGit(gitDir: string): GitScan {
+  const links = new Map<string, string>();
+  const specials = new Map<string, string>();
   const objects = join(gitDir, "objects");
   let scanned = 0;
   const list = (dir: string): Dirent[] => {
@@ -312,54 +334,94 @@ function gitSymlinks(gitDir: string): Map<string, string> {
       }
     }
   };
-  const record = (path: string): void => {
+  const record = (path: string, entry: Dirent): void => {
     try {
-      out.set(path, readlinkSync(path));
+      if (entry.isSymbolicLink()) links.set(path, readlinkSync(path));
+      else if (isSpecial(entry)) {
+        const st = lstatSync(path);
+        specials.set(path, `${st.mode & 0o170000}:${st.dev}:${st.ino}`);
+      }
     } catch {
       // gone again
     }
   };
-  for (const entry of list(gitDir)) {
+  const top = list(gitDir);
+  for (const entry of top) {
     scanned++;
-    if (entry.isSymbolicLink()) record(join(gitDir, entry.name));
+    record(join(gitDir, entry.name), entry);
   }
   // Only real directories: a linked `logs` is itself a new link (recorded above), and
   // following it would scan, and then clean, a directory outside the repository.
-  const others = list(gitDir)
+  const others = top
     .filter((e) => e.isDirectory() && !WRITTEN_DIRS.includes(e.name))
     .map((e) => e.name)
     .sort();
   const queue = [...WRITTEN_DIRS, ...others]
     .map((d) => join(gitDir, d))
     .filter((d) => lstatOrUndefined(d)?.isDirectory());
-  while (queue.length > 0 && scanned < MAX_SCANNED) {
-    const dir = queue.shift() as string;
+  // objects/<xx> come last, so a large loose-object store cannot use up the scan's budget
+  // before refs, logs and the rest have been looked at.
+  const looseObjectDirs: string[] = [];
+  while ((queue.length > 0 || looseObjectDirs.length > 0) && scanned < MAX_SCANNED) {
+    const dir = (queue.length > 0 ? queue.shift() : looseObjectDirs.shift()) as string;
     for (const entry of list(dir)) {
       scanned++;
       const path = join(dir, entry.name);
-      if (entry.isSymbolicLink()) record(path);
-      // objects/<xx> are not entered (fan-out of loose objects git creates with O_EXCL), but
-      // objects/info and objects/pack are: gc and commit-graph write files there by name.
-      else if (entry.isDirectory() && (dir !== objects || entry.name === "info" || entry.name === "pack"))
-        queue.push(path);
+      if (entry.isDirectory()) {
+        if (dir === objects && entry.name !== "info" && entry.name !== "pack") looseObjectDirs.push(path);
+        else queue.push(path);
+      } else record(path, entry);
     }
   }
-  return out;
+  return { links, specials };
 }
 
-/** Remove the links under `gitDir` that were not there (with the same text) before the command. */
-function removeNewSymlinks(gitDir: string, before: ReadonlyMap<string, string>): void {
-  for (const [path, text] of gitSymlinks(gitDir)) {
-    if (before.get(path) === text) continue;
+/**
+ * Remove the links under `gitDir` that were not there (with the same text) before the
+ * command, and the FIFOs, sockets and devices that were not there (the same inode) before.
+ * Returns the notice for the special files removed (links go silently, as before).
+ */
+function removeNewEntries(workspace: string, gitDir: string, before: GitScan): string | undefined {
+  const now = scanGit(gitDir);
+  // Only an entry still there, in a directory reached without a link (a command still
+  // running elsewhere could have swapped one in since the scan).
+  const stillThere = (path: string, is: (st: Stats) => boolean): boolean => {
     try {
-      // Only a link still there, in a directory reached without a link (a command still
-      // running elsewhere could have swapped one in since the scan).
-      if (realpathSync(dirname(path)) !== dirname(path) || !lstatSync(path).isSymbolicLink()) continue;
+      return realpathSync(dirname(path)) === dirname(path) && is(lstatSync(path));
+    } catch {
+      return false;
+    }
+  };
+  for (const [path, text] of now.links) {
+    if (before.links.get(path) === text) continue;
+    if (!stillThere(path, (st) => st.isSymbolicLink())) continue;
+    try {
       unlinkSync(path);
     } catch {
       // already gone
     }
   }
+  const removed: string[] = [];
+  for (const [path, identity] of now.specials) {
+    if (before.specials.get(path) === identity) continue;
+    const special = (st: Stats) =>
+      st.isFIFO() || st.isSocket() || st.isCharacterDevice() || st.isBlockDevice();
+    if (!stillThere(path, special)) continue;
+    try {
+      unlinkSync(path);
+      removed.push(relative(workspace, path));
+    } catch {
+      // already gone
+    }
+  }
+  if (removed.length === 0) return undefined;
+  removed.sort();
+  const shown = removed
+    .slice(0, 5)
+    .map((p) => `'${p}'`)
+    .join(", ");
+  const index = removed.some((p) => /(^|\/)(index|sharedindex\.[^/]*)$/.test(p));
+  return `The command left ${removed.length === 1 ? "a pipe, socket or device" : `${removed.length} pipes, sockets or devices`} in the repository's metadata (${shown}${removed.length > 5 ? ", …" : ""}); git opens those files by name and would block on a pipe, so your own git would hang. capgate removed ${removed.length === 1 ? "it" : "them"}.${index ? " The index was one of them: rebuild it from HEAD with `git reset`." : ""}`;
 }
 
 /**

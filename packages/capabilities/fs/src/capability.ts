@@ -5,6 +5,7 @@ import { listDir } from "./list.js";
 import { manifest } from "./manifest.js";
 import { patchFile } from "./patch.js";
 import { isNotFound } from "./paths.js";
+import { policyTreePolicy } from "./policy-tree.js";
 import { readFile } from "./read.js";
 import { checkPattern } from "./regex-sandbox.js";
 import { checkGlobPattern } from "./scope.js";
@@ -34,6 +35,14 @@ function confine(properties: string | readonly string[], forWrite = false): Poli
 
 const readPath = confine("path");
 const writePath = confine("path", true);
+
+/** Each check in turn; the first refusal wins. */
+function all(...checks: PolicyCheck[]): PolicyCheck {
+  return async (args, ctx) => {
+    for (const check of checks) await check(args, ctx);
+    return undefined;
+  };
+}
 
 /**
  * The fs capability. Policies confine every path argument to the workspace before approval
@@ -69,8 +78,13 @@ export const capability = defineCapability({
       return readPath(args, ctx);
     },
     stat: readPath,
-    move: confine(["from", "to"], true),
-    delete: writePath,
+    // A directory holding capgate.config.json is never moved or deleted (policy-tree.ts).
+    move: all(
+      confine(["from", "to"], true),
+      policyTreePolicy("from", "fs.move"),
+      policyTreePolicy("to", "fs.move"),
+    ),
+    delete: all(writePath, policyTreePolicy("path", "fs.delete")),
     mkdir: writePath,
   },
 });

@@ -17,6 +17,7 @@ import {
   resolvePath,
   withExisting,
 } from "./paths.js";
+import { assertNoPolicyFileIn } from "./policy-tree.js";
 
 /** Entries counted before a delete, for the summary; beyond this the count says "at least". */
 const COUNT_LIMIT = 10_000;
@@ -86,6 +87,9 @@ export async function movePath(args: { from: string; to: string }, ctx: ToolCont
   return withExisting(ctx, args.from, async () => {
     const from = await resolvePath(ctx, args.from, { forWrite: true, property: "from" });
     const to = await resolvePath(ctx, args.to, { forWrite: true, allowMissing: true, property: "to" });
+    // Neither side may carry a capgate.config.json along (checked again here, after the policy).
+    await assertNoPolicyFileIn(from, args.from, "from", "fs.move");
+    await assertNoPolicyFileIn(to, args.to, "to", "fs.move");
     const existing = await lstat(to.abs).catch(() => null);
     if (existing) {
       return failure(
@@ -129,7 +133,7 @@ export async function movePath(args: { from: string; to: string }, ctx: ToolCont
  */
 export async function deletePath(args: { path: string }, ctx: ToolContext): Promise<ToolResult> {
   return withExisting(ctx, args.path, async () => {
-    const { abs, rel } = await resolvePath(ctx, args.path, { forWrite: true });
+    const { root, abs, rel } = await resolvePath(ctx, args.path, { forWrite: true });
     const info = await lstat(abs);
     if (!info.isDirectory()) {
       await rm(abs);
@@ -139,6 +143,7 @@ export async function deletePath(args: { path: string }, ctx: ToolContext): Prom
         data: { path: rel, type: kindOf(info) },
       };
     }
+    await assertNoPolicyFileIn({ root, abs }, args.path, "path", "fs.delete");
     const counted = await countTree(abs);
     await rm(abs, { recursive: true });
     const inside =

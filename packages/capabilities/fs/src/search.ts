@@ -1,4 +1,5 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { CapgateError } from "@capgate/schema";
 import { describeFileType, type ToolContext, type ToolResult } from "@capgate/tools";
 import { failure, formatBytes, withExisting } from "./paths.js";
 import { RegexSandbox } from "./regex-sandbox.js";
@@ -37,8 +38,9 @@ export interface SearchMatch {
  * fs.search: lines matching a JavaScript RegExp in the files under `path` (or `path`
  * itself), printed as `path:line: text`. Files come from the same walk as fs.glob
  * (.gitignore respected, node_modules/.git skipped, symlinks not followed); binary files
- * and files over 4 MB are skipped and counted. The regex runs under a time budget, so a
- * catastrophic pattern ends the search with a clear message instead of hanging the host.
+ * and files over 4 MB are skipped and counted. The regex runs in a worker thread under a
+ * time budget (regex-sandbox.ts), so a catastrophic pattern ends the search with a clear
+ * message, and never blocks the host's event loop while it runs.
  */
 export async function searchFiles(args: SearchArgs, ctx: ToolContext): Promise<ToolResult> {
   return withExisting(ctx, args.path ?? ".", async () => {
@@ -72,10 +74,11 @@ export async function searchFiles(args: SearchArgs, ctx: ToolContext): Promise<T
     let batch: { rel: string; text: string }[] = [];
     let batchChars = 0;
 
-    const flush = () => {
-      const result = sandbox.match(
+    const flush = async () => {
+      const result = await sandbox.match(
         batch.map((b) => b.text),
         max - matches.length,
+        ctx.signal,
       );
       for (const [t, line, column, content] of result.matches) {
         matches.push({ path: batch[t]!.rel, line, column, text: content });
@@ -86,28 +89,40 @@ export async function searchFiles(args: SearchArgs, ctx: ToolContext): Promise<T
       batchChars = 0;
     };
 
-    const take = (file: WalkedFile, loaded: Loaded) => {
+    const take = async (file: WalkedFile, loaded: Loaded) => {
       if (loaded.kind === "too_large") tooLarge.push(`${file.rel} (${formatBytes(loaded.bytes)})`);
       else if (loaded.kind === "binary") binary++;
       else if (loaded.kind === "text") {
         searched++;
         batch.push({ rel: file.rel, text: loaded.text });
         batchChars += loaded.text.length;
-        if (batchChars >= BATCH_CHARS || batch.length >= BATCH_FILES) flush();
+        if (batchChars >= BATCH_CHARS || batch.length >= BATCH_FILES) await flush();
       }
     };
     let sinceYield = 0;
-    for await (const file of files) {
-      if (ctx.signal.aborted || timedOut || full) break;
-      if (globMatch && !scope.isFile && !matchesGlob(globMatch, scope.startRel, file.rel)) continue;
-      take(file, loadForSearch(file.abs));
-      // Reads are synchronous (8x faster than fs.promises here, see docs); let timers and aborts in.
-      if (++sinceYield >= YIELD_EVERY_FILES) {
-        sinceYield = 0;
-        await new Promise((resolve) => setImmediate(resolve));
+    try {
+      for await (const file of files) {
+        if (ctx.signal.aborted || timedOut || full) break;
+        if (globMatch && !scope.isFile && !matchesGlob(globMatch, scope.startRel, file.rel)) continue;
+        await take(file, loadForSearch(file.abs));
+        // Reads are synchronous (8x faster than fs.promises here, see docs); let timers and aborts in.
+        if (++sinceYield >= YIELD_EVERY_FILES) {
+          sinceYield = 0;
+          await new Promise((resolve) => setImmediate(resolve));
+        }
       }
+      if (batch.length > 0 && !ctx.signal.aborted && !timedOut && !full) await flush();
+    } catch (error) {
+      if (CapgateError.isInstance(error) && error.code === "search_failed") {
+        return failure(`fs.search stopped: ${error.message} Simplify the pattern.`, {
+          pattern: args.pattern,
+          code: "search_failed",
+        });
+      }
+      throw error;
+    } finally {
+      sandbox.close();
     }
-    if (batch.length > 0 && !ctx.signal.aborted && !timedOut && !full) flush();
     if (ctx.signal.aborted) return { success: false, summary: "fs.search was aborted." };
 
     const where = scope.startRel === "." ? "the workspace" : scope.startRel;

@@ -2,7 +2,14 @@ import type { Dirent } from "node:fs";
 import { lstat, readdir, realpath, stat } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { CapgateError } from "@capgate/schema";
-import { isInside, openRegularFile, PROTECTED_GIT_ENTRIES, runProcess } from "@capgate/tools";
+import {
+  describeFileType,
+  fileTypeOf,
+  isInside,
+  openRegularFile,
+  PROTECTED_GIT_ENTRIES,
+  runProcess,
+} from "@capgate/tools";
 
 /**
  * What a git call may run with, once the repository's metadata has been checked: the
@@ -190,59 +197,105 @@ async function checkGitDir(root: string): Promise<string> {
   return gitDir;
 }
 
+/** Most entries of `.git` (outside the loose-object folders and `modules/`) looked at per check. */
+export const MAX_METADATA_ENTRIES = 100_000;
+
 /**
- * Links inside `.git` that lead out of the workspace (`objects` → another repository's
- * object store, `config` → a file elsewhere): refused, naming the entry. Checked for the
- * entries git reads or writes as a whole and for the object store's info and pack folders.
+ * The socket git's own fsmonitor daemon listens on (macOS, Windows). The git tools never
+ * talk to it (`core.fsmonitor=false`), and opening a socket fails at once, never blocks.
  */
-async function checkLinks(root: string, gitDir: string): Promise<void> {
-  const dirs = [
-    gitDir,
-    join(gitDir, "objects"),
-    join(gitDir, "objects", "info"),
-    join(gitDir, "objects", "pack"),
-    // Every ref and reflog is a file git reads, rewrites or appends to (git.commit appends to
-    // logs/HEAD, git.branch creates refs/heads/<name>): a link anywhere in these trees counts.
-    ...(await subdirectories(join(gitDir, "refs"))),
-    ...(await subdirectories(join(gitDir, "logs"))),
-  ];
-  for (const dir of dirs) {
+const FSMONITOR_SOCKET = "fsmonitor--daemon.ipc";
+
+/**
+ * Folders of `.git` the walk does not enter: `modules/` holds submodule repositories (the
+ * git tools never enter them), `lfs/` and `annex/` the object stores of Git LFS and
+ * git-annex, which git itself never opens (their programs do, and no filter runs in the
+ * tools); they can hold many thousands of files.
+ */
+const UNWALKED_TOP_DIRS = new Set(["modules", "lfs", "annex"]);
+
+/** What a special (non-regular, non-directory) file does to git, for messages. */
+function specialWhy(rel: string): string {
+  const fix =
+    rel === ".git/index" || /^\.git\/sharedindex\./.test(rel)
+      ? `Remove it and rebuild the index from HEAD, outside capgate: \`rm ${rel} && git reset\`.`
+      : `Remove it (\`rm ${rel}\`).`;
+  return `git opens the files in .git by name, and opening a pipe blocks until someone writes to it (a device can act or never end), so git — the git tools and your own — would hang. ${fix}`;
+}
+
+/**
+ * Every entry of `.git` git may open by name must be a regular file, a directory, or a link
+ * to one of those: a FIFO at `.git/index` (or HEAD, packed-refs, info/exclude, a ref, a
+ * reflog, rebase state, …) makes git block in open() — the tool call until its timeout, a
+ * git left behind by a killed host forever. Walked: all of `.git` except the loose-object
+ * folders `objects/<xx>` (named by hash, opened only to read that object) and
+ * UNWALKED_TOP_DIRS; nothing is opened, types come
+ * from the listing (and a link's target from stat). Links are not followed into
+ * directories. Also, as before, a link that leads out of the workspace is refused in `.git`
+ * itself, `objects/`, `objects/info`, `objects/pack` and anywhere under `refs/` and `logs/`
+ * (every ref and reflog is a file git reads, rewrites or appends to: git.commit appends to
+ * logs/HEAD, git.branch creates refs/heads/<name>).
+ */
+async function checkEntries(root: string, gitDir: string): Promise<void> {
+  const linkChecked = (relDir: string) =>
+    ["", "objects", "objects/info", "objects/pack"].includes(relDir) || /^(refs|logs)(\/|$)/.test(relDir);
+  const queue: string[] = [""];
+  let seen = 0;
+  while (queue.length > 0) {
+    const relDir = queue.shift() as string;
+    const dir = relDir === "" ? gitDir : join(gitDir, ...relDir.split("/"));
     let entries: Dirent[];
     try {
-      // Dirent types come with the listing: no lstat per entry (objects/ has up to 256 folders).
+      // Dirent types come with the listing: no lstat per entry.
       entries = await readdir(dir, { withFileTypes: true });
     } catch {
       continue;
     }
     for (const entry of entries) {
-      if (!entry.isSymbolicLink()) continue;
-      const path = join(dir, entry.name);
-      const outside = await resolvesInside(root, dir, path);
-      if (outside) {
+      if (++seen > MAX_METADATA_ENTRIES) {
         throw new UnsafeRepositoryError(
-          `'${rel(root, path)}' is a symbolic link to '${outside}', outside the workspace; git would read or write there. Remove the link.`,
+          `'.git' holds more than ${MAX_METADATA_ENTRIES} entries outside its loose objects, too many to check that none is a pipe or device git would hang on; the git tools do not run unchecked. Pack the repository (\`git gc\`, \`git pack-refs --all\`) or remove what does not belong in .git.`,
         );
       }
+      const relPath = relDir === "" ? entry.name : `${relDir}/${entry.name}`;
+      const path = join(dir, entry.name);
+      const shown = `.git/${relPath}`;
+      // Dirent types are known on the file systems git runs on; lstat only for the rest.
+      const known = entry.isDirectory() || entry.isFile() || entry.isSymbolicLink();
+      const info = known ? entry : await lstat(path).catch(() => null);
+      if (!info || info.isFile()) continue; // a regular file, or gone meanwhile
+      if (info.isDirectory()) {
+        const skip =
+          (relDir === "objects" && entry.name !== "info" && entry.name !== "pack") ||
+          (relDir === "" && UNWALKED_TOP_DIRS.has(entry.name));
+        if (!skip) queue.push(relPath);
+        continue;
+      }
+      if (info.isSymbolicLink()) {
+        if (linkChecked(relDir)) {
+          const outside = await resolvesInside(root, dir, path);
+          if (outside) {
+            throw new UnsafeRepositoryError(
+              `'${rel(root, path)}' is a symbolic link to '${outside}', outside the workspace; git would read or write there. Remove the link.`,
+            );
+          }
+        }
+        const target = await stat(path).catch(() => null);
+        if (target && !target.isFile() && !target.isDirectory()) {
+          throw new UnsafeRepositoryError(
+            `'${shown}' is a symbolic link to ${describeFileType(fileTypeOf(target))} ('${await realpath(path).catch(() => "?")}'), not a regular file; ${specialWhy(shown)}`,
+          );
+        }
+        continue;
+      }
+      if (info.isSocket() && relPath === FSMONITOR_SOCKET) continue;
+      const special = await lstat(path).catch(() => null);
+      if (!special || special.isFile() || special.isDirectory() || special.isSymbolicLink()) continue;
+      throw new UnsafeRepositoryError(
+        `'${shown}' is ${describeFileType(fileTypeOf(special))}, not a regular file; ${specialWhy(shown)}`,
+      );
     }
   }
-}
-
-/** `dir` and every real directory below it (links are not followed; they are checked by the caller). */
-async function subdirectories(dir: string, limit = 20_000): Promise<string[]> {
-  const out: string[] = [];
-  const queue = [dir];
-  while (queue.length > 0 && out.length < limit) {
-    const current = queue.shift() as string;
-    let entries: Dirent[];
-    try {
-      entries = await readdir(current, { withFileTypes: true });
-    } catch {
-      continue;
-    }
-    out.push(current);
-    for (const entry of entries) if (entry.isDirectory()) queue.push(join(current, entry.name));
-  }
-  return out;
 }
 
 /** `objects/info/alternates` and $GIT_ALTERNATE_OBJECT_DIRECTORIES-style borrowing from outside. */
@@ -384,7 +437,7 @@ export async function checkRepository(
   options: { path?: string; signal: AbortSignal },
 ): Promise<CheckedRepository> {
   const gitDir = await checkGitDir(root);
-  await checkLinks(root, gitDir);
+  await checkEntries(root, gitDir);
   await checkProtectedEntries(root, gitDir);
   await checkCommonDir(root, gitDir);
   await checkAlternates(root, join(gitDir, "objects"));

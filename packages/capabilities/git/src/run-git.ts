@@ -3,6 +3,7 @@ import { CapgateError } from "@capgate/schema";
 import { type ProcessResult, realWorkspace, runProcess, type ToolContext } from "@capgate/tools";
 import { hiddenAmong, hiddenPathExcludes, hiddenRelativePaths } from "./hidden-excludes.js";
 import { operatorIdentity } from "./identity.js";
+import { checkIndexPaths, MAX_INDEX_LISTING_BYTES } from "./index-guard.js";
 import { checkRepository, MissingRepositoryError } from "./repo-guard.js";
 
 /**
@@ -45,6 +46,11 @@ export const GIT_GLOBAL_ARGS: readonly string[] = [
     "log.mailmap=false",
     "user.useConfigOnly=true",
     "advice.detachedHead=false",
+    // The index is read as a plain, whole index: no untracked cache (names git would list
+    // without looking), no split index or sparse directories written by the tools.
+    "core.untrackedCache=false",
+    "core.splitIndex=false",
+    "index.sparse=false",
   ].flatMap((setting) => ["-c", setting]),
 ];
 
@@ -133,6 +139,26 @@ export async function git(
       ...(await operatorIdentity(ctx.env, checked.keys)),
       ...hiddenPathExcludes(hidden),
     ];
+    // Every path the index names must lie inside the work tree (a crafted `../../x` entry
+    // made git.diff show a file outside): read by git, as the tool's git will read it.
+    await checkIndexPaths(checked.gitDir, () =>
+      runProcess({
+        file: "git",
+        args: [
+          ...GIT_GLOBAL_ARGS,
+          ...overrides.flatMap((o) => ["-c", o]),
+          "ls-files",
+          "-z",
+          "--cached",
+          "--full-name",
+        ],
+        cwd: root,
+        env: gitEnv(ctx.env, root),
+        timeoutMs,
+        maxOutputBytes: MAX_INDEX_LISTING_BYTES,
+        signal: ctx.signal,
+      }),
+    );
   } catch (error) {
     if (error instanceof MissingRepositoryError) throw await notARepository(ctx, root);
     throw spawnError(error);
