@@ -96,6 +96,36 @@ describe.skipIf(system.skip)(
       expect(readFileSync(join(ws, POLICY_FILE_NAME), "utf8")).toBe(RULES);
     });
 
+    it("the working directory's policy file cannot be carried away with its directory (round four)", async () => {
+      // The operator runs capgate from <ws>/app; the model's command runs from the root and
+      // moves app away, puts a directory of its own there, with a policy of its own.
+      const attack = `mv app old && mkdir app && echo '{}' > app/${POLICY_FILE_NAME}`;
+      const setup = () => {
+        const ws = workspace(false);
+        mkdirSync(join(ws, "app", "src"), { recursive: true });
+        writeFileSync(join(ws, "app", POLICY_FILE_NAME), RULES);
+        return ws;
+      };
+      const before = process.cwd();
+      try {
+        const control = setup();
+        process.chdir(join(control, "app"));
+        await sh(control, attack, { sandbox: "off" });
+        expect(readFileSync(join(control, "app", POLICY_FILE_NAME), "utf8")).toBe("{}\n");
+
+        const ws = setup();
+        process.chdir(join(ws, "app"));
+        const result = await sh(ws, `${attack}; rm -rf app; cat app/${POLICY_FILE_NAME}`);
+        expect(result.stdout).toBe(RULES);
+        expect(readFileSync(join(ws, "app", POLICY_FILE_NAME), "utf8")).toBe(RULES);
+        expect(existsSync(join(ws, "old"))).toBe(false);
+        // The directory's other contents stay the command's to change.
+        expect((await sh(ws, "mkdir -p app/src/new && mv app/src app/lib && ls app")).stdout).toContain("lib");
+      } finally {
+        process.chdir(before);
+      }
+    });
+
     it("a policy file that is a symbolic link is refused before anything runs", async () => {
       const ws = workspace(false);
       mkdirSync(join(ws, "conf"));

@@ -1,4 +1,4 @@
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { CapgateError } from "@capgate/schema";
 import { lstatOrUndefined, realOrUndefined } from "./fs-probe.js";
 import { isInside } from "./path-within.js";
@@ -20,6 +20,15 @@ export function isPolicyFile(relPath: string): boolean {
 
 /** Bubblewrap arguments that keep the workspace root's policy file as it is, and the check after the command. */
 export interface PolicyFileProtection {
+  /**
+   * Directories strictly between the workspace and a protected policy file that is not in
+   * the root (the working directory's), outermost first: the sandbox binds each onto itself
+   * right after the workspace, because a plain directory holding a mount can be renamed or
+   * removed (`mv app old && mkdir app` would carry the read-only file away and leave a new
+   * policy where capgate looks next).
+   */
+  pins: string[];
+  /** The read-only binds of the existing policy files (after every other workspace mount). */
   args: string[];
   /** Policy files that did not exist when the command started. */
   missing: readonly string[];
@@ -51,7 +60,11 @@ function policyFilesOf(workspace: string): string[] {
 export function protectPolicyFile(workspace: string): PolicyFileProtection {
   const args: string[] = [];
   const missing: string[] = [];
+  const pins: string[] = [];
   for (const path of policyFilesOf(workspace)) {
+    for (let dir = dirname(path); dir !== workspace && isInside(workspace, dir); dir = dirname(dir)) {
+      if (!pins.includes(dir)) pins.push(dir);
+    }
     const st = lstatOrUndefined(path);
     if (st?.isSymbolicLink()) {
       throw new CapgateError(
@@ -63,7 +76,9 @@ export function protectPolicyFile(workspace: string): PolicyFileProtection {
     if (st) args.push("--ro-bind", path, path);
     else missing.push(path);
   }
+  pins.sort((a, b) => a.length - b.length);
   return {
+    pins,
     args,
     missing,
     release: () => releaseMissingPolicyFiles(missing),

@@ -135,13 +135,23 @@ export async function sandboxCommand(
   // (Their tmpfs stays writable: bubblewrap must create the workspace's mount point in it; writes there vanish.)
   for (const h of hidden.filter((p) => isInside(p.path, workspace))) args.push(...hide(h, false));
   args.push("--bind", workspace, workspace);
+  // What a capgate process killed mid-command (SIGKILL, the OOM killer) left undone is done
+  // first, before this command's checks judge the workspace.
+  const recovered = options.stateDir ? recoverInterruptedSandboxes(options.stateDir) : [];
+  const policyFile = protectPolicyFile(workspace);
+  const pinned = new Set<string>();
+  // The directories leading to the working directory's policy file, pinned before any mount
+  // inside them (binding a directory later would cover the mounts already made below it).
+  for (const dir of policyFile.pins) {
+    pinned.add(dir);
+    args.push("--bind", dir, dir);
+  }
   // One hidden path inside another is hidden with it (and pinning its parents would bind the
   // outer one's content back over its tmpfs).
   const others = hidden.filter((p) => !isInside(p.path, workspace));
   const outermost = others.filter((h) => !others.some((o) => o !== h && isInside(o.path, h.path)));
   const dotGit = join(workspace, ".git");
   const underGit = outermost.filter((h) => isInside(dotGit, h.path));
-  const pinned = new Set<string>();
   for (const h of outermost.filter((p) => !underGit.includes(p))) {
     // A secret inside the workspace (~/.config/gcloud with the workspace at ~): every
     // directory between the workspace and it is bound onto itself first, because a plain
@@ -156,10 +166,6 @@ export async function sandboxCommand(
     }
     args.push(...hide(h, true));
   }
-  // What a capgate process killed mid-command (SIGKILL, the OOM killer) left undone is done
-  // first, before this command's checks judge the workspace.
-  const recovered = options.stateDir ? recoverInterruptedSandboxes(options.stateDir) : [];
-  const policyFile = protectPolicyFile(workspace);
   const gitProtection = protectGit(workspace);
   const git = {
     args: gitProtection.args,
