@@ -2,6 +2,17 @@ import { type GetoptResult, getopt, type ParsedOption } from "./shell-getopt.js"
 import { globMayBeOption, wordMayBe } from "./shell-glob.js";
 import { builtinContinuations } from "./shell-indirection.js";
 import { interpreterContinuations, isInterpreterName } from "./shell-interpreters.js";
+import {
+  peelBwrap,
+  peelFirejail,
+  peelIp,
+  peelJobs,
+  peelLldb,
+  peelMpirun,
+  peelRr,
+  peelTcl,
+  peelTsp,
+} from "./shell-launchers.js";
 import { GIT_GLOBAL_VALUE, programOptionContinuations } from "./shell-program-options.js";
 import { type Assignment, literalWord, type ShellWord, type StdinSource } from "./shell-words.js";
 import { SHELLS, WRAPPER_ALIASES, WRAPPERS, type WrapperSpec } from "./shell-wrappers.js";
@@ -28,6 +39,11 @@ export interface ResolvedCommand {
    * `GIT_CONFIG_PARAMETERS`): any git subcommand may be that alias.
    */
   gitEnvAlias?: boolean;
+  /**
+   * The command line points the shells' startup files somewhere else (`HOME=.`, `ZDOTDIR=…`,
+   * `XDG_CONFIG_HOME=…`, anywhere in the line): a shell that reads them runs code the policy cannot see.
+   */
+  startupRedirect?: boolean;
 }
 
 /** What else a command runs: a peeled inner command, a string run as shell code, or something uncheckable. */
@@ -123,7 +139,20 @@ const SHELL_LONG = new Set([
   "--interactive",
   "--command",
 ]);
-const SHELL_LONG_VALUE = new Set(["--rcfile", "--init-file"]);
+
+/**
+ * Startup files named on the command line are code the policy cannot see: bash's
+ * `--rcfile`/`--init-file` (bash also reads them with one dash, `-rcfile`, before its
+ * short options), yash's `--rcfile=`/`--profile=`, fish's `--init-command`/`-C`. Denied in
+ * any spelling, with `=` or a separate value, whether or not the shell is interactive.
+ */
+const SHELL_STARTUP_NAMES = ["rcfile", "init-file", "profile", "init-command"];
+function isStartupOption(value: string): boolean {
+  const m = /^(--?)([a-z-]+)(=|$)/.exec(value);
+  if (!m) return false;
+  // One dash: bash's exact long names; two: also any prefix (yash and fish abbreviate).
+  return SHELL_STARTUP_NAMES.some((n) => n === m[2] || (m[1] === "--" && n.startsWith(m[2]!)));
+}
 
 /**
  * Shells whose grammar is not bash's (zsh `=cmd` and glob qualifiers, fish, csh…): their code
@@ -131,15 +160,20 @@ const SHELL_LONG_VALUE = new Set(["--rcfile", "--init-file"]);
  */
 const FOREIGN_SHELLS = new Set(["zsh", "fish", "tcsh", "csh", "elvish", "nu", "xonsh", "ion", "rc", "es"]);
 
+/** Shells that read startup files on every start, interactive or not (zsh's .zshenv, fish's config.fish, csh's .cshrc). */
+const ALWAYS_STARTUP = new Set(["zsh", "fish", "xonsh", "elvish", "nu", "tcsh", "csh"]);
 /** `sh -c '…'`, `bash -lc '…'`, `bash <<EOF`, `bash script.sh`, `bash //dev/stdin`. */
 export function peelShell(
   name: string,
   words: readonly ShellWord[],
   stdin: StdinSource,
   openArgs = false,
+  startupRedirect = false,
 ): Continuation[] {
   let dashC = false;
   let readsStdin = false;
+  // Interactive (`-i`) and login (`-l`, `--login`, ksh's `-E`) shells read startup files.
+  let readsStartup = ALWAYS_STARTUP.has(name);
   let i = 1;
   for (; i < words.length; i++) {
     const word = words[i]!;
@@ -153,20 +187,42 @@ export function peelShell(
       break;
     }
     if (!(value.startsWith("-") || value.startsWith("+")) || value.length < 2) break;
+    if (isStartupOption(value)) {
+      return [
+        {
+          kind: "unresolvable",
+          reason: `${name} ${value.replace(/=.*$/s, "")} names a startup file (or startup code) that ${name} runs before the command, which cannot be checked`,
+        },
+      ];
+    }
     if (value.startsWith("--")) {
       if (value === "--help" || value === "--version") return [];
       if (value === "--command") dashC = true;
-      else if (SHELL_LONG_VALUE.has(value)) i++;
-      else if (!SHELL_LONG.has(value) && !value.includes("=")) {
+      else if (value === "--login" || value === "--interactive") readsStartup = true;
+      else if (!SHELL_LONG.has(value)) {
         return [{ kind: "unresolvable", reason: `${name}: unknown option \`${value}\`` }];
       }
       continue;
     }
     const letters = value.slice(1);
+    // fish: `-C CMD` (--init-command) runs CMD before anything else.
+    if (name === "fish" && letters.includes("C")) {
+      return [{ kind: "unresolvable", reason: "fish -C runs startup code that cannot be checked" }];
+    }
     if (letters.includes("c")) dashC = true;
     if (letters.includes("s") || letters.includes("i")) readsStdin = true;
+    if (/[il]/.test(letters) || (/^(ksh|ksh93|mksh|pdksh|oksh|lksh)$/.test(name) && letters.includes("E")))
+      readsStartup = true;
     // `-o pipefail`, `-eo pipefail`, `-O extglob`: each o/O takes the next word.
     i += (letters.match(/[oO]/g) ?? []).length;
+  }
+  if (startupRedirect && readsStartup) {
+    return [
+      {
+        kind: "unresolvable",
+        reason: `${name} reads startup files from \`$HOME\` (or \`$ZDOTDIR\`/\`$XDG_CONFIG_HOME\`), which this command line points elsewhere: code the policy cannot see`,
+      },
+    ];
   }
   const operand = words[i];
   if (
@@ -508,6 +564,14 @@ function peelWrapper(cmd: ResolvedCommand, spec: WrapperSpec, tool: string): Con
     if (operands.length > 0) out.push({ kind: "command", words: operands });
     return out;
   }
+  if (parsed.options.some((p) => p.spec.role === "shell-follows")) {
+    // `entr -s 'make test'`: the first operand is a shell string ($SHELL -c), the rest its arguments.
+    const script = rest[0];
+    if (!script) return [...out, { kind: "unresolvable", reason: `${tool} -s has no command string` }];
+    if (script.value === undefined) return [unresolvableWord(script, `the shell string of ${tool}`)];
+    out.push({ kind: "script", script: script.value, via: `${tool} -s` });
+    return out;
+  }
   const runs = parsed.options.some((p) => p.spec.role === "command-follows")
     ? "command"
     : (spec.runs ?? "command");
@@ -534,7 +598,18 @@ function peelWrapper(cmd: ResolvedCommand, spec: WrapperSpec, tool: string): Con
     out.push(...joinedScript(rest, tool));
     return out;
   }
-  const inner = replace !== undefined ? markData(rest, replace, `data read by ${tool}`) : rest;
+  let marked = spec.dataMark ? markData(rest, spec.dataMark, `a file name ${tool} fills in`) : rest;
+  // `exec -l bash …`, `exec -a -bash bash …`: an argv[0] starting with `-` makes a login shell.
+  if (
+    tool === "exec" &&
+    marked[0]?.value !== undefined &&
+    SHELLS.has(commandName(marked[0].value)) &&
+    parsed.options.some(
+      (p) => p.written === "-l" || (p.written === "-a" && p.value?.value?.startsWith("-") !== false),
+    )
+  )
+    marked = [marked[0], literalWord("-l"), ...marked.slice(1)];
+  const inner = replace !== undefined ? markData(marked, replace, `data read by ${tool}`) : marked;
   out.push({
     kind: "command",
     words: inner,
@@ -580,21 +655,107 @@ function peelGdb(cmd: ResolvedCommand): Continuation[] {
   return out;
 }
 
+/**
+ * gdb commands that neither run a program nor evaluate an expression in the debuggee (an
+ * expression can call `system()`), nor run further commands: `-ex` strings are judged
+ * against this allow-list, anything else is unresolvable.
+ */
+const GDB_SAFE_COMMANDS = new Set([
+  "bt",
+  "backtrace",
+  "where",
+  "info",
+  "i",
+  "list",
+  "l",
+  "frame",
+  "f",
+  "up",
+  "down",
+  "disassemble",
+  "x",
+  "quit",
+  "q",
+  "kill",
+  "k",
+  "detach",
+  "break",
+  "b",
+  "tbreak",
+  "delete",
+  "d",
+  "watch",
+  "rwatch",
+  "awatch",
+  "continue",
+  "c",
+  "next",
+  "n",
+  "step",
+  "s",
+  "stepi",
+  "si",
+  "nexti",
+  "ni",
+  "finish",
+  "fin",
+  "until",
+  "u",
+  "advance",
+  "core-file",
+  "core",
+  "file",
+  "symbol-file",
+  "exec-file",
+  "directory",
+  "dir",
+  "show",
+  "help",
+  "h",
+  "apropos",
+  "info-frame",
+  "thread",
+  "bt-full",
+  "generate-core-file",
+  "gcore",
+  "attach",
+  "run",
+  "r",
+  "start",
+  "starti",
+]);
+/** `set` subjects that only change how gdb behaves. */
+const GDB_SAFE_SETTINGS =
+  /^(pagination|confirm|print\s|logging\s|width|height|listsize|disassembly-flavor|verbose|style\s|startup-with-shell|breakpoint\s+pending|auto-load\s+safe-path|debuginfod)/;
+
 function gdbCommand(text: string): Continuation[] {
   const m = /^\s*(\S+)\s*([\s\S]*)$/.exec(text);
   if (!m) return [];
   const [, verb, rest] = m as unknown as [string, string, string];
   if (verb.startsWith("!")) return [{ kind: "script", script: `${verb.slice(1)} ${rest}`, via: "gdb !" }];
   if (/^(she|shel|shell)$/.test(verb)) return [{ kind: "script", script: rest, via: "gdb shell" }];
-  if (
-    /^(python|py|pi|python-interactive|guile|gu|gr|guile-repl|pipe|\||source|so|define|alias|eval|interpreter-exec)$/.test(
-      verb,
-    ) ||
-    verb.startsWith("|")
-  ) {
-    return [{ kind: "unresolvable", reason: `the gdb command \`${verb}\` runs code that cannot be checked` }];
+  // `run ARGS` starts the program through a shell (startup-with-shell): the arguments are shell text.
+  if (/^(r|run|start|starti)$/.test(verb))
+    return rest.trim() ? [{ kind: "script", script: `: ${rest}`, via: `gdb ${verb}` }] : [];
+  if (verb === "set" && GDB_SAFE_SETTINGS.test(rest)) return [];
+  if (verb === "thread" && /^apply\b/.test(rest.trim())) {
+    // `thread apply all bt`: the command given is judged like any other.
+    const applied = /^apply\s+(?:all|[\d.\s-]+?)\s+((?:-[a-z]+\s+)*)(\S[\s\S]*)$/.exec(rest.trim());
+    if (applied) return gdbCommand(applied[2]!);
+    return [
+      {
+        kind: "unresolvable",
+        reason: "the gdb command `thread apply` runs further commands that cannot be checked",
+      },
+    ];
   }
-  return [];
+  if (GDB_SAFE_COMMANDS.has(verb)) return [];
+  return [
+    {
+      kind: "unresolvable",
+      reason: `the gdb command \`${verb}\` is not one capgate knows to be harmless (it may evaluate code in the program or run commands)`,
+    },
+  ];
 }
 
 /** `valgrind [--opt=value…] program args`: options never take a separate word. */
@@ -667,9 +828,10 @@ const DATA_RUNNERS: Readonly<Record<string, string>> = {
 /** Everything `cmd` itself makes run besides its own program. */
 export function continuations(cmd: ResolvedCommand): Continuation[] {
   const { name } = cmd;
-  if (SHELLS.has(name)) return peelShell(name, cmd.words, cmd.stdin, cmd.openArgs);
+  if (SHELLS.has(name)) return peelShell(name, cmd.words, cmd.stdin, cmd.openArgs, cmd.startupRedirect);
   const dataRunner = Object.hasOwn(DATA_RUNNERS, name) ? DATA_RUNNERS[name] : undefined;
   if (dataRunner) return [{ kind: "unresolvable", reason: dataRunner }];
+  if (/^(tclsh|wish)\d[\d.]*$/.test(name)) return peelTcl(cmd);
   switch (name) {
     case "eval": {
       const rest = cmd.words.slice(cmd.words[1]?.value === "--" ? 2 : 1);
@@ -701,6 +863,37 @@ export function continuations(cmd: ResolvedCommand): Continuation[] {
       return peelCmakeEnv(cmd);
     case "perf":
       return peelPerf(cmd);
+    case "jobs":
+      return peelJobs(cmd);
+    case "firejail":
+      return peelFirejail(cmd);
+    case "bwrap":
+      return peelBwrap(cmd);
+    case "ip":
+      return peelIp(cmd);
+    case "expect":
+    case "tclsh":
+    case "wish":
+      return peelTcl(cmd);
+    case "mpirun":
+    case "mpiexec":
+    case "orterun":
+    case "mpiexec.hydra":
+      return peelMpirun(cmd);
+    case "lldb":
+      return peelLldb(cmd);
+    case "rr":
+      return peelRr(cmd);
+    case "tsp":
+      return peelTsp(cmd);
+    case "envdir":
+      return [
+        {
+          kind: "unresolvable",
+          reason:
+            "envdir sets environment variables (LD_PRELOAD, PATH …) from the files of a directory, which cannot be checked",
+        },
+      ];
   }
   const tool = Object.hasOwn(WRAPPER_ALIASES, name) ? WRAPPER_ALIASES[name]! : name;
   const spec = Object.hasOwn(WRAPPERS, tool) ? WRAPPERS[tool] : undefined;
@@ -842,5 +1035,20 @@ export function peeledCommandNames(): string[] {
     "capsh",
     "cmake",
     "perf",
+    "jobs",
+    "firejail",
+    "bwrap",
+    "ip",
+    "expect",
+    "tclsh",
+    "wish",
+    "mpirun",
+    "mpiexec",
+    "orterun",
+    "mpiexec.hydra",
+    "lldb",
+    "rr",
+    "tsp",
+    "envdir",
   ];
 }

@@ -17,8 +17,9 @@ export type ArgKind = "none" | "required" | "optional";
  * `program`: its value names a program that is run; `shell`: the command runs through a
  * shell (sudo -s), which without a command reads stdin; `replace`: xargs -I (the value marks
  * data in the command); `command-follows`: the operands are run directly as a command
- * (watch -x); `debugger`: a debugger command string (gdb -ex); `deny`: the invocation
- * cannot be checked (`reason` says why).
+ * (watch -x); `shell-follows`: the first operand is one shell string, the rest its
+ * arguments (entr -s); `debugger`: a debugger command string (gdb -ex); `deny`: the
+ * invocation cannot be checked (`reason` says why).
  */
 export type OptionRole =
   | "script"
@@ -28,6 +29,7 @@ export type OptionRole =
   | "shell"
   | "replace"
   | "command-follows"
+  | "shell-follows"
   | "debugger"
   /** An output file that may instead be `|cmd`/`!cmd`, a pipe to a shell command (strace -o). */
   | "output-pipe"
@@ -159,7 +161,7 @@ export function getopt(
         } else if (arg === "required") {
           const next = words[i + 1];
           if (!next) return fail(`\`${v}\` needs a value`);
-          if (next.splits)
+          if (next.splits || next.glob)
             return fail(`the value of \`${v}\` (\`${next.raw}\`) may split into several words`);
           options.push({ spec, written: v, value: next, index: i });
           i += 2;
@@ -202,7 +204,7 @@ export function getopt(
         } else if (arg === "required") {
           const next = words[i + 1];
           if (!next) return fail(`\`-${letter}\` needs a value`);
-          if (next.splits)
+          if (next.splits || next.glob)
             return fail(`the value of \`-${letter}\` (\`${next.raw}\`) may split into several words`);
           options.push({ spec, written: `-${letter}`, value: next, index: i });
           consumedNext = true;

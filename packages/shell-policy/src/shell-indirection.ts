@@ -40,6 +40,31 @@ const CODE_VARIABLES = new Set([
   "POSIXLY_CORRECT",
 ]);
 
+/**
+ * Variables whose value a tool reads as code or as a file of code, denied like the ones
+ * above: less's key-binding files (a lesskey file's `#env` section sets LESSOPEN and the
+ * like) and its editor template, groff's options and program lookup as man runs it.
+ */
+const TOOL_CODE_VARIABLES: Readonly<Record<string, string>> = {
+  LESSKEYIN: "less reads key bindings and an #env section (LESSOPEN, …) from that file",
+  LESSKEY: "less reads key bindings and an #env section (LESSOPEN, …) from that file",
+  LESSKEYIN_SYSTEM: "less reads key bindings and an #env section (LESSOPEN, …) from that file",
+  LESSKEY_SYSTEM: "less reads key bindings and an #env section (LESSOPEN, …) from that file",
+  LESSKEY_CONTENT: "less reads it as lesskey source, whose #env section sets LESSOPEN and the like",
+  LESSEDIT: "less runs it (a prompt-style template) as the editor command",
+  MANROFFOPT: "man passes it to groff, whose options (-U, -m, -M, -P) let a page or macro file run commands",
+  GROFF_COMMAND_PREFIX: "groff prefixes the names of the programs it runs (troff, preprocessors) with it",
+  GROFF_BIN_PATH: "groff looks up the programs it runs (troff, preprocessors) there",
+};
+
+/** Variables that say where shells read their startup files; assigning one makes an interactive or login shell run other code. */
+const STARTUP_DIR_VARIABLES = new Set(["HOME", "ZDOTDIR", "XDG_CONFIG_HOME"]);
+
+/** Does this assignment move the shells' startup files (`HOME=.`, `ZDOTDIR=…`)? A name only known at run time might. */
+export function redirectsStartup(a: Assignment): boolean {
+  return a.name === undefined || STARTUP_DIR_VARIABLES.has(a.name);
+}
+
 /** Variables whose value some program runs as a command line (checked as one). */
 const PROGRAM_VARIABLES = new Set([
   "BROWSER",
@@ -70,6 +95,23 @@ const PROGRAM_VARIABLES = new Set([
   "MAILER",
   "XDG_OPEN",
   "DIFFTOOL",
+  "BAT_PAGER",
+  "DELTA_PAGER",
+  "GH_PAGER",
+  "GH_BROWSER",
+  "GH_EDITOR",
+  "GLAB_PAGER",
+  "KUBE_EDITOR",
+  "PSQL_PAGER",
+  "PSQL_EDITOR",
+  "AWS_PAGER",
+  "SVN_EDITOR",
+  "CVSEDITOR",
+  "HGEDITOR",
+  "RSYNC_CONNECT_PROG",
+  "TS_ONFINISH",
+  "TS_ENV",
+  "LESSGLOBALTAGS",
 ]);
 
 /** Why assigning `name` cannot be checked, or undefined when it is an ordinary variable. */
@@ -80,11 +122,36 @@ export function codeVariable(name: string): string | undefined {
   if (CODE_VARIABLES.has(name)) {
     return `\`${name}\` is read by bash or the dynamic loader as code (prompt hooks, startup files, alias and command tables, preloads), which cannot be checked`;
   }
+  if (Object.hasOwn(TOOL_CODE_VARIABLES, name)) {
+    return `\`${name}\`: ${TOOL_CODE_VARIABLES[name]}, which cannot be checked`;
+  }
+  return undefined;
+}
+
+/**
+ * `LESS` holds options less reads before its arguments: `+cmd` start-up commands (`+!cmd`
+ * runs a shell command, `+|` pipes to one, `+v` starts the editor) and `-k`/`--lesskey-*`
+ * files are code. Plain display options (`-R`, `-FRX`, `--mouse`) are fine.
+ */
+function lessOptions(value: string): string | undefined {
+  if (/[+!|`$]/.test(value)) {
+    return "`LESS` holds a less start-up command (`+…`) or shell syntax, which can run commands";
+  }
+  for (const token of value.trim().split(/\s+/)) {
+    if (token.startsWith("--")) {
+      const name = token.slice(2).replace(/=.*$/s, "").toLowerCase();
+      if (name.length > 0 && (name.startsWith("less") || "lesskey-file".startsWith(name)))
+        return "`LESS` names a lesskey file, whose #env section can set LESSOPEN and the like";
+    } else if (/k/.test(token)) {
+      return "`LESS` holds -k (a lesskey file, whose #env section can set LESSOPEN and the like)";
+    }
+  }
   return undefined;
 }
 
 export function isProgramVariable(name: string): boolean {
-  return PROGRAM_VARIABLES.has(name);
+  // less 661+: LESS_OSC8_<scheme> is the command that opens an OSC 8 link of that scheme.
+  return PROGRAM_VARIABLES.has(name) || /^LESS_OSC8_/.test(name);
 }
 
 /** A subscript that bash evaluates as arithmetic, with a command substitution in it. */
@@ -110,6 +177,20 @@ export function assignmentContinuations(a: Assignment, via: string): Continuatio
         reason: `${via}: the value holds an array subscript with a command substitution, which bash runs when the variable is used in arithmetic`,
       },
     ];
+  }
+  if (a.name === "LESS" && a.value) {
+    if (a.value.value === undefined)
+      return [{ kind: "unresolvable", reason: `${via}: \`LESS\` holds less options only known at run time` }];
+    const why = lessOptions(a.value.value);
+    if (why) return [{ kind: "unresolvable", reason: `${via}: ${why}` }];
+  }
+  if (a.name === "MANOPT" && a.value) {
+    // man reads MANOPT as options before its own: judge them as `man OPTIONS`.
+    if (a.value.value === undefined)
+      return [
+        { kind: "unresolvable", reason: `${via}: \`MANOPT\` holds man options only known at run time` },
+      ];
+    return [{ kind: "script", script: `man ${a.value.value}`, via: "the man options in MANOPT" }];
   }
   if (a.name === "GIT_CONFIG_PARAMETERS" && a.value) return gitConfigParameters(a.value);
   if (/^GIT_CONFIG_VALUE_\d+$/.test(a.name) && a.value?.value !== undefined) {
@@ -173,7 +254,7 @@ function programValue(name: string, value: ShellWord): Continuation[] {
   // BROWSER is a colon-separated list; LESSOPEN starts with `|`; both use %s for the argument.
   const parts = name === "BROWSER" ? value.value.split(":") : [value.value];
   return parts
-    .map((p) => p.replace(/^\s*\|\|?-?/, "").replace(/%s/g, "x"))
+    .map((p) => p.replace(/^\s*\|\|?-?/, "").replace(/%[a-zA-Z]/g, "x"))
     .filter((p) => p.trim() !== "")
     .map((script) => ({ kind: "script" as const, script, via: `the program in ${name}`, soft: true }));
 }
@@ -321,6 +402,14 @@ export function builtinContinuations(cmd: ResolvedCommand): Continuation[] {
       continue;
     }
     const bare = v.replace(/[[=].*$/s, "");
+    if (STARTUP_DIR_VARIABLES.has(bare) && !declareLike) {
+      // `read HOME`, `printf -v HOME …`: the value comes at run time (declarations bring their own assignments).
+      out.push({
+        kind: "assignment",
+        name: bare,
+        value: { raw: w.raw, value: undefined, splits: false, glob: false, dynamic: `set by ${name}` },
+      });
+    }
     const why = codeVariable(bare);
     if (why) out.push({ kind: "unresolvable", reason: `${name} ${bare}: ${why}` });
     if (SUBSCRIPT_CODE.test(v)) {

@@ -1,8 +1,15 @@
 import type { ShellPrefixRule, ShellRules } from "./config.js";
 import { ShellRulesError } from "./errors.js";
-import { type Continuation, commandName, continuations, type ResolvedCommand } from "./shell-commands.js";
+import {
+  type Continuation,
+  commandName,
+  continuations,
+  peeledCommandNames,
+  peelShell,
+  type ResolvedCommand,
+} from "./shell-commands.js";
 import { globMayBeOption, wordMayBe } from "./shell-glob.js";
-import { assignmentContinuations, definesGitEnvAlias } from "./shell-indirection.js";
+import { assignmentContinuations, definesGitEnvAlias, redirectsStartup } from "./shell-indirection.js";
 import { BUILTIN_SHELL_RULES, type ShellRule, type ShellRuleDecision } from "./shell-rules.js";
 import { loadBashParser } from "./shell-syntax.js";
 import {
@@ -12,7 +19,7 @@ import {
   type ShellWord,
   type StdinSource,
 } from "./shell-words.js";
-import { WRAPPERS } from "./shell-wrappers.js";
+import { SHELLS, WRAPPERS } from "./shell-wrappers.js";
 
 /** The verdict on one command line. */
 export interface ShellDecision {
@@ -63,8 +70,13 @@ const RESERVED_WORDS = new Set(
 const BASH_VIA = /^(eval|trap|bash|rbash|builtin|nix-shell|source|\.|alias)\b/;
 const POSIX_ARITH_COMMAND = /(^|[;&|\n({]|\bthen|\bdo|\belse)\s*\(\(/;
 
+/** Commands whose continuations read what they run (wrappers, shells, launchers). */
+const PEELED: ReadonlySet<string> = new Set(peeledCommandNames());
+
 /** Longest command line checked; longer ones are denied rather than parsed. */
 export const MAX_SHELL_COMMAND_CHARS = 64 * 1024;
+/** How many places in one command the anywhere match of a configured rule tries (§11). */
+const MAX_ANYWHERE_CANDIDATES = 64;
 /** How deep `bash -c "eval 'sh -c …'"` may nest. */
 const MAX_DEPTH = 8;
 /** How many wrappers one command may peel (`env nohup timeout 5 …`). */
@@ -168,7 +180,7 @@ function compilePrefixRule(
       (kind === "deny"
         ? `matches the configured deny rule "${shown}"`
         : `matches the configured ask rule "${shown}"`),
-    match: (cmd) => prefixMatches(patterns, literals, cmd),
+    match: (cmd) => prefixMatches(patterns, literals, cmd) || prefixMatchesAnywhere(patterns, literals, cmd),
     mustMatch: rule.mustMatch ?? [],
     mustNotMatch: rule.mustNotMatch ?? [],
   };
@@ -186,6 +198,7 @@ function prefixMatches(
   patterns: readonly RegExp[],
   literals: readonly (string | undefined)[],
   cmd: ResolvedCommand,
+  anywhere = false,
 ): boolean {
   if (!patterns[0]!.test(cmd.name)) return false;
   const args = cmd.argv.slice(1);
@@ -197,7 +210,7 @@ function prefixMatches(
   const optionRules = rest.filter((p) => p.source.startsWith("^-"));
   const wordRules = rest.filter((p) => !p.source.startsWith("^-"));
   const wordLiterals = restLiterals.filter((_l, i) => !rest[i]!.source.startsWith("^-"));
-  if (args.some((a) => a === undefined)) return true;
+  if (!anywhere && args.some((a) => a === undefined)) return true;
   if (
     wordRules.length > 0 &&
     (optionArea.some((a) => /^alias\./i.test(a ?? "") || /^--config-env=alias\./i.test(a ?? "")) ||
@@ -214,13 +227,16 @@ function prefixMatches(
   const walk = (ri: number, ci: number): boolean => {
     if (ri === wordRules.length) return true;
     if (ci >= args.length) return cmd.openArgs === true;
-    const key = ri * 1000 + ci;
+    const key = ri * (args.length + 2) + ci;
     const known = memo.get(key);
     if (known !== undefined) return known;
-    const a = args[ci]!;
+    const a = args[ci];
     const word = words[ci];
     let result: boolean;
-    if (end !== -1 && ci === end) result = walk(ri, ci + 1);
+    if (a === undefined) {
+      // Only in an anywhere match: a run-time word is not the rule's word, but it may be an option (and its value).
+      result = walk(ri, ci + 1) || walk(ri, ci + 2);
+    } else if (end !== -1 && ci === end) result = walk(ri, ci + 1);
     else if (word?.glob && (end === -1 || ci < end)) {
       // `pus[h]` is `push` once a file of that name exists; a glob that may start with `-` may also be an option.
       const literal = wordLiterals[ri];
@@ -239,12 +255,76 @@ function prefixMatches(
 }
 
 /**
+ * The construction-level guarantee for configured rules (docs/shell-policy.md §7): a command
+ * whose argument words hold the rule's words as separate words — the program by basename
+ * (`/usr/bin/git`, `git-push`), then the rule's other words as at command position (options
+ * between them allowed) — matches too, so a wrapper capgate does not know (`somewrapper
+ * --flag git push origin`) cannot hide a denied command. Words only known at run time and
+ * words xargs appends do not count here (`echo git "$x"` is not `git push`); a word that
+ * merely contains the rule's words (`-m "git push later"`) never matches.
+ */
+function prefixMatchesAnywhere(
+  patterns: readonly RegExp[],
+  literals: readonly (string | undefined)[],
+  cmd: ResolvedCommand,
+): boolean {
+  const { words } = cmd;
+  // The rule's other words (not its options) must each stand somewhere after the program
+  // word: where each is last seen bounds the candidates cheaply (a glob may be any word).
+  const rest = patterns.slice(1).filter((p) => !p.source.startsWith("^-"));
+  const restLiterals = literals.slice(1).filter((_l, i) => !patterns[i + 1]!.source.startsWith("^-"));
+  let bound = words.length;
+  for (const [ri, p] of rest.entries()) {
+    let last = -1;
+    for (let j = words.length - 1; j > 0 && last === -1; j--) {
+      const w = words[j]!;
+      if (w.glob ? restLiterals[ri] === undefined || wordMayBe(w, restLiterals[ri]!) : p.test(w.value ?? ""))
+        last = j;
+      else if (w.value !== undefined && /^git-/.test(commandName(w.value))) last = j;
+      else if (w.value !== undefined && isSynonym(restLiterals[ri], w.value)) last = j;
+    }
+    if (last === -1) return false;
+    bound = Math.min(bound, last);
+  }
+  let candidates = 0;
+  for (let k = 1; k < words.length && (rest.length === 0 || k <= bound); k++) {
+    const word = words[k]!;
+    if (word.value === undefined || word.glob) continue;
+    let name = commandName(word.value);
+    let sub = words.slice(k);
+    const dashed = /^git-(.+)$/.exec(name);
+    if (dashed) {
+      name = "git";
+      sub = [{ ...word, value: "git" }, literalWord(dashed[1]!), ...sub.slice(1)];
+    }
+    if (!patterns[0]!.test(name)) continue;
+    // A line naming the program this often is no ordinary command: count it as matching
+    // rather than spend quadratic time on it.
+    if (++candidates > MAX_ANYWHERE_CANDIDATES) return true;
+    const resolved: ResolvedCommand = {
+      ...cmd,
+      name,
+      words: sub,
+      argv: sub.map((w) => w.value),
+      openArgs: false,
+    };
+    if (prefixMatches(patterns, literals, resolved, true)) return true;
+  }
+  return false;
+}
+
+/**
  * Subcommands that do what a rule's subcommand does by another name: `git send-pack` and
  * `git http-push` update a remote's refs just as `git push` does (docs/decisions.md).
  */
 const SUBCOMMAND_SYNONYMS: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>> = {
   git: { push: ["send-pack", "http-push"] },
 };
+
+/** Is `word` another tool's name for the rule word `literal` (any tool of the table)? */
+function isSynonym(literal: string | undefined, word: string): boolean {
+  return Object.keys(SUBCOMMAND_SYNONYMS).some((tool) => sameSubcommand(tool, literal, word));
+}
 
 function sameSubcommand(tool: string, literal: string | undefined, word: string): boolean {
   if (literal === undefined || !Object.hasOwn(SUBCOMMAND_SYNONYMS, tool)) return false;
@@ -323,10 +403,13 @@ function globRegExp(word: string): RegExp {
 class CompiledShellPolicy implements ShellPolicy {
   readonly rules: readonly ShellRule[];
   readonly #parser: ShellParser;
+  /** Are there configured (deny/ask prefix) rules? Only they read shells among arguments. */
+  readonly #configured: boolean;
 
   constructor(parser: ShellParser, rules: readonly ShellRule[]) {
     this.#parser = parser;
     this.rules = rules;
+    this.#configured = rules.some((r) => /^(deny|ask)\[/.test(r.id));
   }
 
   check(command: string): ShellDecision {
@@ -365,12 +448,17 @@ class CompiledShellPolicy implements ShellPolicy {
     }
     this.#gitEnvAlias = false;
     this.#sawGitEnvAlias = false;
+    this.#startupRedirect = false;
+    this.#sawStartupRedirect = false;
     this.#script(command, 0, out);
-    if (this.#sawGitEnvAlias) {
+    if (this.#sawGitEnvAlias || this.#sawStartupRedirect) {
       // An alias defined in the environment applies to every git in the line, wherever the
-      // definition stood (`export GIT_CONFIG_KEY_0=alias.p …; git p`): judge them all again.
+      // definition stood (`export GIT_CONFIG_KEY_0=alias.p …; git p`), and so does a moved
+      // HOME to every shell that reads startup files (`export HOME=.; bash -ic …`): judge
+      // them all again.
       out.length = 0;
-      this.#gitEnvAlias = true;
+      this.#gitEnvAlias = this.#sawGitEnvAlias;
+      this.#startupRedirect = this.#sawStartupRedirect;
       this.#script(command, 0, out);
     }
     return out;
@@ -378,6 +466,8 @@ class CompiledShellPolicy implements ShellPolicy {
 
   #gitEnvAlias = false;
   #sawGitEnvAlias = false;
+  #startupRedirect = false;
+  #sawStartupRedirect = false;
 
   #script(source: string, depth: number, out: Match[]): void {
     const parsed = this.#parser.parse(source);
@@ -398,6 +488,7 @@ class CompiledShellPolicy implements ShellPolicy {
 
   #assignment(a: Assignment, text: string, depth: number, out: Match[]): void {
     if (definesGitEnvAlias(a)) this.#sawGitEnvAlias = true;
+    if (redirectsStartup(a)) this.#sawStartupRedirect = true;
     for (const next of assignmentContinuations(a, `\`${clip(a.text, 60)}\``))
       this.#follow(next, text, { kind: "inherited" }, depth, 0, out);
   }
@@ -494,6 +585,7 @@ class CompiledShellPolicy implements ShellPolicy {
       openArgs,
       assignments,
       gitEnvAlias: this.#gitEnvAlias,
+      startupRedirect: this.#startupRedirect,
     };
     for (const rule of this.rules) {
       if (rule.match(cmd)) {
@@ -508,6 +600,27 @@ class CompiledShellPolicy implements ShellPolicy {
       out.push(...inner.filter((m) => m.rule !== "parse-error" && m.rule !== "unresolvable"));
     }
     for (const next of continuations(cmd)) this.#follow(next, text, stdin, depth, hops, out);
+    // Only behind programs capgate does not peel: a known wrapper's shell is read by its own
+    // continuation already (and reading it twice per layer would grow with every nesting).
+    if (this.#configured && depth < MAX_DEPTH && !PEELED.has(cmd.name))
+      this.#shellsInArguments(cmd, depth, out);
+  }
+
+  /**
+   * Configured rules only: a shell among the arguments of any command (`somewrapper bash -c
+   * 'git push'`) has its `-c` string read too, as the anywhere match of §7 reads separate words.
+   */
+  #shellsInArguments(cmd: ResolvedCommand, depth: number, out: Match[]): void {
+    for (let k = 1; k < cmd.words.length; k++) {
+      const v = cmd.words[k]!.value;
+      if (v === undefined || cmd.words[k]!.glob || !SHELLS.has(commandName(v))) continue;
+      for (const next of peelShell(commandName(v), cmd.words.slice(k), { kind: "inherited" })) {
+        if (next.kind !== "script") continue;
+        const inner: Match[] = [];
+        this.#script(next.script, depth + 1, inner);
+        out.push(...inner.filter((m) => /^(deny|ask)\[/.test(m.rule)));
+      }
+    }
   }
 }
 

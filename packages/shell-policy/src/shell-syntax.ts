@@ -159,6 +159,9 @@ class Extractor {
       case "unset_command":
         this.#declaration(node);
         break;
+      case "for_statement":
+        this.#loopVariable(node);
+        break;
       case "variable_assignment":
       case "variable_assignments":
         if (node.parent && STATEMENT_PARENTS.has(node.parent.type)) this.#bareAssignments(node);
@@ -343,6 +346,41 @@ class Extractor {
       }
     }
     this.commands.push({ words, text: node.text, stdin: { kind: "inherited" }, assignments });
+  }
+
+  /**
+   * `for NAME in WORDS` / `select NAME in WORDS` assigns NAME each word in turn (`for PS4 in
+   * '$(cmd)'; do set -x; …` runs cmd): one assignment per word; without `in`, the positional
+   * parameters, only known at run time.
+   */
+  #loopVariable(node: Node): void {
+    const nameNode = node.childForFieldName("variable");
+    if (!nameNode) return;
+    const values: (ShellWord | undefined)[] = [];
+    let sawIn = false;
+    for (let i = 0; i < node.childCount; i++) {
+      const child = node.child(i);
+      if (child?.type === "in") sawIn = true;
+      if (child && node.fieldNameForChild(i) === "value") values.push(wordOf(child));
+    }
+    if (!sawIn)
+      values.push({
+        raw: '"$@"',
+        value: undefined,
+        splits: false,
+        glob: false,
+        dynamic: "the positional parameters",
+      });
+    this.commands.push({
+      words: [],
+      text: node.text.slice(0, 200),
+      stdin: { kind: "inherited" },
+      assignments: values.map((value) => ({
+        name: nameNode.text,
+        value,
+        text: `${nameNode.text}=${value?.raw ?? ""}`,
+      })),
+    });
   }
 
   #bareAssignments(node: Node): void {

@@ -33,6 +33,8 @@ export interface WrapperSpec {
   readonly subcommands?: readonly string[];
   /** xargs: words read at run time are appended to the command (or replace `-I` marks). */
   readonly appendsData?: boolean;
+  /** A mark the tool replaces with data at run time in the command's words (entr's `/_`). */
+  readonly dataMark?: string;
   /** flock: after the operand, exactly this word makes the next one a shell string. */
   readonly postOperandScript?: readonly string[];
   /** Command lines that must reach the opener behind the wrapper (denied as gui.xdg-open). */
@@ -1113,10 +1115,223 @@ const BASE_WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   },
 };
 
+/**
+ * Round four (docs/shell-policy.md §2): wrappers the red team ran a denied command through.
+ * Where a tool's grammar is modelled here, anything outside it (an option not in the table,
+ * a word only known at run time in option position) is denied rather than guessed.
+ */
+const ROUND_FOUR_WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
+  // A shell script: an optional `--`, then the command (libeatmydata's eatmydata).
+  eatmydata: {
+    options: { options: [], abbreviations: false },
+    mustMatch: [`eatmydata xdg-open ${U}`, `eatmydata -- xdg-open ${U}`],
+    mustNotMatch: ["eatmydata apt-get --version", "eatmydata make test"],
+  },
+  // proot 5: exact long names (`--cw=` is refused), no attached short values; no command is a shell.
+  proot: {
+    options: {
+      abbreviations: false,
+      options: [
+        val("-r", "--rootfs", "-b", "--bind", "-m", "--mount", "-w", "--pwd", "--cwd"),
+        val("-v", "--verbose", "-k", "--kernel-release", "-i", "--change-id", "-R", "-S"),
+        role("program", "required", "-q", "--qemu"),
+        flag("-0", "--root-id"),
+        stop("-V", "--version", "--about", "-h", "--help", "--usage"),
+      ],
+    },
+    noCommand: "shell",
+    mustMatch: [`proot xdg-open ${U}`, `proot -0 -w /tmp xdg-open ${U}`, `proot -q xdg-open /bin/true`],
+    mustNotMatch: ["proot -0 make install", "proot --version"],
+  },
+  // libfaketime's faketime: its own switches, the timestamp, then the program.
+  faketime: {
+    options: {
+      abbreviations: false,
+      options: [
+        flag("-m", "-f", "--exclude-monotonic", "--disable-shm"),
+        val("-p"),
+        role("program", "required", "--date-prog"),
+        stop("-h", "--help", "-v", "--version"),
+      ],
+    },
+    operands: 1,
+    mustMatch: [`faketime '2020-01-01' xdg-open ${U}`, `faketime -f '+1d' xdg-open ${U}`],
+    mustNotMatch: ["faketime '2020-01-01 10:00' date", "faketime -f '+2y' make test"],
+  },
+  // A shell script reading exact words; `--shell` starts an interactive shell.
+  torsocks: {
+    options: {
+      abbreviations: false,
+      options: [
+        val("-u", "--user", "-p", "--pass", "-a", "--address", "-P", "--port"),
+        flag("-i", "--isolate", "-6", "--ipv6", "-d", "--debug", "-q", "--quiet"),
+        role("shell", "none", "--shell"),
+        stop("-h", "--help", "--version"),
+      ],
+    },
+    mustMatch: [`torsocks xdg-open ${U}`, `torsocks -i -P 9050 xdg-open ${U}`],
+    mustNotMatch: ["torsocks curl https://example.com", "torsocks --version"],
+  },
+  // proxychains-ng: `-q`, `-f config`, then the program (also installed as `proxychains`).
+  proxychains4: {
+    options: { abbreviations: false, options: [flag("-q"), val("-f")] },
+    mustMatch: [`proxychains4 xdg-open ${U}`, `proxychains4 -q -f p.conf xdg-open ${U}`],
+    mustNotMatch: ["proxychains4 -q curl https://example.com"],
+  },
+  // numactl's optstring starts with `+`: no permutation. --show/--hardware run nothing.
+  numactl: {
+    options: {
+      options: [
+        flag("-a", "--all", "-b", "--balancing", "-l", "--localalloc", "-t", "--strict", "-u", "--huge"),
+        flag("-T", "--touch", "-V", "--verify", "-d", "--dump", "-D", "--dump-nodes", "--cpu-compress"),
+        val(
+          "-i",
+          "--interleave",
+          "-w",
+          "--weighted-interleave",
+          "-p",
+          "--preferred",
+          "-P",
+          "--preferred-many",
+        ),
+        val("-c", "--cpubind", "-N", "--cpunodebind", "-C", "--physcpubind", "-m", "--membind"),
+        val("-S", "--shm", "-f", "--file", "-o", "--offset", "-L", "--length", "-M", "--shmmode"),
+        val("-I", "--shmid"),
+        stop("-s", "--show", "-H", "--hardware", "--version"),
+      ],
+    },
+    mustMatch: [`numactl --interleave=all xdg-open ${U}`, `numactl -a -N 0 -- xdg-open ${U}`],
+    mustNotMatch: ["numactl --hardware", "numactl --show", "numactl -N 0 -m 0 make test"],
+  },
+  // rlwrap does not permute (`rlwrap cmd -a` passes -a on); `-z` names a filter program it starts.
+  rlwrap: {
+    options: {
+      options: [
+        opt("-a", "--always-readline", "-m", "--multi-line", "-p", "--prompt-colour"),
+        flag("-A", "--ansi-colour-aware", "-c", "--complete-filenames", "-i", "--case-insensitive"),
+        flag("-I", "--pass-sigint-as-sigterm", "-n", "--no-warnings", "-N", "--no-children"),
+        flag("-o", "--one-shot", "-r", "--remember", "-R", "--renice", "-U", "--mirror-arguments"),
+        flag("-W", "--polling"),
+        val("-b", "--break-chars", "-C", "--command-name", "-D", "--history-no-dupes"),
+        val("-e", "--extra-char-after-completion", "-f", "--file", "-g", "--forget-matching"),
+        val("-H", "--history-filename", "-l", "--logfile", "-M", "--multi-line-ext"),
+        val("-O", "--only-cook", "-P", "--pre-given", "-q", "--quote-characters", "-s", "--histsize"),
+        val("-S", "--substitute-prompt", "-t", "--set-term-name", "-w", "--wait-before-prompt"),
+        role("script", "required", "-z", "--filter"),
+        stop("-h", "--help", "-v", "--version"),
+      ],
+    },
+    mustMatch: [
+      `rlwrap xdg-open ${U}`,
+      `rlwrap -C x --histsize=100 xdg-open ${U}`,
+      `rlwrap -z 'xdg-open ${U}' cat`,
+    ],
+    mustNotMatch: ["rlwrap -c ./repl", "rlwrap sqlite3 db.sqlite"],
+  },
+  // nocache: `-n N`, then the command.
+  nocache: {
+    options: { abbreviations: false, options: [val("-n")] },
+    mustMatch: [`nocache xdg-open ${U}`, `nocache -n 2 xdg-open ${U}`],
+    mustNotMatch: ["nocache cp big.iso /mnt/"],
+  },
+  // runit's chpst: single letters; `-e dir` loads variables (LD_PRELOAD…) from files.
+  chpst: {
+    options: {
+      abbreviations: false,
+      options: [
+        flag("-v", "-P", "-0", "-1", "-2"),
+        val("-u", "-U", "-b", "-/", "-n", "-l", "-L", "-m", "-d", "-o", "-p", "-f", "-c", "-t", "-r"),
+        {
+          names: ["-e"],
+          arg: "required",
+          role: "deny",
+          note: "it sets environment variables read from files",
+        },
+        stop("-V"),
+      ],
+    },
+    mustMatch: [`chpst xdg-open ${U}`, `chpst -u nobody -n 5 xdg-open ${U}`],
+    mustNotMatch: ["chpst -u nobody make", "chpst -m 100000000 ./server"],
+  },
+  // Debian's cpulimit 2.x: the command after its options, or after `--`.
+  cpulimit: {
+    options: {
+      options: [
+        val("-p", "--pid", "-e", "--exe", "-P", "--path", "-c", "--cpu", "-l", "--limit", "-s", "--signal"),
+        flag("-b", "--background", "-f", "--foreground", "-m", "--monitor-forks", "-q", "--quiet"),
+        flag(
+          "-k",
+          "--kill",
+          "-r",
+          "--restore",
+          "-v",
+          "--verbose",
+          "-z",
+          "--lazy",
+          "-i",
+          "--include-children",
+        ),
+        HELP,
+      ],
+    },
+    mustMatch: [`cpulimit -l 50 -- xdg-open ${U}`, `cpulimit -f -l 50 xdg-open ${U}`],
+    mustNotMatch: ["cpulimit -l 50 -- make -j2", "cpulimit -p 1234 -l 25"],
+  },
+  // glibc's catchsegv (a shell script): `--help`/`--version` (any prefix), else the program.
+  catchsegv: {
+    options: { options: [HELP_LONG, VERSION_LONG] },
+    mustMatch: [`catchsegv xdg-open ${U}`],
+    mustNotMatch: ["catchsegv ./test-binary"],
+  },
+  // entr: the utility runs directly (`/_` is the changed file), or `-s` hands one string to $SHELL.
+  entr: {
+    options: {
+      abbreviations: false,
+      options: [flag("-a", "-c", "-d", "-n", "-p", "-r", "-z", "-x"), role("shell-follows", "none", "-s")],
+    },
+    dataMark: "/_",
+    mustMatch: [`ls | entr xdg-open ${U}`, `ls | entr -rn xdg-open /_`, `ls | entr -s 'xdg-open ${U}'`],
+    mustNotMatch: ["ls *.ts | entr -c npm test", "ls | entr -s 'make test'"],
+  },
+  // daemontools (and runit's compatibility names): single letters, no permutation.
+  setuidgid: {
+    options: { options: [], abbreviations: false },
+    operands: 1,
+    mustMatch: [`setuidgid nobody xdg-open ${U}`],
+    mustNotMatch: ["setuidgid nobody make"],
+  },
+  envuidgid: {
+    options: { options: [], abbreviations: false },
+    operands: 1,
+    mustMatch: [`envuidgid nobody xdg-open ${U}`],
+    mustNotMatch: ["envuidgid nobody ./server"],
+  },
+  pgrphack: {
+    options: { options: [], abbreviations: false },
+    mustMatch: [`pgrphack xdg-open ${U}`],
+    mustNotMatch: ["pgrphack ./server"],
+  },
+  setlock: {
+    options: { options: [flag("-n", "-N", "-x", "-X")], abbreviations: false },
+    operands: 1,
+    mustMatch: [`setlock -n /tmp/l xdg-open ${U}`],
+    mustNotMatch: ["setlock /tmp/build.lock make"],
+  },
+  softlimit: {
+    options: {
+      options: [val("-m", "-a", "-d", "-s", "-l", "-f", "-c", "-o", "-p", "-r", "-t")],
+      abbreviations: false,
+    },
+    mustMatch: [`softlimit -m 100000000 xdg-open ${U}`],
+    mustNotMatch: ["softlimit -m 100000000 ./server"],
+  },
+};
+
 const SU = BASE_WRAPPERS.su!;
 
 export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   ...BASE_WRAPPERS,
+  ...ROUND_FOUR_WRAPPERS,
   // runuser is su's code (util-linux su-common.c) plus -u, which runs the operands directly.
   runuser: {
     ...SU,
@@ -1138,6 +1353,7 @@ export const WRAPPER_ALIASES: Readonly<Record<string, string>> = {
   x86_64: "setarch",
   uname26: "setarch",
   toybox: "busybox",
+  proxychains: "proxychains4",
 };
 
 /** Shells whose `-c` string (or here-document on stdin) is parsed again and checked. */
