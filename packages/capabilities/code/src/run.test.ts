@@ -247,8 +247,8 @@ describe("code.run — python", () => {
   );
 
   it("fails clearly when python3 is not on PATH", async () => {
-    const emptyBin = join(ws, "empty-bin");
-    mkdirSync(emptyBin, { recursive: true });
+    // Outside the workspace: a PATH entry inside it is never used for host lookups (host-path.ts).
+    const emptyBin = mkdtempSync(join(tmpdir(), "capgate-empty-bin-"));
     const r = await run({ language: "python", source: "print(1)" }, context({ env: { PATH: emptyBin } }));
     expect(r.success).toBe(false);
     expect(r.summary).toBe(
