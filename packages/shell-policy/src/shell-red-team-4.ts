@@ -35,6 +35,20 @@ export const UNKNOWN_WRAPPER = `printf '#!/bin/sh\\nshift\\nexec "$@"\\n' > wrap
 const rc = (file: string) => `echo '"$OPENER" u' > ${file}`;
 
 export const ROUND_FOUR_ATTACKS: readonly RoundFourAttack[] = [
+  // 0. Round 4b: an empty or blank backtick substitution inside a word (bash runs `p``ush` as
+  // `push`; the grammar gave it as an unnamed token the word took literally).
+  push(GIT_SETUP, "git p``ush origin main"),
+  push(GIT_SETUP, "git p` `ush origin main"),
+  push(GIT_SETUP, "git p`\t`ush origin main"),
+  push(GIT_SETUP, "git p``''ush origin main"),
+  push(GIT_SETUP, 'git p``""ush origin main'),
+  push(GIT_SETUP, "git push``'' origin main"),
+  push(GIT_SETUP, "g``it push origin main"),
+  push(GIT_SETUP, "ev``al 'git push origin main'"),
+  push(GIT_SETUP, "ba``sh -c 'git push origin main'"),
+  del("mkdir -p victim/sub", "rm -r``f victim"),
+  open("", "xdg-o``pen u"),
+  open("", "xdg-open``'' u"),
   // 1. `jobs -x CMD ARGS` runs CMD.
   open("", "jobs -x xdg-open u"),
   open("", "builtin jobs -x xdg-open u"),
@@ -134,6 +148,7 @@ export const ROUND_FOUR_DENY_OPENER: readonly string[] = [
 
 /** Denied as unresolvable: startup code, Tcl, task queues, options capgate does not model. */
 export const ROUND_FOUR_DENY_OTHER: readonly string[] = [
+  "rm ``-rf victim",
   // gdb commands that evaluate an expression in the program (it can call system()): not on the allow-list.
   `gdb -batch -ex start -ex 'call (int)system("touch x")' /bin/true`,
   `gdb -batch -ex 'print system("id")' ./a.out`,
@@ -261,6 +276,9 @@ export const ROUND_FOUR_CONFIGURED_ASK: readonly string[] = [
 
 /** Harmless look-alikes: allowed without and with the configured rules. */
 export const ROUND_FOUR_ALLOW: readonly string[] = [
+  "echo a$",
+  "echo price: 5$",
+  "git log --format=%h$ -1",
   "gdb -batch -ex bt ./core-prog",
   "gdb -batch -ex run -ex bt --args ./prog a b",
   "gdb -batch -ex 'set pagination off' -ex 'thread apply all bt' -p 123",

@@ -640,7 +640,7 @@ function addPart(node: Node, acc: ShellWord, quoted: boolean): void {
       for (const child of node.children) {
         if (!child || isTranslationDollar(child)) continue;
         if (child.isNamed) addPart(child, acc, quoted);
-        else append(acc, unescapeUnquoted(child.text).value);
+        else literalToken(child, acc, quoted);
       }
       return;
     case "command_substitution":
@@ -662,11 +662,27 @@ function addPart(node: Node, acc: ShellWord, quoted: boolean): void {
         return;
       }
       if (!node.isNamed) {
-        append(acc, node.text === "$" ? "$" : unescapeUnquoted(node.text).value);
+        literalToken(node, acc, quoted);
         return;
       }
       dynamicPart(acc, `${node.type.replace(/_/g, " ")} ${clip(node.text)}`, !quoted);
   }
+}
+
+/**
+ * An unnamed token inside a word. Only a lone `$` is known to stand for itself; any other
+ * (the grammar's "``" for an empty or blank backtick substitution, `p``ush`, which bash
+ * runs as `push`) makes the word unknown rather than copying the token's text into it:
+ * the word the policy judges must be the word bash runs.
+ */
+function literalToken(node: Node, acc: ShellWord, quoted: boolean): void {
+  if (node.type === "$") append(acc, "$");
+  else
+    dynamicPart(
+      acc,
+      `${node.type === "``" ? "command substitution" : "a token that cannot be read"} ${clip(node.text)}`,
+      !quoted,
+    );
 }
 
 /** The `$` of `$"text"` (locale translation) is not part of the word's value. */
