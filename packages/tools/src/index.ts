@@ -57,6 +57,8 @@ export {
   workspacePathPolicy,
 } from "./path-guard.js";
 export { isPolicyFile, POLICY_FILE_NAME } from "./policy-file.js";
+export type { PolicyScan } from "./policy-tree-scan.js";
+export { MAX_POLICY_SCAN_ENTRIES, scanForPolicyFile } from "./policy-tree-scan.js";
 export { DEFAULT_KILL_GRACE_MS, killMarkedProcesses, SANDBOX_MARK_VAR } from "./process-group.js";
 export type { ProcessResult, RunProcessOptions } from "./process-runner.js";
 export { describeExit, runProcess } from "./process-runner.js";

@@ -6,8 +6,9 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { MAX_POLICY_SCAN_ENTRIES, scanForPolicyFile } from "@capgate/tools";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { assertNoPolicyFileIn, MAX_POLICY_SCAN_ENTRIES, scanForPolicyFile } from "./policy-tree.js";
+import { assertNoPolicyFileIn } from "./policy-tree.js";
 import { call, type Fixture, makeFixture, rejection, snapshot } from "./test-support.js";
 
 let fx: Fixture;

@@ -1,4 +1,15 @@
-import { isPolicyFile, realWorkspace, type ToolContext, type ToolResult } from "@capgate/tools";
+import { realpathSync } from "node:fs";
+import { lstat } from "node:fs/promises";
+import { join, relative, sep } from "node:path";
+import {
+  isInside,
+  isPolicyFile,
+  POLICY_FILE_NAME,
+  realWorkspace,
+  scanForPolicyFile,
+  type ToolContext,
+  type ToolResult,
+} from "@capgate/tools";
 import { filesChangedBy, filesToStage, filteredPaths, filterRefusal } from "./filters.js";
 import { hiddenAmong, hiddenRelativePaths } from "./hidden-excludes.js";
 import { gitPath } from "./paths.js";
@@ -201,12 +212,13 @@ export async function checkout(
         summary: `Switching to '${ref}' would write or delete '${hiddenHit.path}', inside '${hiddenHit.hidden}', which is hidden from every tool (credentials or capgate's own state). Nothing was changed.`,
       };
     }
-    // Nor the policy file, at any depth: a branch the model built could bring rules of its own.
-    const policyHit = changed.find(isPolicyFile);
+    // Nor the policy file, wherever it is and whether git tracks it: a branch the model built
+    // could bring rules of its own, or make room for them by deleting an ignored one.
+    const policyHit = await policyFileTouchedBy(ctx, changed);
     if (policyHit !== undefined) {
       return {
         success: false,
-        summary: `Switching to '${ref}' would write or delete '${policyHit}', capgate's own policy file (shell rules, MCP servers and their commands); the git tools never change it, so a model cannot choose its own rules. Nothing was changed. Switch yourself, outside capgate, if you mean to.`,
+        summary: `Switching to '${ref}' ${policyHit}, and ${POLICY_FILE_NAME} is capgate's own policy file (shell rules, MCP servers and their commands); the git tools never change it, so a model cannot choose its own rules. Nothing was changed. Switch yourself, outside capgate, if you mean to.`,
       };
     }
     const filtered = await filteredPaths(ctx, changed);
@@ -245,4 +257,53 @@ async function remoteBranchRef(ctx: ToolContext, name: string): Promise<string |
   return r.stdout
     .split("\n")
     .find((ref) => ref.startsWith("refs/remotes/") && ref.slice(13).split("/").slice(1).join("/") === name);
+}
+
+/**
+ * Why switching, which changes `changed` (paths relative to the work tree), would change
+ * a policy file; undefined when it would not. Three ways, each refused:
+ * - a changed path names the policy file at any depth, or runs through a directory of that
+ *   name (`capgate.config.json/x` replaces the file with a directory);
+ * - a changed path lies on the way to a policy file capgate reads (the workspace root's,
+ *   and the one in this process's working directory): replacing `app` by a link or a file
+ *   moves `app/capgate.config.json` whether or not it exists yet;
+ * - a changed path is a directory on disk holding a policy file anywhere below it, tracked
+ *   or not: git deletes ignored files to make room (`app/` becoming a link took the
+ *   ignored `app/capgate.config.json` with it). Scanned with the bounded walk of
+ *   fs.move/fs.delete; a tree too large or unreadable to check is refused too.
+ */
+async function policyFileTouchedBy(
+  ctx: ToolContext,
+  changed: readonly string[],
+): Promise<string | undefined> {
+  const named = changed.find((p) => p.split("/").some((part) => isPolicyFile(part)));
+  if (named !== undefined) return `would write or delete '${named}'`;
+  const root = await realWorkspace(ctx.workspace);
+  const read = [POLICY_FILE_NAME];
+  const cwd = realOrSelf(process.cwd());
+  if (cwd !== root && isInside(root, cwd))
+    read.push(join(relative(root, cwd), POLICY_FILE_NAME).split(sep).join("/"));
+  for (const p of changed) {
+    const on = read.find((r) => r.startsWith(`${p}/`));
+    if (on !== undefined) return `would replace '${p}', on the way to '${on}'`;
+  }
+  for (const p of changed) {
+    const abs = join(root, ...p.split("/"));
+    const info = await lstat(abs).catch(() => null);
+    if (!info?.isDirectory()) continue;
+    const scan = await scanForPolicyFile(root, abs);
+    if (scan.kind === "found")
+      return `would replace the directory '${p}', which holds '${relative(root, scan.path).split(sep).join("/")}'`;
+    if (scan.kind !== "clean")
+      return `would replace the directory '${p}', which could not be checked for a policy file (${scan.kind === "too_large" ? "too many entries" : "unreadable"})`;
+  }
+  return undefined;
+}
+
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }

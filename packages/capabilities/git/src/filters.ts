@@ -47,14 +47,25 @@ export async function filesToStage(ctx: ToolContext, specs: readonly string[]): 
 
 /** Files that differ between HEAD and `target`, i.e. that switching would write. */
 export async function filesChangedBy(ctx: ToolContext, target: string): Promise<string[]> {
-  const r = await git(
-    ctx,
-    ["diff", "--no-ext-diff", "--no-textconv", "--name-only", "-z", "HEAD", "--end-of-options", target],
-    {
-      maxOutputBytes: MACHINE_OUTPUT_BYTES,
-    },
-  );
-  return r.exitCode === 0 ? r.stdout.split("\0").filter(Boolean) : [];
+  // An unborn HEAD (no commit yet): switching writes every file of the target's tree.
+  const head = await git(ctx, ["rev-parse", "--verify", "-q", "HEAD^{commit}"]);
+  const r =
+    head.exitCode === 0
+      ? await git(
+          ctx,
+          ["diff", "--no-ext-diff", "--no-textconv", "--name-only", "-z", "HEAD", "--end-of-options", target],
+          { maxOutputBytes: MACHINE_OUTPUT_BYTES },
+        )
+      : await git(ctx, ["ls-tree", "-r", "--name-only", "-z", "--full-tree", "--end-of-options", target], {
+          maxOutputBytes: MACHINE_OUTPUT_BYTES,
+        });
+  // Fail closed: the checks that follow are only as good as this list.
+  if (r.exitCode !== 0 || r.truncated) {
+    throw new Error(
+      `could not list the files that switching to '${target}' changes (${r.truncated ? "too many to list" : r.stderr.trim() || `git exited with ${r.exitCode}`}), so the switch was not checked and nothing was changed`,
+    );
+  }
+  return r.stdout.split("\0").filter(Boolean);
 }
 
 /** The refusal for `what` ("git.add", "git.checkout"), naming the files and their drivers. */
