@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { BIN, type Sandbox, sandbox } from "../test-support/cli.js";
@@ -14,12 +14,12 @@ const payload = (name: string, box: Sandbox, patch: Record<string, unknown> = {}
   return JSON.stringify({ ...value, cwd: box.workspace, ...patch });
 };
 
-function hook(input: string, box: Sandbox, args: string[] = []) {
+function hook(input: string, box: Sandbox, args: string[] = [], env: Record<string, string> = {}) {
   return new Promise<{ code: number; stdout: string; stderr: string }>((resolve, reject) => {
     // Run from elsewhere: the payload's cwd, not the process's, picks the config.
     const child = spawn(process.execPath, [BIN, "hook", "claude-code", ...args], {
       cwd: box.root,
-      env: box.env,
+      env: { ...box.env, ...env },
     });
     let stdout = "";
     let stderr = "";
@@ -82,6 +82,32 @@ describe("capgate hook claude-code", () => {
     writeFileSync(other, JSON.stringify({}));
     const viaFlag = await hook(payload("bash-npm-test", box), box, ["--config", other]);
     expect(viaFlag.stdout).toBe("");
+  });
+
+  it("finds the rules after `cd sub`: the project's config ($CLAUDE_PROJECT_DIR), else the nearest one above the cwd", async () => {
+    const box = sandbox();
+    writeFileSync(
+      join(box.workspace, "capgate.config.json"),
+      JSON.stringify({ shell: { deny: [{ prefix: ["git", "push"], reason: "no pushing" }] } }),
+    );
+    const sub = join(box.workspace, "sub", "deeper");
+    mkdirSync(sub, { recursive: true });
+    const push = { tool_input: { command: "git push origin main" } };
+    // Claude Code keeps the shell's directory between calls: the next payload says cwd=sub/deeper.
+    const nearest = await hook(payload("bash-npm-test", box, { ...push, cwd: sub }), box);
+    expect(decision(nearest.stdout)).toMatchObject({ permissionDecision: "deny" });
+    expect(decision(nearest.stdout).permissionDecisionReason).toContain("no pushing");
+    // A config the model wrote nearer the cwd does not replace the project's.
+    writeFileSync(join(box.workspace, "sub", "capgate.config.json"), JSON.stringify({}));
+    const project = await hook(payload("bash-npm-test", box, { ...push, cwd: sub }), box, [], {
+      CLAUDE_PROJECT_DIR: box.workspace,
+    });
+    expect(decision(project.stdout)).toMatchObject({ permissionDecision: "deny" });
+    // Outside the project entirely (cd /tmp), the project's rules still hold.
+    const outside = await hook(payload("bash-npm-test", box, { ...push, cwd: box.root }), box, [], {
+      CLAUDE_PROJECT_DIR: box.workspace,
+    });
+    expect(decision(outside.stdout)).toMatchObject({ permissionDecision: "deny" });
   });
 
   it("fails closed: a Bash call it cannot check is denied, a payload that is not JSON is an error", async () => {

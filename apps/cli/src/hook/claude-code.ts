@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
-import { isAbsolute, join, resolve } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { ShellRules } from "@capgate/shell-policy";
 
 /**
@@ -42,17 +42,40 @@ const decisionJson = (decision: "deny" | "ask", reason: string) =>
     },
   });
 
-/** The `shell` section of the config the hook applies: --config, else capgate.config.json in the session's cwd. */
-function shellRules(configPath: string | undefined, cwd: string): ShellRules | undefined {
-  const path = configPath
-    ? isAbsolute(configPath)
-      ? configPath
-      : resolve(cwd, configPath)
-    : join(cwd, "capgate.config.json");
-  if (!existsSync(path)) {
-    if (configPath) throw new Error(`the config file ${path} does not exist`);
-    return undefined;
+/**
+ * The config file the hook applies: `--config` (relative to the call's cwd); else the
+ * project's (`$CLAUDE_PROJECT_DIR/capgate.config.json`, which Claude Code sets for hooks),
+ * whatever directory the shell has `cd`-ed to since; else the nearest capgate.config.json in
+ * the call's cwd or a directory above it. Claude Code keeps the working directory between
+ * Bash calls, so after `cd sub` the payload's cwd is `sub`: looking only there lost the
+ * rules (round 4b of the red team).
+ */
+export function hookConfigPath(
+  configPath: string | undefined,
+  cwd: string,
+  projectDir: string | undefined,
+): string | undefined {
+  if (configPath) return isAbsolute(configPath) ? configPath : resolve(cwd, configPath);
+  if (projectDir && isAbsolute(projectDir)) {
+    const projectConfig = join(projectDir, "capgate.config.json");
+    if (existsSync(projectConfig)) return projectConfig;
   }
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    const candidate = join(dir, "capgate.config.json");
+    if (existsSync(candidate)) return candidate;
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+/** The `shell` section of the config the hook applies (hookConfigPath), or undefined when there is none. */
+function shellRules(
+  configPath: string | undefined,
+  cwd: string,
+  projectDir: string | undefined,
+): ShellRules | undefined {
+  const path = hookConfigPath(configPath, cwd, projectDir);
+  if (path === undefined) return undefined;
+  if (!existsSync(path)) throw new Error(`the config file ${path} does not exist`);
   let config: unknown;
   try {
     config = JSON.parse(readFileSync(path, "utf8"));
@@ -71,7 +94,7 @@ function shellRules(configPath: string | undefined, cwd: string): ShellRules | u
 /** Decide one payload. Exported for tests; the command wraps it with stdin/stdout. */
 export async function decideHook(
   payload: HookPayload,
-  options: { config?: string; cwd: string },
+  options: { config?: string; cwd: string; projectDir?: string },
 ): Promise<Decision | undefined> {
   if (payload.tool_name !== "Bash") return undefined;
   const input = payload.tool_input as { command?: unknown } | undefined;
@@ -81,7 +104,7 @@ export async function decideHook(
   const cwd = typeof payload.cwd === "string" && payload.cwd !== "" ? payload.cwd : options.cwd;
   let rules: ShellRules | undefined;
   try {
-    rules = shellRules(options.config, cwd);
+    rules = shellRules(options.config, cwd, options.projectDir);
   } catch (error) {
     return { decision: "deny", reason: `capgate cannot check this command: ${(error as Error).message}` };
   }
@@ -123,6 +146,7 @@ export async function runClaudeCodeHook(options: { config?: string }, io: HookIO
   const decision = await decideHook(payload, {
     ...(options.config ? { config: options.config } : {}),
     cwd: io.cwd,
+    ...(process.env.CLAUDE_PROJECT_DIR ? { projectDir: process.env.CLAUDE_PROJECT_DIR } : {}),
   });
   if (decision && decision.decision !== "allow") io.out(decisionJson(decision.decision, decision.reason));
   return 0;
