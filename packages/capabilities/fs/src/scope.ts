@@ -9,6 +9,7 @@ import {
 } from "@capgate/tools";
 import picomatch from "picomatch";
 import { GitignoreRules } from "./gitignore.js";
+import { compileGlobMatcher } from "./glob-match.js";
 import { resolvePath } from "./paths.js";
 
 /** Where fs.search or fs.glob looks, and with which ignore rules. */
@@ -44,10 +45,14 @@ export async function resolveScope(ctx: ToolContext, userPath: string | undefine
   };
 }
 
-/** `pattern` as a matcher: a pattern without `/` matches a file name at any depth ("*.ts"). */
-export function compileGlob(pattern: string): (relPath: string) => boolean {
+/**
+ * `pattern` as a matcher: a pattern without `/` matches a file name at any depth ("*.ts").
+ * Matched by `compileGlobMatcher` (time bounded by pattern × path), never by a regular
+ * expression a crafted pattern could make backtrack.
+ */
+export function compileGlob(pattern: string, property = "pattern"): (relPath: string) => boolean {
   const clean = stripDotSlash(pattern);
-  return picomatch(clean.includes("/") ? clean : `**/${clean}`, { dot: true });
+  return compileGlobMatcher(clean.includes("/") ? clean : `**/${clean}`, property, pattern);
 }
 
 /** The fixed directory prefix of a pattern ("src" for "src/**\/*.ts"), to start walking there. */
@@ -92,4 +97,6 @@ export function checkGlobPattern(pattern: string | undefined, property: string):
   if (pattern.includes("\0")) {
     throw new PolicyDeniedError(`${property} contains a NUL byte.`, { property });
   }
+  // Unsupported syntax (extglobs) or a brace explosion: refused before anything is read.
+  compileGlob(pattern, property);
 }

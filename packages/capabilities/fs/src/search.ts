@@ -52,7 +52,7 @@ export async function searchFiles(args: SearchArgs, ctx: ToolContext): Promise<T
       );
     }
     const max = args.max_results ?? DEFAULT_MAX_RESULTS;
-    const globMatch = args.glob === undefined ? undefined : compileGlob(args.glob);
+    const globMatch = args.glob === undefined ? undefined : compileGlob(args.glob, "glob");
     const sandbox = new RegexSandbox(args.pattern, Math.min(MAX_REGEX_MS, ctx.limits.timeoutMs - 1000));
     const budget = ctx.limits.outputBytes - 1024;
 
