@@ -86,6 +86,8 @@ interface Match {
   rule: string;
   decision: ShellRuleDecision;
   reason: string;
+  /** Reported only when no other denial is found (arithmetic code: an opener inside it keeps its own hint). */
+  secondary?: boolean;
 }
 
 const clip = (text: string, n = 120) => {
@@ -414,7 +416,8 @@ class CompiledShellPolicy implements ShellPolicy {
 
   check(command: string): ShellDecision {
     const found = this.#evaluate(command);
-    const deny = found.find((m) => m.decision === "deny");
+    const deny =
+      found.find((m) => m.decision === "deny" && !m.secondary) ?? found.find((m) => m.decision === "deny");
     const chosen = deny ?? found.find((m) => m.decision === "ask");
     if (!chosen) return { decision: "allow" };
     return { decision: chosen.decision, reason: chosen.reason, rule: chosen.rule };
@@ -484,6 +487,8 @@ class CompiledShellPolicy implements ShellPolicy {
       for (const a of cmd.assignments ?? []) this.#assignment(a, cmd.text, depth, out);
       this.#layer(cmd.words, cmd.stdin, cmd.text, depth, 0, out, false, cmd.assignments);
     }
+    // Secondary: an opener inside the arithmetic keeps its browser_panel.open hint.
+    for (const u of parsed.arithmetic ?? []) out.push({ ...unresolvable(u.text, u.reason), secondary: true });
   }
 
   #assignment(a: Assignment, text: string, depth: number, out: Match[]): void {

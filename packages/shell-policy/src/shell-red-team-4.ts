@@ -35,6 +35,18 @@ export const UNKNOWN_WRAPPER = `printf '#!/bin/sh\\nshift\\nexec "$@"\\n' > wrap
 const rc = (file: string) => `echo '"$OPENER" u' > ${file}`;
 
 export const ROUND_FOUR_ATTACKS: readonly RoundFourAttack[] = [
+  // Round 4c: command substitutions bash runs from arithmetic (array subscripts).
+  push(GIT_SETUP, "(( 'a[$(git push origin main >&2)]' ))"),
+  push(GIT_SETUP, "echo $(( 'a[$(git push origin main >&2)]' ))"),
+  push(GIT_SETUP, "echo ${a['$(git push origin main >&2)']}"),
+  push(GIT_SETUP, "[[ 'a[$(git push origin main >&2)]' -eq 0 ]]"),
+  push(GIT_SETUP, "a=(1); unset 'a[$(git push origin main >&2)]'"),
+  push(GIT_SETUP, "a=(1); a['$(git push origin main >&2)']=2"),
+  push(GIT_SETUP, "a=('a[$(git push origin main >&2)]'); echo $((a))"),
+  push(GIT_SETUP, "read x <<< 'a[$(git push origin main >&2)]'; echo $((x))"),
+  push(`${GIT_SETUP} && printf '%s' 'a[$(git push origin main >&2)]' > f`, "x=$(cat f); echo $((x))"),
+  push(GIT_SETUP, "f(){ (( $1 )); }; f 'b[$(git push origin main >&2)]'"),
+  push(`${GIT_SETUP} && printf '%s' 'a[$(git push origin main >&2)]' > f`, "declare -i n; read n < f"),
   // 0. Round 4b: an empty or blank backtick substitution inside a word (bash runs `p``ush` as
   // `push`; the grammar gave it as an unnamed token the word took literally).
   push(GIT_SETUP, "git p``ush origin main"),

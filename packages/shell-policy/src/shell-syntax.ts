@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Node, Parser } from "web-tree-sitter";
+import { arithmeticCode } from "./shell-arithmetic.js";
 import { expandBraces } from "./shell-braces.js";
 import type {
   Assignment,
@@ -96,7 +97,9 @@ class TreeSitterBash implements ShellParser {
       const extractor = new Extractor(source, (text) => this.#parse(text, depth + 1));
       extractor.visit(root);
       if (extractor.nestedError) return { ok: false, error: extractor.nestedError };
-      return { ok: true, commands: extractor.commands, unresolvable: extractor.unresolvable };
+      // Code bash would run from arithmetic (array subscripts), found on the whole tree.
+      const arithmetic = arithmeticCode(root, (node) => wordOf(node).value);
+      return { ok: true, commands: extractor.commands, unresolvable: extractor.unresolvable, arithmetic };
     } finally {
       tree.delete();
     }

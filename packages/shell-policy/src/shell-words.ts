@@ -58,7 +58,13 @@ export interface Unresolvable {
 }
 
 export type ParsedScript =
-  | { ok: true; commands: SimpleCommand[]; unresolvable: Unresolvable[] }
+  | {
+      ok: true;
+      commands: SimpleCommand[];
+      unresolvable: Unresolvable[];
+      /** Code bash would run from arithmetic (shell-arithmetic.ts), judged after the commands. */
+      arithmetic?: Unresolvable[];
+    }
   | { ok: false; error: string };
 
 /** Turns source text into simple commands; implemented per parser. */
