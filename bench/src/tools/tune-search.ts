@@ -3,8 +3,9 @@
 // half and a held-out half; constants are chosen on the tuning half and SGD dev, and only
 // then read on the held-out half, SGD test and the full sets (eval-search / pnpm bench).
 // `--held-out` prints the held-out figures; without it only the tuning figures are printed.
-import { Registry, type RegistryOptions } from "@capgate/registry";
+
 import { readFileSync } from "node:fs";
+import { Registry, type RegistryOptions } from "@capgate/registry";
 import { createSemanticRanker, parseVectorTable, type SemanticRankerOptions } from "@capgate/search-semantic";
 import { seededRandom, shuffled } from "../lib/random.js";
 import { type RetrievalSet, score } from "../lib/retrieval.js";

@@ -120,7 +120,9 @@ describe.skipIf(system.skip)(
         expect(readFileSync(join(ws, "app", POLICY_FILE_NAME), "utf8")).toBe(RULES);
         expect(existsSync(join(ws, "old"))).toBe(false);
         // The directory's other contents stay the command's to change.
-        expect((await sh(ws, "mkdir -p app/src/new && mv app/src app/lib && ls app")).stdout).toContain("lib");
+        expect((await sh(ws, "mkdir -p app/src/new && mv app/src app/lib && ls app")).stdout).toContain(
+          "lib",
+        );
       } finally {
         process.chdir(before);
       }
