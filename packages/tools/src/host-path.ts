@@ -1,5 +1,6 @@
 import { realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
+import { realOrUndefined } from "./fs-probe.js";
 import { isInside } from "./path-within.js";
 
 /**
@@ -13,7 +14,7 @@ import { isInside } from "./path-within.js";
  */
 export function hostPath(path: string | undefined, workspace: string): string | undefined {
   if (path === undefined) return undefined;
-  const root = realOrSelf(workspace);
+  const root = realOrUndefined(workspace) ?? workspace;
   const kept: string[] = [];
   for (const entry of path.split(":")) {
     if (entry === "" || !isAbsolute(entry)) continue;
@@ -46,14 +47,6 @@ export function withHostPath(
     pathCache.set(key, safe);
   }
   return safe === path ? env : { ...env, PATH: safe };
-}
-
-function realOrSelf(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
 }
 
 /** The real path of `path`, or of its nearest existing ancestor with the rest appended. */

@@ -57,6 +57,7 @@ describe("@capgate/tools public surface", () => {
       "networkMode",
       "openRegularFile",
       "parseAllowHost",
+      "policyFilePaths",
       "probeBwrap",
       "realWorkspace",
       "recoverInterruptedSandboxes",

@@ -56,7 +56,7 @@ export {
   workspaceHiddenPaths,
   workspacePathPolicy,
 } from "./path-guard.js";
-export { isPolicyFile, POLICY_FILE_NAME } from "./policy-file.js";
+export { isPolicyFile, POLICY_FILE_NAME, policyFilePaths } from "./policy-file.js";
 export type { PolicyScan } from "./policy-tree-scan.js";
 export { MAX_POLICY_SCAN_ENTRIES, scanForPolicyFile } from "./policy-tree-scan.js";
 export { DEFAULT_KILL_GRACE_MS, killMarkedProcesses, SANDBOX_MARK_VAR } from "./process-group.js";

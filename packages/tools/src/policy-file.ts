@@ -37,11 +37,12 @@ export interface PolicyFileProtection {
 }
 
 /**
- * The policy files of a workspace a sandbox protects: the root's, and the one in this
- * process's working directory when that lies inside the workspace (the CLI and the server
- * read `./capgate.config.json`, and a monorepo's app directory may be the one they start in).
+ * The policy files capgate reads for a workspace (the real path): the root's, and the one in
+ * this process's working directory when that lies inside the workspace (the CLI and the
+ * server read `./capgate.config.json`, and a monorepo's app directory may be the one they
+ * start in). The sandbox pins these; git.checkout refuses to change the way to them.
  */
-function policyFilesOf(workspace: string): string[] {
+export function policyFilePaths(workspace: string): string[] {
   const out = [join(workspace, POLICY_FILE_NAME)];
   const cwd = realOrUndefined(process.cwd());
   if (cwd && cwd !== workspace && isInside(workspace, cwd)) out.push(join(cwd, POLICY_FILE_NAME));
@@ -61,7 +62,7 @@ export function protectPolicyFile(workspace: string): PolicyFileProtection {
   const args: string[] = [];
   const missing: string[] = [];
   const pins: string[] = [];
-  for (const path of policyFilesOf(workspace)) {
+  for (const path of policyFilePaths(workspace)) {
     for (let dir = dirname(path); dir !== workspace && isInside(workspace, dir); dir = dirname(dir)) {
       if (!pins.includes(dir)) pins.push(dir);
     }

@@ -1,10 +1,9 @@
-import { realpathSync } from "node:fs";
 import { lstat } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import {
-  isInside,
   isPolicyFile,
   POLICY_FILE_NAME,
+  policyFilePaths,
   realWorkspace,
   scanForPolicyFile,
   type ToolContext,
@@ -279,10 +278,7 @@ async function policyFileTouchedBy(
   const named = changed.find((p) => p.split("/").some((part) => isPolicyFile(part)));
   if (named !== undefined) return `would write or delete '${named}'`;
   const root = await realWorkspace(ctx.workspace);
-  const read = [POLICY_FILE_NAME];
-  const cwd = realOrSelf(process.cwd());
-  if (cwd !== root && isInside(root, cwd))
-    read.push(join(relative(root, cwd), POLICY_FILE_NAME).split(sep).join("/"));
+  const read = policyFilePaths(root).map((path) => relative(root, path).split(sep).join("/"));
   for (const p of changed) {
     const on = read.find((r) => r.startsWith(`${p}/`));
     if (on !== undefined) return `would replace '${p}', on the way to '${on}'`;
@@ -298,12 +294,4 @@ async function policyFileTouchedBy(
       return `would replace the directory '${p}', which could not be checked for a policy file (${scan.kind === "too_large" ? "too many entries" : "unreadable"})`;
   }
   return undefined;
-}
-
-function realOrSelf(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
 }
