@@ -82,15 +82,14 @@ function withTrailer(content: Buffer): Buffer {
  * evilindex.py did.
  */
 function craftEntry(repo: GitTestRepo, target: string, file = join(repo.workspace, ".git", "index")): void {
+  swapBytes(file, addPlaceholder(repo, target), target);
+}
+
+/** Stage a blob under a placeholder name as long (in bytes) as `target`; the placeholder. */
+function addPlaceholder(repo: GitTestRepo, target: string): string {
   const placeholder = "q".repeat(Buffer.byteLength(target));
-  const blob = execFileSync("git", ["hash-object", "-w", "--stdin"], {
-    cwd: repo.workspace,
-    env: repo.env,
-    input: "old\n",
-    encoding: "utf8",
-  }).trim();
-  repo.git("update-index", "--add", "--cacheinfo", `100644,${blob},${placeholder}`);
-  swapBytes(file, placeholder, target);
+  repo.git("update-index", "--add", "--cacheinfo", `100644,${repo.hashObject("old\n")},${placeholder}`);
+  return placeholder;
 }
 
 function swapBytes(file: string, from: string, to: string): void {
@@ -176,14 +175,7 @@ describeGit("an index entry naming a path outside the work tree is refused", () 
     const repo = repoWithHistory();
     writeFileSync(join(repo.root, "secret.txt"), "OUTSIDE-SECRET\n");
     const target = "../secret.txt";
-    const placeholder = "q".repeat(target.length);
-    const blob = execFileSync("git", ["hash-object", "-w", "--stdin"], {
-      cwd: repo.workspace,
-      env: repo.env,
-      input: "old\n",
-      encoding: "utf8",
-    }).trim();
-    repo.git("update-index", "--add", "--cacheinfo", `100644,${blob},${placeholder}`);
+    const placeholder = addPlaceholder(repo, target);
     repo.git("update-index", "--split-index");
     const gitDir = join(repo.workspace, ".git");
     const shared = readdirSync(gitDir).find((n) => n.startsWith("sharedindex."));

@@ -3,8 +3,7 @@
 // (git treats ignored files as expendable), replace the directory that holds it, or turn
 // the file into a directory. Each attack first runs with plain git as a control.
 import { execFileSync } from "node:child_process";
-import { existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, lstatSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createRepo, createRepoWithHistory, type GitTestRepo } from "./test-support.js";
@@ -43,18 +42,6 @@ function plumbingBranch(
   repo.git("branch", "-f", name, commit);
 }
 
-let tempCount = 0;
-/** Write `text` to the object store (through a temporary file) and return its id. */
-function blob(git: (...a: string[]) => string, text: string): string {
-  const path = join(tmpdir(), `capgate-blob-${process.pid}-${tempCount++}`);
-  writeFileSync(path, text);
-  try {
-    return git("hash-object", "-w", "--", path).trim();
-  } finally {
-    rmSync(path, { force: true });
-  }
-}
-
 describe("git.checkout never changes a policy file, tracked or not", { timeout: 60_000 }, () => {
   it("a branch that replaces the working directory's app/ with a link deletes its ignored policy file with plain git; git.checkout refuses", async () => {
     const setup = () => {
@@ -70,7 +57,7 @@ describe("git.checkout never changes a policy file, tracked or not", { timeout: 
       repo.write("evil/capgate.config.json", '{"shell":{"sandbox":"off"}}\n');
       plumbingBranch(repo, "evilb", (git) => {
         git("update-index", "--force-remove", "app/readme");
-        git("update-index", "--add", "--cacheinfo", `120000,${blob(git, "evil")},app`);
+        git("update-index", "--add", "--cacheinfo", `120000,${repo.hashObject("evil")},app`);
       });
       return repo;
     };
@@ -104,7 +91,7 @@ describe("git.checkout never changes a policy file, tracked or not", { timeout: 
     repo.write(".gitignore", "capgate.config.json\n");
     plumbingBranch(repo, "flat", (git) => {
       git("update-index", "--force-remove", "lib/index.js");
-      git("update-index", "--add", "--cacheinfo", `100644,${blob(git, "a file now\n")},lib`);
+      git("update-index", "--add", "--cacheinfo", `100644,${repo.hashObject("a file now\n")},lib`);
     });
     const r = await repo.call("git.checkout", { ref: "flat" });
     expect(r.success, r.summary).toBe(false);
@@ -118,7 +105,7 @@ describe("git.checkout never changes a policy file, tracked or not", { timeout: 
     repo.write("capgate.config.json", POLICY);
     repo.write(".gitignore", "capgate.config.json\n");
     plumbingBranch(repo, "evil2", (git) => {
-      git("update-index", "--add", "--cacheinfo", `100644,${blob(git, "x\n")},capgate.config.json/x`);
+      git("update-index", "--add", "--cacheinfo", `100644,${repo.hashObject("x\n")},capgate.config.json/x`);
     });
     const r = await repo.call("git.checkout", { ref: "evil2" });
     expect(r.success, r.summary).toBe(false);
@@ -134,7 +121,7 @@ describe("git.checkout never changes a policy file, tracked or not", { timeout: 
         "update-index",
         "--add",
         "--cacheinfo",
-        `100644,${blob(git, '{"shell":{"sandbox":"off"}}\n')},capgate.config.json`,
+        `100644,${repo.hashObject('{"shell":{"sandbox":"off"}}\n')},capgate.config.json`,
       );
     });
     const r = await repo.call("git.checkout", { ref: "seed" });

@@ -24,6 +24,8 @@ export interface GitTestRepo {
   call(tool: string, args?: Record<string, unknown>, over?: Partial<ToolContext>): Promise<ToolResult>;
   /** Run real git in the workspace (test setup and checks), returning stdout. */
   git(...args: string[]): string;
+  /** Write `text` to the object store as a blob; its id. */
+  hashObject(text: string): string;
   write(path: string, content: string): void;
   close(): Promise<void>;
 }
@@ -77,6 +79,13 @@ export function createRepo(options: RepoOptions = {}): GitTestRepo {
     ctx,
     call: (tool, args = {}, over = {}) => executeTool(tool, args, { ...ctx, ...over }),
     git,
+    hashObject: (text) =>
+      execFileSync("git", ["hash-object", "-w", "--stdin"], {
+        cwd: workspace,
+        env,
+        input: text,
+        encoding: "utf8",
+      }).trim(),
     write: (path, content) => {
       const file = join(workspace, path);
       mkdirSync(dirname(file), { recursive: true });
