@@ -1,8 +1,6 @@
-import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AttackReplay } from "./replay-support.js";
 import { RULES_CONFIG } from "./shell-corpus.js";
 import { checkShellCommand } from "./shell-policy.js";
 import {
@@ -11,7 +9,6 @@ import {
   RED_TEAM_ATTACKS,
   RED_TEAM_DENY_OPENER,
   RED_TEAM_DENY_OTHER,
-  type RedTeamAttack,
 } from "./shell-red-team-3.js";
 
 const REQUIRED = Boolean(process.env.CAPGATE_REQUIRE_SYSTEM_TESTS);
@@ -30,64 +27,19 @@ if (REQUIRED && !have) throw new Error(`the red-team replay needs ${TOOLS.join("
 const describeReal = have ? describe : describe.skip;
 
 describeReal("red-team round three, replayed for real: every form that has its effect is refused", () => {
-  let root: string;
-  let bin: string;
-  beforeAll(() => {
-    root = mkdtempSync(join(tmpdir(), "capgate-red-team-3-"));
-    bin = join(root, "bin");
-    mkdirSync(bin);
-    writeFileSync(join(bin, "xdg-open"), '#!/bin/sh\necho ran >> "$MARKER"\ncat > /dev/null\n');
-    chmodSync(join(bin, "xdg-open"), 0o755);
-  });
-  afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-  function hadEffect(i: number, attack: RedTeamAttack): boolean {
-    const dir = join(root, `case-${i}`);
-    mkdirSync(dir);
-    const marker = join(dir, "..", `ran-${i}`);
-    const env = {
-      // git-core on PATH as on the red team's machine, so `git-push` resolves.
-      PATH: `${bin}:/usr/bin:/bin:/usr/sbin:/sbin:/usr/lib/git-core`,
-      HOME: dir,
-      MARKER: marker,
-      GIT_CONFIG_NOSYSTEM: "1",
-      GIT_TERMINAL_PROMPT: "0",
-      BROWSER: "xdg-open",
-    };
-    const run = (script: string) =>
-      spawnSync("bash", ["--noprofile", "--norc", "-c", script], {
-        cwd: dir,
-        env,
-        timeout: 20_000,
-        stdio: ["ignore", "ignore", "pipe"],
-        encoding: "utf8",
-      });
-    if (attack.setup !== "") {
-      const s = run(attack.setup);
-      expect(s.status, `setup of ${attack.command}: ${s.stderr}`).toBe(0);
-    }
-    run(attack.command);
-    if (attack.effect === "opener") return existsSync(marker);
-    if (attack.effect === "delete") return !existsSync(join(dir, "victim"));
-    const ref = spawnSync(
-      "git",
-      ["--git-dir", join(dir, "remote.git"), "rev-parse", "--verify", "-q", "main"],
-      {
-        env,
-        encoding: "utf8",
-      },
-    );
-    return ref.status === 0;
-  }
+  const replay = new AttackReplay("capgate-red-team-3-");
+  beforeAll(() => replay.open());
+  afterAll(() => replay.close());
 
   it.each(RED_TEAM_ATTACKS.map((a, i) => [i, a.effect, a.command, a] as const))(
     "%i (%s) %j",
     async (i, _effect, command, attack) => {
       // Every attack must really work on this machine, or the test proves nothing.
       if (!missingOptional(command))
-        expect(hadEffect(i, attack), `${command} must have its effect (${EFFECT_NAMES[attack.effect]})`).toBe(
-          true,
-        );
+        expect(
+          replay.hadEffect(i, attack),
+          `${command} must have its effect (${EFFECT_NAMES[attack.effect]})`,
+        ).toBe(true);
       const d = await checkShellCommand(command, RULES_CONFIG);
       if (attack.effect === "delete") expect(d, command).toMatchObject({ decision: "ask", rule: "ask[0]" });
       else expect(d.decision, JSON.stringify(d)).toBe("deny");

@@ -1,8 +1,9 @@
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AttackReplay, SYSTEM_DIRS } from "./replay-support.js";
 import { RULES_CONFIG } from "./shell-corpus.js";
 import { checkShellCommand, createShellPolicy } from "./shell-policy.js";
 import { EFFECT_NAMES } from "./shell-red-team-3.js";
@@ -13,72 +14,21 @@ import {
   ROUND_FOUR_CONFIGURED_DENY,
   ROUND_FOUR_DENY_OPENER,
   ROUND_FOUR_DENY_OTHER,
-  type RoundFourAttack,
 } from "./shell-red-team-4.js";
 import { BROWSER_PANEL_HINT } from "./shell-rules.js";
 import { WRAPPERS } from "./shell-wrappers.js";
 
 const REQUIRED = Boolean(process.env.CAPGATE_REQUIRE_SYSTEM_TESTS);
 const TOOLS = ["/usr/bin/git", "/usr/bin/bash", "/usr/bin/dash"];
-const PATH_DIRS = ["/usr/bin", "/bin", "/usr/sbin", "/sbin"];
-const installed = (program: string) => PATH_DIRS.some((d) => existsSync(join(d, program)));
+const installed = (program: string) => SYSTEM_DIRS.some((d) => existsSync(join(d, program)));
 const have = TOOLS.every((p) => existsSync(p)) && existsSync("/usr/lib/git-core/git-push");
 if (REQUIRED && !have) throw new Error(`the round-four replay needs ${TOOLS.join(", ")} and git-core`);
 const describeReal = have ? describe : describe.skip;
 
 describeReal("red-team round four, replayed for real: every form that has its effect is refused", () => {
-  let root: string;
-  let bin: string;
-  beforeAll(() => {
-    root = mkdtempSync(join(tmpdir(), "capgate-red-team-4-"));
-    bin = join(root, "bin");
-    mkdirSync(bin);
-    writeFileSync(join(bin, "xdg-open"), '#!/bin/sh\necho ran >> "$MARKER"\ncat > /dev/null\n');
-    chmodSync(join(bin, "xdg-open"), 0o755);
-  });
-  afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-  function hadEffect(i: number, attack: RoundFourAttack): boolean {
-    const dir = join(root, `case-${i}`);
-    // HOME is elsewhere and empty: a startup file only runs when the command line moves HOME.
-    const home = join(root, `home-${i}`);
-    mkdirSync(dir);
-    mkdirSync(home);
-    const marker = join(root, `ran-${i}`);
-    const env = {
-      PATH: `${bin}:${PATH_DIRS.join(":")}:/usr/lib/git-core`,
-      HOME: home,
-      MARKER: marker,
-      OPENER: join(bin, "xdg-open"),
-      GIT_CONFIG_NOSYSTEM: "1",
-      GIT_TERMINAL_PROMPT: "0",
-      BROWSER: "xdg-open",
-    };
-    const run = (script: string) =>
-      spawnSync("bash", ["--noprofile", "--norc", "-c", script], {
-        cwd: dir,
-        env,
-        timeout: 20_000,
-        stdio: ["ignore", "ignore", "pipe"],
-        encoding: "utf8",
-      });
-    if (attack.setup !== "") {
-      const s = run(attack.setup);
-      expect(s.status, `setup of ${attack.command}: ${s.stderr}`).toBe(0);
-    }
-    run(attack.command);
-    if (attack.effect === "opener") return existsSync(marker) && readFileSync(marker, "utf8").includes("ran");
-    if (attack.effect === "delete") return !existsSync(join(dir, "victim"));
-    const ref = spawnSync(
-      "git",
-      ["--git-dir", join(dir, "remote.git"), "rev-parse", "--verify", "-q", "main"],
-      {
-        env,
-        encoding: "utf8",
-      },
-    );
-    return ref.status === 0;
-  }
+  const replay = new AttackReplay("capgate-red-team-4-", { homeApart: true });
+  beforeAll(() => replay.open());
+  afterAll(() => replay.close());
 
   it.each(ROUND_FOUR_ATTACKS.map((a, i) => [i, a.effect, a.command, a] as const))(
     "%i (%s) %j",
@@ -86,9 +36,10 @@ describeReal("red-team round four, replayed for real: every form that has its ef
       // Every attack must really work on this machine (or the test proves nothing), unless it
       // needs a program this machine does not have: then only the verdict is checked.
       if (attack.needs === undefined || installed(attack.needs))
-        expect(hadEffect(i, attack), `${command} must have its effect (${EFFECT_NAMES[attack.effect]})`).toBe(
-          true,
-        );
+        expect(
+          replay.hadEffect(i, attack),
+          `${command} must have its effect (${EFFECT_NAMES[attack.effect]})`,
+        ).toBe(true);
       const d = await checkShellCommand(command, RULES_CONFIG);
       if (attack.effect === "delete") expect(d, command).toMatchObject({ decision: "ask", rule: "ask[0]" });
       else expect(d.decision, JSON.stringify(d)).toBe("deny");
@@ -230,7 +181,7 @@ describe("round-four wrapper tables agree with the real tools", () => {
     writeFileSync(join(bin, "xdg-open"), `#!/bin/sh\necho ran >> '${marker}'\n`);
     chmodSync(join(bin, "xdg-open"), 0o755);
     writeFileSync(join(dir, "f"), "f\n");
-    env = { PATH: `${bin}:${PATH_DIRS.join(":")}`, HOME: dir, LANG: "C" };
+    env = { PATH: `${bin}:${SYSTEM_DIRS.join(":")}`, HOME: dir, LANG: "C" };
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
