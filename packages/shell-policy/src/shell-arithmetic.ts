@@ -22,8 +22,8 @@ import type { Unresolvable } from "./shell-words.js";
  *    A variable the line never assigns comes from the environment the operator set: allowed.
  */
 
-/** A subscript with a substitution in it, in literal text. */
-const SUBSCRIPT_CODE = /\[[^\]]*(\$\(|`|\$\{)/;
+/** A subscript with a substitution in it, in literal text (also judged in assignments: shell-indirection.ts). */
+export const SUBSCRIPT_CODE = /\[[^\]]*(\$\(|`|\$\{)/;
 /** What makes a literal value unsafe to evaluate as arithmetic. */
 const UNSAFE_VALUE = /[[`]|\$\(|\$\{/;
 const ARITHMETIC_TEST = new Set(["-eq", "-ne", "-lt", "-le", "-gt", "-ge"]);

@@ -7,6 +7,7 @@
  * bash evaluates as arithmetic (`printf -v 'a[$(cmd)]'`), and variables whose value a
  * program runs as a command (BROWSER, EDITOR, PAGER, LESSOPEN, GIT_SSH_COMMAND…).
  */
+import { SUBSCRIPT_CODE } from "./shell-arithmetic.js";
 import type { Continuation, ResolvedCommand } from "./shell-commands.js";
 import type { Assignment, ShellWord } from "./shell-words.js";
 
@@ -153,9 +154,6 @@ export function isProgramVariable(name: string): boolean {
   // less 661+: LESS_OSC8_<scheme> is the command that opens an OSC 8 link of that scheme.
   return PROGRAM_VARIABLES.has(name) || /^LESS_OSC8_/.test(name);
 }
-
-/** A subscript that bash evaluates as arithmetic, with a command substitution in it. */
-const SUBSCRIPT_CODE = /\[[^\]]*(\$\(|`|\$\{)/;
 
 /** What an assignment makes run: denials for code variables, the value as a command line for program variables. */
 export function assignmentContinuations(a: Assignment, via: string): Continuation[] {
