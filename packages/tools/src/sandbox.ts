@@ -378,16 +378,34 @@ function programDirsUnderTmpfs(argv: readonly string[], workspace: string): stri
     const tmpfs = PROGRAM_TMPFS.find((t) => isInside(t, real) && real !== t);
     if (!tmpfs) continue;
     const top = real.slice(tmpfs.length + 1).split(sep)[0];
-    if (!top || top.startsWith(".")) continue;
+    if (!top) continue;
     const dir = join(tmpfs, top);
-    const st = lstatOrUndefined(dir);
-    if (!st?.isDirectory() || st.uid !== process.getuid?.()) continue;
     // A socket in it (a bus or agent some program of the user's left there) would come back
     // with it: read-only does not stop a connect. Such a directory is not shown.
-    if (holdsSocket(dir)) continue;
+    if (!showableUnderTmpfs(dir)) continue;
     out.add(dir);
   }
   return [...out];
+}
+
+/**
+ * Whether the sandbox may show `dir` (a real path) read-only from under a private tmpfs:
+ * under /tmp or /var/tmp but not the mount itself, no dot-directory on the way
+ * (`/tmp/.X11-unix`), a directory this user owns, holding no socket.
+ */
+function showableUnderTmpfs(dir: string): boolean {
+  const tmpfs = PROGRAM_TMPFS.find((t) => isInside(t, dir) && dir !== t);
+  if (!tmpfs) return false;
+  if (
+    dir
+      .slice(tmpfs.length + 1)
+      .split(sep)
+      .some((part) => part.startsWith("."))
+  )
+    return false;
+  const st = lstatOrUndefined(dir);
+  if (!st?.isDirectory() || st.uid !== process.getuid?.()) return false;
+  return !holdsSocket(dir);
 }
 
 /** The private tmpfs mounts a program's directory may be shown from. */
@@ -425,7 +443,7 @@ function holdsSocket(dir: string): boolean {
 
 /**
  * Real, existing directories of `PATH` that the private tmpfs mounts would otherwise hide,
- * shown read-only on the same terms as a program's directory (`programDirsUnderTmpfs`):
+ * shown read-only on the same terms as a program's directory (`showableUnderTmpfs`):
  * under /tmp or /var/tmp only (never /run or /dev/shm, where runtime sockets live), not the
  * tmpfs root itself, no dot-directory on the way (`/tmp/.X11-unix`), owned by this user,
  * and holding no socket. Otherwise `PATH=…:/tmp` would bring the X display's and the
@@ -437,19 +455,7 @@ function pathDirsUnderTmpfs(path: string | undefined, workspace: string): string
     if (!entry.startsWith("/")) continue;
     const real = realOrUndefined(entry);
     if (!real || isInside(workspace, real)) continue;
-    const tmpfs = PROGRAM_TMPFS.find((t) => isInside(t, real) && real !== t);
-    if (!tmpfs) continue;
-    if (
-      real
-        .slice(tmpfs.length + 1)
-        .split(sep)
-        .some((part) => part.startsWith("."))
-    )
-      continue;
-    const st = lstatOrUndefined(real);
-    if (!st?.isDirectory() || st.uid !== process.getuid?.()) continue;
-    if (holdsSocket(real)) continue;
-    out.add(real);
+    if (showableUnderTmpfs(real)) out.add(real);
   }
   return [...out];
 }
