@@ -85,7 +85,10 @@ export function placeholderProblems(
           }
         }
       }
-    } else if (Array.isArray(value)) value.forEach((v, i) => visit(v, `${at}[${i}]`));
+    } else if (Array.isArray(value))
+      value.forEach((v, i) => {
+        visit(v, `${at}[${i}]`);
+      });
     else if (value && typeof value === "object")
       for (const [k, v] of Object.entries(value)) visit(v, at ? `${at}.${k}` : k);
   };

@@ -73,7 +73,7 @@ export function markdownReport(results: ResultsFile, summary: EvalSummary): stri
   return lines.join("\n");
 }
 
-const escape = (s: string) =>
+const html = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 
 const COLOURS: Record<EvalMode, string> = { gate: "#2563eb", exposed: "#d97706", code: "#059669" };
@@ -108,10 +108,10 @@ function barChart(
       `<text x="${left - 8}" y="${y + bar / 2 + 5}" text-anchor="end">${m.mode}</text>` +
       `<rect x="${left}" y="${y}" width="${w.toFixed(1)}" height="${bar}" fill="${COLOURS[m.mode]}"/>` +
       ci +
-      `<text x="${end + 8}" y="${y + bar / 2 + 5}">${escape(label(m))}</text>`
+      `<text x="${end + 8}" y="${y + bar / 2 + 5}">${html(label(m))}</text>`
     );
   });
-  return `<figure><svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" role="img" aria-label="${escape(title)}"><text x="0" y="18" font-weight="bold">${escape(title)}</text>${rows.join("")}</svg></figure>`;
+  return `<figure><svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" role="img" aria-label="${html(title)}"><text x="0" y="18" font-weight="bold">${html(title)}</text>${rows.join("")}</svg></figure>`;
 }
 
 export function htmlReport(results: ResultsFile, summary: EvalSummary): string {
@@ -153,7 +153,7 @@ export function htmlReport(results: ResultsFile, summary: EvalSummary): string {
   const modeRows = modes
     .map(
       (m) =>
-        `<tr><td>${m.mode}</td><td>${escape(rate(m.success))}</td><td>${m.meanSteps.toFixed(1)}</td><td>${m.rejections}</td><td>${int(m.meanPromptChars)}</td><td>${int(m.meanFirstPromptChars)}</td><td>${tokens(m.promptTokens)}</td><td>${tokens(m.completionTokens)}</td><td>${m.distractorCalls}</td><td>${(m.meanMs / 1000).toFixed(1)} s</td></tr>`,
+        `<tr><td>${m.mode}</td><td>${html(rate(m.success))}</td><td>${m.meanSteps.toFixed(1)}</td><td>${m.rejections}</td><td>${int(m.meanPromptChars)}</td><td>${int(m.meanFirstPromptChars)}</td><td>${tokens(m.promptTokens)}</td><td>${tokens(m.completionTokens)}</td><td>${m.distractorCalls}</td><td>${(m.meanMs / 1000).toFixed(1)} s</td></tr>`,
     )
     .join("");
   const taskRows = summary.tasks
@@ -166,18 +166,18 @@ export function htmlReport(results: ResultsFile, summary: EvalSummary): string {
             : "<td>—</td><td>—</td>";
         })
         .join("");
-      return `<tr><td>${escape(t.task)}</td><td>${escape(t.tags.join(", "))}</td>${cells}<td>${ratio(t.firstPromptRatio)}</td><td>${ratio(t.promptRatio)}</td></tr>`;
+      return `<tr><td>${html(t.task)}</td><td>${html(t.tags.join(", "))}</td>${cells}<td>${ratio(t.firstPromptRatio)}</td><td>${ratio(t.promptRatio)}</td></tr>`;
     })
     .join("");
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>capgate eval — ${escape(results.suite.name)}</title>
+<html lang="en"><head><meta charset="utf-8"><title>capgate eval — ${html(results.suite.name)}</title>
 <style>
 body{font:14px/1.45 system-ui,sans-serif;margin:2rem;color:#111;max-width:1100px}
 table{border-collapse:collapse;margin:1rem 0}td,th{border:1px solid #ccc;padding:.25rem .5rem;text-align:left}
 th{background:#f3f4f6}.ok{background:#dcfce7}.bad{background:#fee2e2}figure{margin:1rem 0}svg text{font:13px system-ui,sans-serif}
 </style></head><body>
-<h1>capgate eval — ${escape(results.suite.name)}</h1>
-<p>Model <code>${escape(results.model)}</code>, ${results.runs.length} runs, distractors ${results.distractors}, started ${escape(results.started)}, updated ${escape(results.updated)}.</p>
+<h1>capgate eval — ${html(results.suite.name)}</h1>
+<p>Model <code>${html(results.model)}</code>, ${results.runs.length} runs, distractors ${results.distractors}, started ${html(results.started)}, updated ${html(results.updated)}.</p>
 ${charts.join("\n")}
 <h2>By mode</h2>
 <table><tr><th>mode</th><th>success</th><th>mean steps</th><th>rejections</th><th>mean prompt chars / run</th><th>mean first prompt chars</th><th>prompt tokens</th><th>completion tokens</th><th>distractor calls</th><th>mean time</th></tr>${modeRows}</table>

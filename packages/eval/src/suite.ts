@@ -129,7 +129,9 @@ export function loadTask(file: string, defaultId: string, problems: SuiteProblem
       "id",
       `the task id "${id}" must be lowercase letters, digits and "-" (from the file name unless set)`,
     );
-  spec.check.forEach((check, i) => checkOne(check, `check[${i}]`, add));
+  spec.check.forEach((check, i) => {
+    checkOne(check, `check[${i}]`, add);
+  });
   for (const [key, sub] of [
     ["workspace.dir", spec.workspace?.dir],
     ["web.dir", spec.web?.dir],
