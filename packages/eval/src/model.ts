@@ -3,6 +3,7 @@ import { join, resolve } from "node:path";
 import { exposedToolName } from "@capgate/loop";
 import { createModel, createScriptedModel, type ModelClient } from "@capgate/models";
 import { CapgateError, parseJsonStrict } from "@capgate/schema";
+import type { PlaceholderValues } from "./placeholders.js";
 import type { EvalMode } from "./types.js";
 
 /**
@@ -15,23 +16,41 @@ import type { EvalMode } from "./types.js";
 export function modelForRun(
   spec: string,
   run: { task: string; mode: EvalMode },
-  options: { cwd: string; env?: Record<string, string | undefined> },
+  options: { cwd: string; values?: PlaceholderValues; env?: Record<string, string | undefined> },
 ): ModelClient {
   const dir = scriptedDirectory(spec, options.cwd);
   if (dir === undefined)
     return createModel(spec, { cwd: options.cwd, ...(options.env ? { env: options.env } : {}) });
   const exact = join(dir, `${run.task}.${run.mode}.json`);
-  if (existsSync(exact)) return createModel(`scripted:${exact}`);
   const shared = join(dir, `${run.task}.json`);
-  if (!existsSync(shared)) {
+  const file = existsSync(exact) ? exact : shared;
+  if (!existsSync(file)) {
     throw new CapgateError(
       "no_scripted_replies",
       `no scripted replies for task ${run.task} in ${dir} (looked for ${run.task}.${run.mode}.json and ${run.task}.json)`,
     );
   }
-  if (run.mode !== "exposed") return createModel(`scripted:${shared}`);
-  const replies = readReplies(shared);
-  return createScriptedModel(replies.flatMap(toExposed), { name: `${shared} (as exposed)` });
+  let replies = readReplies(file);
+  if (file === shared && run.mode === "exposed") replies = replies.flatMap(toExposed);
+  if (options.values) replies = replies.map((r) => fillReply(r, options.values!));
+  return createScriptedModel(replies, {
+    name: file === shared && run.mode === "exposed" ? `${file} (as exposed)` : file,
+  });
+}
+
+/**
+ * A reply's `{{web}}`, `{{workspace}}`, `{{scratch}}`, `{{task}}` and `{{node}}` filled in
+ * for this run (a script cannot know the web server's port in advance), escaped for the
+ * JSON string they sit in.
+ */
+function fillReply(reply: string, values: PlaceholderValues): string {
+  return reply.replace(
+    /\{\{(workspace|task|scratch|web|node)\}\}/g,
+    (whole, name: keyof PlaceholderValues) => {
+      const value = values[name];
+      return value === undefined ? whole : JSON.stringify(value).slice(1, -1);
+    },
+  );
 }
 
 /** The directory of a `scripted:DIR` spec, or undefined for any other spec. */

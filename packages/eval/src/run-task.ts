@@ -97,7 +97,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
     };
     let model: ReturnType<typeof modelForRun>;
     try {
-      model = modelForRun(options.model, { task: task.id, mode }, { cwd: options.cwd });
+      model = modelForRun(options.model, { task: task.id, mode }, { cwd: options.cwd, values });
       harness = await createHarness({
         config: runConfig(options, values, web),
         workspace,

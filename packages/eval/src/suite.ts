@@ -206,7 +206,7 @@ function readDocument(file: string, problems: SuiteProblem[]): unknown {
     return undefined;
   }
   try {
-    return parseYaml(raw, { uniqueKeys: true, prettyErrors: false });
+    return parseYaml(raw, { uniqueKeys: true });
   } catch (error) {
     if (!(error instanceof YAMLParseError)) throw error;
     const at = error.linePos?.[0];
