@@ -205,7 +205,7 @@ export async function scriptAvailable(
 
 function positive(n: number, name: string): number {
   if (!Number.isInteger(n) || n < 1)
-    throw new CapgateError("invalid_option", `${name} must be a whole number of at least 1; got ${n}`, {
+    throw new CapgateError("usage", `${name} must be a whole number of at least 1; got ${n}`, {
       property: name,
     });
   return n;

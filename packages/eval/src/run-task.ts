@@ -97,7 +97,11 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
     };
     let model: ReturnType<typeof modelForRun>;
     try {
-      model = modelForRun(options.model, { task: task.id, mode }, { cwd: options.cwd, values });
+      model = modelForRun(
+        options.model,
+        { task: task.id, mode },
+        { cwd: options.cwd, values, ...(options.processEnv ? { env: options.processEnv } : {}) },
+      );
       harness = await createHarness({
         config: runConfig(options, values, web),
         workspace,

@@ -141,6 +141,22 @@ export function loadTask(file: string, defaultId: string, problems: SuiteProblem
     if (!full.startsWith(`${dir}/`) || !existsSync(full) || !statSync(full).isDirectory())
       add(key, `"${sub}" must be a directory inside the task's directory ${dir}`);
   }
+  const fixturePaths: Array<[string, string[]]> = [
+    ["workspace.files", Object.keys(spec.workspace?.files ?? {})],
+    ["workspace.git.uncommitted", Object.keys(spec.workspace?.git?.uncommitted ?? {})],
+    ...(spec.workspace?.git?.commits ?? []).flatMap(
+      (c, i): Array<[string, string[]]> => [
+        [`workspace.git.commits[${i}].files`, Object.keys(c.files ?? {})],
+        [`workspace.git.commits[${i}].delete`, c.delete ?? []],
+      ],
+    ),
+  ];
+  for (const [key, paths] of fixturePaths) {
+    for (const path of paths) {
+      if (path === "" || path.startsWith("/") || path.split(/[\\/]/).includes(".."))
+        add(key, `"${path}" must be a relative path inside the workspace (no "..")`);
+    }
+  }
   if (spec.mcpServers) {
     try {
       parseConfig({ mcpServers: spec.mcpServers }, { source: file });
@@ -150,7 +166,7 @@ export function loadTask(file: string, defaultId: string, problems: SuiteProblem
       for (const p of list) add(p.property, p.message);
     }
   }
-  for (const p of placeholderProblems(spec)) add(p.property, p.message);
+  for (const p of placeholderProblems({ ...spec, file })) add(p.property, p.message);
   if (problems.length > before) return undefined;
   return { ...spec, id, tags: spec.tags ?? [], dir, file };
 }
