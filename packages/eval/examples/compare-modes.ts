@@ -9,10 +9,14 @@ export async function main(model: string): Promise<void> {
     out: "eval-results", // results.json, report.md, report.html, traces/ — resumed if interrupted
     onProgress: (e) => {
       if (e.type === "run_finished")
-        console.log(`[${e.done}/${e.total}] ${e.record.task} (${e.record.mode}): ${e.record.success ? "ok" : "failed"}`);
+        console.log(
+          `[${e.done}/${e.total}] ${e.record.task} (${e.record.mode}): ${e.record.success ? "ok" : "failed"}`,
+        );
     },
   });
   for (const m of summary.modes)
-    console.log(`${m.mode}: ${m.success.successes}/${m.success.runs} succeeded, ${Math.round(m.meanPromptChars)} prompt chars per run`);
+    console.log(
+      `${m.mode}: ${m.success.successes}/${m.success.runs} succeeded, ${Math.round(m.meanPromptChars)} prompt chars per run`,
+    );
   console.log(`report: ${out}/report.html`);
 }

@@ -57,7 +57,10 @@ describe("capgate eval", () => {
       "--out",
       "results",
     ];
-    const child = spawn(process.execPath, args, { cwd: box.root, env: childEnv(box.home, { NO_COLOR: "1" }) });
+    const child = spawn(process.execPath, args, {
+      cwd: box.root,
+      env: childEnv(box.home, { NO_COLOR: "1" }),
+    });
     let stderr = "";
     const exited = new Promise<number | null>((done) => child.on("close", (code) => done(code)));
     // Interrupt as soon as the first run is reported: an event, not a delay.
