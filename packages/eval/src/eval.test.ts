@@ -121,7 +121,7 @@ describe.skipIf(parts.skip)(`capgate eval end to end${parts.note}`, () => {
     await expect(runEval({ ...options, model: "scripted:/elsewhere" })).rejects.toThrow(
       /holds results of another evaluation/,
     );
-  });
+  }, 180_000);
 
   it("refuses code mode without the script capability, and preloads it when one is registered", async () => {
     await expect(
@@ -155,7 +155,7 @@ describe.skipIf(parts.skip)(`capgate eval end to end${parts.note}`, () => {
     } finally {
       await provider.close();
     }
-  });
+  }, 180_000);
 
   it("records the provider's token usage and counts prompt characters as sent, in every mode", async () => {
     const provider = await startProviderServer(suite.tasks, SCRIPTS);
@@ -298,5 +298,5 @@ describe.skipIf(parts.skip)(`capgate eval end to end${parts.note}`, () => {
     } finally {
       await provider.close();
     }
-  });
+  }, 180_000);
 });
