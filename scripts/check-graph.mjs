@@ -78,12 +78,16 @@ const allowed = (from, to) => {
     case "@capgate/postgres":
       // The database side stays out of the core: it implements loop's interfaces and nothing more.
       return ["@capgate/loop", "@capgate/schema", "@capgate/tools"].includes(to);
+    case "@capgate/eval":
+      // The evaluation harness: runs the loop through the harness; apps render it.
+      return to === "@capgate/harness" || CORE.includes(to);
     case "@capgate/server":
       return to === "@capgate/harness" || to === "@capgate/postgres" || CORE.includes(to);
     case "capgate":
       return (
         to === "@capgate/harness" ||
         to === "@capgate/server" ||
+        to === "@capgate/eval" ||
         to === "@capgate/postgres" ||
         CORE.includes(to)
       );

@@ -10,13 +10,19 @@ if (argv[0] === "hook") {
   // CLI through process.exit, so exit hooks run: a
   // sandboxed command still running is stopped and its after-command steps happen (links
   // planted in .git removed, a repository assembled at the workspace root disabled).
-  // Commands with a shutdown of their own (run, serve, worker, mcp serve) handle SIGINT and
+  // Commands with a shutdown of their own (run, serve, worker, eval, mcp serve) handle SIGINT and
   // SIGTERM themselves.
+  // The command word comes after any global options (`capgate --config f run …`).
+  let at = 0;
+  while (at < argv.length && argv[at]!.startsWith("-"))
+    at += argv[at] === "--config" || argv[at] === "--capability" ? 2 : 1;
+  const [command, sub] = [argv[at], argv[at + 1]];
   const ownShutdown =
-    argv[0] === "run" ||
-    argv[0] === "serve" ||
-    argv[0] === "worker" ||
-    (argv[0] === "mcp" && argv[1] === "serve");
+    command === "run" ||
+    command === "serve" ||
+    command === "worker" ||
+    command === "eval" ||
+    (command === "mcp" && sub === "serve");
   // Every signal whose default is to end the process and that a process can catch (the
   // user's Ctrl-\ is SIGQUIT). SIGKILL cannot be caught: docs/security.md §6.
   for (const [signal, number] of [

@@ -16,6 +16,7 @@ describe("capgate basics", () => {
       "run",
       "chat",
       "demo",
+      "eval",
       "search",
       "capabilities",
       "call",

@@ -52,6 +52,12 @@ const REJECTION_CODES = new Set([
   "invalid_workspace",
   "forbidden_host",
   "usage",
+  // capgate eval: a bad suite or option, found before any run.
+  "invalid_suite",
+  "unknown_task",
+  "invalid_mode",
+  "code_mode_unavailable",
+  "results_mismatch",
 ]);
 
 export function exitCodeForErrorCode(code: string): number {

@@ -86,6 +86,22 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
     .action(strip(run(async () => (await import("./commands/chat.js")).chatCommand)));
 
   program
+    .command("eval")
+    .description("measure a model on a task suite: the gate vs every tool exposed (vs code mode)")
+    .option("--model <spec>", "the model to evaluate (any spec; scripted:<dir> for per-task scripts)")
+    .option("--suite <dir>", "task suite directory (default: the starter suite)")
+    .option("--tasks <ids>", "comma-separated task ids (default: all)")
+    .option("--mode <modes>", "comma-separated: gate, exposed, code (default: all available)")
+    .option("--repeat <n>", "runs per task and mode (default 1)")
+    .option("--concurrency <n>", "runs at once (default 1)")
+    .option("--distractors <k>", "add K extra MCP servers of one real public tool each (default 0)")
+    .option("--out <dir>", "results.json, report.md, report.html and traces; resumed if it holds results")
+    .option("--keep-workspaces", "keep each run's temporary workspace")
+    .option("--list", "list the suite's tasks instead of running them")
+    .option("--json", "print the summary (or, with --list, the tasks) as JSON")
+    .action(strip(run(async () => (await import("./commands/eval.js")).evalCommand)));
+
+  program
     .command("demo")
     .description("offline demo: a scripted model fixes a broken project through the gate")
     .option("--json", "print events as JSON lines")

@@ -37,6 +37,8 @@ export type RunEventBody =
       messageCount: number;
       totalChars: number;
       droppedSteps: number;
+      /** Characters of the native tool definitions sent with the request (their JSON), when any were. */
+      toolsChars?: number;
     }
   | {
       type: "model_response";

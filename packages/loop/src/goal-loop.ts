@@ -8,6 +8,7 @@ import { buildContextPacket, type PacketStep } from "./packet.js";
 import { resolveProfile } from "./profile-lookup.js";
 import { newRunId } from "./run-id.js";
 import { Session } from "./session.js";
+import { type ExposedSurface, exposedSurface, type ToolSurfaceKind } from "./surface.js";
 import { createWorkerService } from "./workers.js";
 
 export interface RunGoalOptions {
@@ -22,6 +23,13 @@ export interface RunGoalOptions {
   signal?: AbortSignal;
   /** Pass the eight tools to the provider as native tools (the reply still goes through parseToolAction). */
   nativeTools?: boolean;
+  /**
+   * `gate` (default): the eight top-level tools. `exposed`: every registered tool the run may
+   * see (MCP servers' tools with `mcp: true`) offered directly, no search — the baseline the
+   * gate is measured against. goal_update, memory_search, verify, finish and mark_impossible
+   * stay, and finish keeps its verification rule.
+   */
+  surface?: ToolSurfaceKind;
   runId?: string;
   parentRunId?: string;
   onEvent?: RunEventListener;
@@ -128,6 +136,9 @@ export async function runGoal(env: LoopEnvironment, options: RunGoalOptions): Pr
     } else {
       session.applyProfile(target);
     }
+    // Fixed for the run: the baseline offers what is registered when it starts.
+    const exposed: ExposedSurface | undefined =
+      options.surface === "exposed" ? exposedSurface(session.loadAllVisible()) : undefined;
 
     while (true) {
       if (signal.aborted) {
@@ -146,6 +157,7 @@ export async function runGoal(env: LoopEnvironment, options: RunGoalOptions): Pr
         goalState: session.goalState,
         steps,
         charBudget: session.profile.charBudget,
+        ...(exposed ? { exposedTools: exposed.listing } : {}),
       });
       const turn = await takeModelTurn({
         emitter,
@@ -154,6 +166,7 @@ export async function runGoal(env: LoopEnvironment, options: RunGoalOptions): Pr
         step,
         signal,
         nativeTools: options.nativeTools === true,
+        ...(exposed ? { surface: exposed } : {}),
         rejections: () => rejections + 1,
       });
       if (turn.kind === "failed") {
@@ -177,7 +190,11 @@ export async function runGoal(env: LoopEnvironment, options: RunGoalOptions): Pr
         continue;
       }
       consecutive = 0;
-      const done = await session.dispatch(turn.action, step);
+      const target = exposed?.targets.get(turn.action.name);
+      const done =
+        target === undefined
+          ? await session.dispatch(turn.action, step)
+          : await session.call(target, turn.action.arguments, step);
       steps.push({
         action: JSON.stringify(turn.action),
         result: done.result,

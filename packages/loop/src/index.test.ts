@@ -18,6 +18,8 @@ describe("@capgate/loop public surface", () => {
       "buildContextPacket",
       "createChat",
       "createWorkerService",
+      "exposedSurface",
+      "exposedToolName",
       "isValidRunId",
       "newMemoryEntry",
       "newRunId",

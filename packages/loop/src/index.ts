@@ -26,6 +26,8 @@ export { FileRunStore, readTraceFile, summarise } from "./run-store.js";
 export type { RunStore } from "./run-store-api.js";
 export type { StepOutcome } from "./session.js";
 export { Session } from "./session.js";
+export type { ExposedSurface, SurfaceTool, ToolSurfaceKind } from "./surface.js";
+export { exposedSurface, exposedToolName } from "./surface.js";
 export type { VerifyOutcome } from "./verify.js";
 export { runVerify } from "./verify.js";
 export type { RunWorkers } from "./workers.js";

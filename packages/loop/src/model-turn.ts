@@ -1,7 +1,14 @@
 import type { ModelClient } from "@capgate/models";
-import { type ParseError, parseToolAction, type ToolAction, topLevelTools } from "@capgate/schema";
+import {
+  type JsonSchema,
+  type ParseError,
+  parseToolAction,
+  type ToolAction,
+  topLevelTools,
+} from "@capgate/schema";
 import type { EventEmitterForRun } from "./events.js";
 import type { ContextPacket, PacketStep } from "./packet.js";
+import type { SurfaceTool } from "./surface.js";
 
 export type ModelTurn =
   | { kind: "action"; action: ToolAction }
@@ -20,10 +27,13 @@ export async function takeModelTurn(options: {
   step: number;
   signal: AbortSignal;
   nativeTools: boolean;
+  /** The tools offered and the parser's allowed names (exposed mode); default the eight top-level tools. */
+  surface?: { tools: SurfaceTool[]; schemas: Record<string, JsonSchema> };
   /** Rejections so far in this run, including this one if it is rejected. */
   rejections: () => number;
 }): Promise<ModelTurn> {
   const { emitter, packet, step } = options;
+  const tools = options.nativeTools ? (options.surface?.tools ?? topLevelTools()) : undefined;
   emitter.emit({
     type: "model_request",
     step,
@@ -31,6 +41,8 @@ export async function takeModelTurn(options: {
     messageCount: packet.messages.length,
     totalChars: packet.totalChars,
     droppedSteps: packet.droppedSteps,
+    // Native tool definitions are prompt too: counted as their JSON, in every mode alike.
+    ...(tools ? { toolsChars: JSON.stringify(tools).length } : {}),
   });
   const started = Date.now();
   let reply: Awaited<ReturnType<ModelClient["generate"]>>;
@@ -39,7 +51,7 @@ export async function takeModelTurn(options: {
       system: packet.system,
       messages: packet.messages,
       signal: options.signal,
-      ...(options.nativeTools ? { tools: topLevelTools() } : {}),
+      ...(tools ? { tools } : {}),
     });
   } catch (error) {
     return { kind: "failed", error };
@@ -51,7 +63,9 @@ export async function takeModelTurn(options: {
     durationMs: Date.now() - started,
     ...(reply.usage ? { usage: reply.usage } : {}),
   });
-  const parsed = parseToolAction(reply.text);
+  const parsed = options.surface
+    ? parseToolAction(reply.text, options.surface.schemas)
+    : parseToolAction(reply.text);
   if (parsed.ok) return { kind: "action", action: parsed.action };
   const { error } = parsed;
   emitter.emit({

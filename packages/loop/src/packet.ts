@@ -8,6 +8,13 @@ export const BASE_INSTRUCTIONS = [
   "Concrete tools (files, shell, git, web, browser, desktop, MCP servers, workers) are reached by capability_search → capability_load → capability_call, using the exact argument names of the signatures you are shown.",
 ].join("\n");
 
+/** Exposed mode's opening: the same rules as the gate's, for tools called directly by name. */
+export const EXPOSED_INSTRUCTIONS = [
+  "You are an agent with the tools below; call each one directly by its name.",
+  'Each reply is exactly one JSON object: {"name": "<tool>", "arguments": {…}} — no prose, no second object.',
+  "Use the exact tool names and argument names of the signatures you are shown.",
+].join("\n");
+
 /** The fixed suffix; SPEC §9 requires it to end with these words. */
 export const PACKET_SUFFIX =
   "Call only tools whose signatures you can see, fix the cause of each error instead of repeating a call, keep changes small, and do not finish without verification evidence.";
@@ -32,6 +39,12 @@ export interface PacketInput {
   history?: Array<{ role: "user" | "assistant"; content: string }>;
   /** Replaces the goal's heading, e.g. "User message" in chat. */
   goalLabel?: string;
+  /**
+   * Exposed mode: the listing of every tool offered directly (see `exposedSurface`). The
+   * system prompt lists these instead of the eight tools, and the listing does not count
+   * against `charBudget`, so the steps get the room they would get in gate mode.
+   */
+  exposedTools?: string;
 }
 
 export interface ContextPacket {
@@ -65,6 +78,11 @@ export function systemPrompt(promptDelta: string, loadedSignatures: string[]): s
   ].join("\n\n");
 }
 
+/** The system part in exposed mode: every tool listed directly, no search. */
+export function exposedSystemPrompt(promptDelta: string, listing: string): string {
+  return [EXPOSED_INSTRUCTIONS, promptDelta, PACKET_SUFFIX, `Tools:\n${listing}`].join("\n\n");
+}
+
 function renderGoalState(state: GoalState | undefined): string {
   if (!state) return "";
   const parts: string[] = [];
@@ -84,7 +102,11 @@ const length = (m: { content: string }[]) => m.reduce((n, x) => n + x.content.le
  * dropped first, and an oversized result is shortened before anything newer goes.
  */
 export function buildContextPacket(input: PacketInput): ContextPacket {
-  const system = systemPrompt(input.promptDelta, input.loadedSignatures);
+  const system =
+    input.exposedTools === undefined
+      ? systemPrompt(input.promptDelta, input.loadedSignatures)
+      : exposedSystemPrompt(input.promptDelta, input.exposedTools);
+  const charBudget = input.charBudget + (input.exposedTools?.length ?? 0);
   const label = input.goalLabel ?? "Goal";
   const goalMessage = {
     role: "user" as const,
@@ -108,7 +130,7 @@ export function buildContextPacket(input: PacketInput): ContextPacket {
   const total = () => fixed + length(history) + length(stepMessages(steps)) + (dropped > 0 ? 60 : 0);
 
   // 1. Shorten oversized old results first (keep their head and tail).
-  const perResult = Math.max(400, Math.floor((input.charBudget - fixed) / 4));
+  const perResult = Math.max(400, Math.floor((charBudget - fixed) / 4));
   steps = steps.map((s, i) =>
     i < steps.length - 1 && s.result.length > perResult
       ? {
@@ -118,15 +140,15 @@ export function buildContextPacket(input: PacketInput): ContextPacket {
       : s,
   );
   // 2. Drop the oldest steps, then the oldest history, keeping at least the newest step.
-  while (total() > input.charBudget && steps.length > 1) {
+  while (total() > charBudget && steps.length > 1) {
     steps.shift();
     dropped++;
   }
-  while (total() > input.charBudget && history.length > 0) history.shift();
+  while (total() > charBudget && history.length > 0) history.shift();
   // 3. Last resort: shorten the newest result itself.
-  if (total() > input.charBudget && steps.length === 1) {
+  if (total() > charBudget && steps.length === 1) {
     const only = steps[0] as PacketStep;
-    const room = Math.max(200, only.result.length - (total() - input.charBudget));
+    const room = Math.max(200, only.result.length - (total() - charBudget));
     if (room < only.result.length) {
       steps = [
         {

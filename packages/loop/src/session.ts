@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { executeCapabilityStep } from "@capgate/mcp-client";
 import { applyProfile, type ProfilePolicy } from "@capgate/profiles";
 import { Router } from "@capgate/router";
-import { CapgateError, type ToolAction, type ToolRisk } from "@capgate/schema";
+import { type CapabilityManifest, CapgateError, type ToolAction, type ToolRisk } from "@capgate/schema";
 import {
   type ApprovalHook,
   executeTool,
@@ -71,6 +71,21 @@ export class Session {
   applyProfile(profile: ProfilePolicy): string[] {
     this.profile = profile;
     return applyProfile(this.router, this.env.registry, profile);
+  }
+
+  /**
+   * Exposed mode: load every capability this session may see (MCP ones only when MCP is
+   * on), so each tool can be called directly; returns their manifests.
+   */
+  loadAllVisible(): CapabilityManifest[] {
+    const manifests = this.env.registry.list().filter((m) => this.#visible(m.name));
+    for (const m of manifests) this.router.load(m);
+    return manifests;
+  }
+
+  /** A concrete tool called directly (exposed mode): the same path as capability_call. */
+  call(tool: string, toolArgs: Record<string, unknown>, step: number): Promise<StepOutcome> {
+    return this.#call(tool, toolArgs, step);
   }
 
   /** Capabilities visible to this session: MCP ones only when MCP is on. */

@@ -121,6 +121,18 @@ describe("parseToolAction: every error code", () => {
     expect(e.code).toBe("unknown_tool");
     expect(e.message).toContain("capability_call");
   });
+  it("unknown_tool suggests the closest offered name, not capability_call, when capability_call is not offered", () => {
+    const schemas = {
+      fs_read: { type: "object", properties: { path: { type: "string" } } },
+      finish: { type: "object" },
+    };
+    const r = parseToolAction('{"name":"fs.read","arguments":{"path":"a"}}', schemas);
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.error.code).toBe("unknown_tool");
+    expect(r.error.message).not.toContain("capability_call");
+    expect(r.error.message).toContain("Did you mean `fs_read`?");
+  });
   it("unknown_tool suggests a near name", () => {
     expect(fail('{"name":"capability_serch","arguments":{"query":"x"}}').message).toContain(
       "capability_search",

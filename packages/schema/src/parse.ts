@@ -193,7 +193,12 @@ function checkEnvelope<Name extends string>(
   }
   if (!Object.hasOwn(schemas, name)) {
     let hint = "";
-    if (/^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$/.test(name) || name.includes("/")) {
+    // The capability_call hint only where capability_call is offered: with tools called
+    // directly by name (exposed mode) the closest offered name is the useful answer.
+    const viaCall =
+      Object.hasOwn(schemas, "capability_call") &&
+      (/^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$/.test(name) || name.includes("/"));
+    if (viaCall) {
       hint = ` \`${name}\` looks like a capability tool: call it through capability_call, e.g. {"name": "capability_call", "arguments": {"tool": "${name}", "arguments": {…}}}.`;
     } else {
       const guess = closestMatch(name, allowed);

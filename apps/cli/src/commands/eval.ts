@@ -1,0 +1,187 @@
+import { isAbsolute, relative, resolve } from "node:path";
+import type { EvalMode, EvalProgress, RunRecord } from "@capgate/eval";
+import type { GlobalOptions } from "../context.js";
+import { CliError, ExitCode } from "../errors.js";
+import { type CliIO, paint } from "../io.js";
+import { printJson } from "../json.js";
+
+export interface EvalCommandOptions {
+  model?: string;
+  suite?: string;
+  tasks?: string;
+  mode?: string;
+  repeat?: string;
+  concurrency?: string;
+  distractors?: string;
+  out?: string;
+  list?: boolean;
+  keepWorkspaces?: boolean;
+  json?: boolean;
+}
+
+/**
+ * `capgate eval`: run a task suite in gate, exposed and code mode and report success and
+ * prompt size side by side (the work is @capgate/eval's; this parses and renders).
+ */
+export async function evalCommand(
+  options: EvalCommandOptions,
+  global: GlobalOptions,
+  io: CliIO,
+): Promise<number> {
+  const { loadSuite, runEval, starterSuiteDir, selectTasks } = await import("@capgate/eval");
+  const suite = loadSuite(options.suite ? resolve(options.suite) : starterSuiteDir());
+  const ids = list(options.tasks);
+  if (options.list) {
+    const tasks = selectTasks(suite, ids);
+    if (options.json) {
+      printJson(
+        io,
+        tasks.map((t) => ({ id: t.id, tags: t.tags, goal: t.goal })),
+      );
+    } else {
+      for (const t of tasks) io.out(`${t.id}  [${t.tags.join(", ")}]  ${t.goal}`);
+    }
+    return ExitCode.ok;
+  }
+  const { loadConfig } = await import("@capgate/harness");
+  const config = withPlugins(loadConfig(global.config ? { path: global.config } : {}), global.capability);
+  const model = options.model ?? config.config.model ?? process.env.CAPGATE_MODEL;
+  if (!model)
+    throw new CliError(
+      "no model to evaluate",
+      ExitCode.rejected,
+      "pass --model openai:<model>, anthropic:<model> or scripted:<dir>",
+    );
+  if (!options.out)
+    throw new CliError(
+      "--out DIR is required: results, report and traces go there",
+      ExitCode.rejected,
+      "e.g. --out eval-results",
+    );
+  const modes = list(options.mode) as EvalMode[] | undefined;
+  const p = paint(io);
+  const controller = new AbortController();
+  const onSigint = () => {
+    io.err(p.yellow("\nstopping… finished runs are kept; run the same command again to resume"));
+    controller.abort(new Error("interrupted"));
+  };
+  process.on("SIGINT", onSigint);
+  process.on("SIGTERM", onSigint);
+  const onClosed = () => controller.abort(new Error("the output pipe was closed"));
+  io.closed?.addEventListener("abort", onClosed, { once: true });
+  try {
+    const result = await runEval({
+      model,
+      suite,
+      ...(ids ? { tasks: ids } : {}),
+      ...(modes ? { modes } : {}),
+      repeat: count(options.repeat, "--repeat", 1),
+      concurrency: count(options.concurrency, "--concurrency", 1),
+      distractors: count(options.distractors, "--distractors", 0),
+      out: options.out,
+      config,
+      signal: controller.signal,
+      keepWorkspaces: options.keepWorkspaces === true,
+      onProgress: (e) => progress(e, io),
+    });
+    if (options.json) {
+      printJson(io, {
+        out: result.out,
+        ran: result.ran,
+        interrupted: result.interrupted,
+        modes: result.summary.modes,
+        tasks: result.summary.tasks,
+      });
+    } else {
+      for (const m of result.summary.modes) {
+        const s = m.success;
+        const tokens =
+          m.promptTokens === null ? "" : `, ${Math.round(m.meanPromptTokens ?? 0)} prompt tokens/run`;
+        io.out(
+          `${m.mode.padEnd(8)} ${s.successes}/${s.runs} succeeded (${pct(s.rate)}, 95 % CI ${pct(s.low)}–${pct(s.high)}), ${Math.round(m.meanPromptChars)} prompt chars/run${tokens}, ${m.meanSteps.toFixed(1)} steps/run`,
+        );
+      }
+      const where = shown(result.out);
+      io.out(p.dim(`results: ${where}/results.json  report: ${where}/report.md, ${where}/report.html`));
+    }
+    if (io.closed?.aborted) return ExitCode.ok;
+    if (result.interrupted) {
+      io.err(
+        `interrupted: ${result.results.runs.length} runs are recorded in ${shown(result.out)}; run the same command again to resume`,
+      );
+      return ExitCode.aborted;
+    }
+    return ExitCode.ok;
+  } finally {
+    process.off("SIGINT", onSigint);
+    process.off("SIGTERM", onSigint);
+    io.closed?.removeEventListener("abort", onClosed);
+  }
+}
+
+function progress(e: EvalProgress, io: CliIO): void {
+  const p = paint(io);
+  switch (e.type) {
+    case "planned":
+      io.err(
+        p.dim(
+          `${e.tasks} tasks × ${e.modes.join(", ")}: ${e.total} runs${e.done > 0 ? `, ${e.done} already done (resuming)` : ""}`,
+        ),
+      );
+      return;
+    case "run_started":
+      return;
+    case "run_finished":
+      io.err(`[${e.done}/${e.total}] ${line(e.record, p)}`);
+      return;
+    case "interrupted":
+      return;
+  }
+}
+
+function line(r: RunRecord, p: ReturnType<typeof paint>): string {
+  const mark = r.success ? p.green("✓") : p.red("✗");
+  const what = `${r.task} (${r.mode} #${r.repeat})`;
+  const tokens = r.promptTokens === null ? "" : `, ${r.promptTokens}+${r.completionTokens ?? 0} tokens`;
+  const facts = `${r.steps} steps, ${r.promptChars} chars${tokens}, ${(r.ms / 1000).toFixed(1)} s`;
+  if (r.success) return `${mark} ${what} ${p.dim(facts)}`;
+  const why = r.error ?? r.checks.find((c) => !c.passed)?.detail ?? r.outcome;
+  return `${mark} ${what} ${p.dim(facts)} — ${why}`;
+}
+
+function list(value: string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  const items = value
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  return items.length > 0 ? items : undefined;
+}
+
+function count(value: string | undefined, flag: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n))
+    throw new CliError(`${flag} must be a whole number, got '${value}'`, ExitCode.rejected);
+  return n;
+}
+
+/** `--capability` plugins join the config's, resolved here (paths are relative to the current directory). */
+function withPlugins<C extends { config: { capabilities?: string[] } }>(
+  config: C,
+  plugins: string[] | undefined,
+): C {
+  if (!plugins?.length) return config;
+  const spec = (s: string) => (s.startsWith("./") || s.startsWith("../") ? resolve(s) : s);
+  return {
+    ...config,
+    config: { ...config.config, capabilities: [...(config.config.capabilities ?? []), ...plugins.map(spec)] },
+  };
+}
+
+function shown(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel && !rel.startsWith("..") && !isAbsolute(rel) ? rel : path;
+}
+
+const pct = (x: number) => `${(x * 100).toFixed(0)} %`;

@@ -1,0 +1,2 @@
+export const noop = () => {};
+// TODO: remove noop once nothing uses it
