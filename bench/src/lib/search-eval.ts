@@ -5,6 +5,7 @@ import { loadMetaTool, metatoolManifests } from "./metatool.js";
 import { seededRandom, shuffled } from "./random.js";
 import type { RetrievalScores, RetrievalSet } from "./retrieval.js";
 import { score } from "./retrieval.js";
+import { mcpEvalsSets } from "./mcp-evals.js";
 import { loadSgd } from "./sgd.js";
 
 /** Ranked lists are read to this depth: R@10 and MRR@20. */
@@ -53,11 +54,17 @@ export function sgdSets(): RetrievalSet[] {
   return out;
 }
 
+export { mcpEvalsSets };
+
 export type SystemName = "bm25" | "lexical" | "default";
 
 export function registryFor(set: RetrievalSet, options: RegistryOptions): Registry {
   const r = new Registry(options);
-  for (const m of set.manifests) r.register(m);
+  if (set.mcpServers) {
+    for (const s of set.mcpServers) r.registerMcpServer(s.name, s.tools);
+  } else {
+    for (const m of set.manifests) r.register(m);
+  }
   return r;
 }
 
