@@ -2,9 +2,10 @@
 // MongoDB MCP server accuracy tests → [{ query, tools }]: each object literal with `prompt` and
 // `expectedToolCalls`; tools are the expected calls not marked `optional: true` (spread helper
 // calls are the optional list calls). Prompts built from same-file string constants are resolved.
-import { readFileSync, readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import ts from "typescript";
+
 const dir = process.argv[2];
 const out = [];
 let unresolved = 0;

@@ -1,11 +1,11 @@
 import { Registry, type RegistryOptions } from "@capgate/registry";
 import { createSemanticRanker } from "@capgate/search-semantic";
 import { Bm25, capabilityDocs, toolDocs } from "./bm25.js";
+import { mcpEvalsSets } from "./mcp-evals.js";
 import { loadMetaTool, metatoolManifests } from "./metatool.js";
 import { seededRandom, shuffled } from "./random.js";
 import type { RetrievalScores, RetrievalSet } from "./retrieval.js";
 import { score } from "./retrieval.js";
-import { mcpEvalsSets } from "./mcp-evals.js";
 import { loadSgd } from "./sgd.js";
 
 /** Ranked lists are read to this depth: R@10 and MRR@20. */
