@@ -45,6 +45,35 @@ describe("createDefaultRegistry", () => {
   });
 });
 
+describe("MCP tool lists through the default registry (issue 22)", () => {
+  it("leads a large server's hit with the tool the query matches, and ranks tools across servers", () => {
+    const r = createDefaultRegistry();
+    for (const c of builtinCapabilities()) r.register(c.manifest);
+    const resources = ["incident", "service", "team", "schedule", "webhook", "priority", "user", "alert"];
+    const tools = resources.flatMap((one) => {
+      const many = one.endsWith("y") ? `${one.slice(0, -1)}ies` : `${one}s`;
+      return [
+        { name: `list_${many}`, description: `List ${many} with optional filtering.` },
+        { name: `get_${one}`, description: `Get a specific ${one} by its ID.` },
+        { name: `create_${one}`, description: `Create a new ${one}.` },
+        { name: `update_${one}`, description: `Update an existing ${one}.` },
+        { name: `delete_${one}`, description: `Delete a ${one}.` },
+      ];
+    });
+    r.registerMcpServer("pager", tools, { instructions: "On-call incident response and alerting." });
+    r.registerMcpServer("chat", [{ name: "post_message", description: "Post a message to a channel." }]);
+    const [hit] = r.search("show me all teams");
+    expect(hit?.capability).toBe("mcp:pager");
+    expect(hit?.tools[0]?.name).toBe("pager/list_teams");
+    expect(r.search("show me all teams", { level: "tool" })[0]?.tool).toBe("pager/list_teams");
+    const across = r
+      .search("post a message about the incident", { level: "tool", limit: 3 })
+      .map((h) => h.tool);
+    expect(across[0]).toBe("chat/post_message");
+    expect(across.some((t) => t?.startsWith("pager/"))).toBe(true);
+  });
+});
+
 describe("stop words and the built-in tools", () => {
   it("never drops a word used in any built-in tool name", () => {
     const words = new Set<string>();
