@@ -22,7 +22,7 @@ export const manifest = {
   version: "0.1.0",
   manifestFormat: 1,
   description:
-    "Version control for the workspace repository: the history of the project and of each file (what changed, when and by whom), your uncommitted local edits and how to undo them (git.diff shows them, git.show 'HEAD:path' gives the last committed version), staging, commits, branches and checkout. Nothing is pushed to a remote.",
+    "Version control for the workspace repository: the history of the project and of each file (what changed, when, by whom), your uncommitted local edits and undoing them (git.diff shows them, git.show 'HEAD:path' has the committed text), staging, commits, branches, checkout. Nothing is pushed.",
   profileFit: ["Coder", "Verifier"],
   tools: [
     {
