@@ -4,7 +4,7 @@ import { Registry } from "@capgate/registry";
 import type { Figure } from "../figure.js";
 import { percentile } from "../lib/random.js";
 import type { RetrievalScores } from "../lib/retrieval.js";
-import { evaluateSet, metatoolSets, type SetScores, sgdSets } from "../lib/search-eval.js";
+import { evaluateSet, mcpEvalsSets, metatoolSets, type SetScores, sgdSets } from "../lib/search-eval.js";
 import { syntheticManifests, syntheticQueries } from "../lib/synthetic.js";
 
 export const name = "search";
@@ -28,7 +28,7 @@ function figures(prefix: string, scores: Record<string, RetrievalScores>): Figur
  * Quality on every set available, each system beside textbook BM25 in the same run:
  * `bm25` (textbook), `lexical` (new Registry()), `default` (createDefaultRegistry(): what the
  * CLI and server use). MetaTool: all 199 tools and the mean of three 50-tool subsets; SGD
- * (the extract in bench/data/sgd): capability and tool level.
+ * (the extract in bench/data/sgd) and mcp-evals (bench/data/mcp-evals): capability and tool level.
  */
 function quality(): Figure[] {
   const out: Figure[] = [];
@@ -59,6 +59,14 @@ function quality(): Figure[] {
     console.log(
       `search.${set.name}: ${set.manifests.length} services, ${set.queries.length} queries (${set.note})`,
     );
+    out.push(...figures(`search.${set.name}.capability`, s.capability));
+    if (s.tool) out.push(...figures(`search.${set.name}.tool`, s.tool));
+  }
+  // Real MCP servers' tool lists with their maintainers' requests: one capability per server
+  // and one per tool; the per-server subsets (`mcp-evals.pagerduty`, …) are printed too.
+  for (const set of mcpEvalsSets()) {
+    const s = evaluateSet(set);
+    console.log(`search.${set.name}: ${set.manifests.length} servers, ${set.queries.length} queries`);
     out.push(...figures(`search.${set.name}.capability`, s.capability));
     if (s.tool) out.push(...figures(`search.${set.name}.tool`, s.tool));
   }

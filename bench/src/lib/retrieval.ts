@@ -5,6 +5,11 @@ export interface RetrievalSet {
   name: string;
   manifests: CapabilityManifest[];
   queries: Array<{ query: string; capabilities: ReadonlySet<string>; tools?: ReadonlySet<string> }>;
+  /**
+   * When the set is MCP servers' tool lists: registered with `registerMcpServer` as a host
+   * registers configured servers (`manifests` then holds their `mcp:<server>` manifests, for BM25).
+   */
+  mcpServers?: Array<{ name: string; tools: readonly unknown[]; instructions?: string }>;
   note?: string;
 }
 

@@ -1,6 +1,7 @@
 import { Registry, type RegistryOptions } from "@capgate/registry";
 import { createSemanticRanker } from "@capgate/search-semantic";
 import { Bm25, capabilityDocs, toolDocs } from "./bm25.js";
+import { mcpEvalsSets } from "./mcp-evals.js";
 import { loadMetaTool, metatoolManifests } from "./metatool.js";
 import { seededRandom, shuffled } from "./random.js";
 import type { RetrievalScores, RetrievalSet } from "./retrieval.js";
@@ -53,11 +54,17 @@ export function sgdSets(): RetrievalSet[] {
   return out;
 }
 
+export { mcpEvalsSets };
+
 export type SystemName = "bm25" | "lexical" | "default";
 
 export function registryFor(set: RetrievalSet, options: RegistryOptions): Registry {
   const r = new Registry(options);
-  for (const m of set.manifests) r.register(m);
+  if (set.mcpServers) {
+    for (const s of set.mcpServers) r.registerMcpServer(s.name, s.tools);
+  } else {
+    for (const m of set.manifests) r.register(m);
+  }
   return r;
 }
 

@@ -45,6 +45,47 @@ describe("createDefaultRegistry", () => {
   });
 });
 
+describe("MCP tool lists through the default registry (issue 22)", () => {
+  it("leads a large server's hit with the tool the query matches, and ranks tools across servers", () => {
+    const r = createDefaultRegistry();
+    for (const c of builtinCapabilities()) r.register(c.manifest);
+    const resources = ["incident", "service", "team", "schedule", "webhook", "priority", "user", "alert"];
+    // Described the way such servers describe them: a docstring with its arguments.
+    const tools = resources.flatMap((one) => {
+      const many = one.endsWith("y") ? `${one.slice(0, -1)}ies` : `${one}s`;
+      const id = `\n\nArgs:\n    ${one}_id: The ID of the ${one}.`;
+      return [
+        {
+          name: `list_${many}`,
+          description: `List ${many} with optional filtering.\n\nArgs:\n    query: Filter by name.\n    limit: Max results to return (default 100).\n\nReturns:\n    The matching ${many}.`,
+        },
+        { name: `get_${one}`, description: `Get a specific ${one}.${id}` },
+        { name: `create_${one}`, description: `Create a new ${one}.\n\nArgs:\n    name: Its name.` },
+        { name: `update_${one}`, description: `Update an existing ${one}.${id}\n    name: Its new name.` },
+        { name: `delete_${one}`, description: `Delete a ${one}.${id}` },
+      ];
+    });
+    r.registerMcpServer("pager", tools, { instructions: "On-call incident response and alerting." });
+    r.registerMcpServer("chat", [{ name: "post_message", description: "Post a message to a channel." }]);
+    // Main ranked get_team, get_schedule and update_webhook first for these (the stem alone
+    // cannot tell the listing from the others).
+    for (const [q, tool] of [
+      ["show me all teams", "pager/list_teams"],
+      ["how many schedules do we have", "pager/list_schedules"],
+      ["which webhooks exist", "pager/list_webhooks"],
+    ]) {
+      const [hit] = r.search(q!);
+      expect([q, hit?.capability, hit?.tools[0]?.name]).toEqual([q, "mcp:pager", tool]);
+      expect([q, r.search(q!, { level: "tool" })[0]?.tool]).toEqual([q, tool]);
+    }
+    const across = r
+      .search("post a message about the incident", { level: "tool", limit: 3 })
+      .map((h) => h.tool);
+    expect(across[0]).toBe("chat/post_message");
+    expect(across.some((t) => t?.startsWith("pager/"))).toBe(true);
+  });
+});
+
 describe("stop words and the built-in tools", () => {
   it("never drops a word used in any built-in tool name", () => {
     const words = new Set<string>();

@@ -258,13 +258,15 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
         ...(options.onElicitation ? { onElicitation: options.onElicitation } : {}),
         // A server that says its tools changed is re-indexed, so search follows it.
         onEvent: (event) => {
-          if (event.type === "tools_changed") registerMcp(registry, event.server, event.tools);
+          if (event.type === "tools_changed")
+            registerMcp(registry, event.server, event.tools, mcp?.serverInstructions(event.server));
         },
       })
     : undefined;
   if (mcp) {
     // Cached tool lists make MCP tools searchable before any server is started.
-    for (const entry of await mcp.knownTools()) registerMcp(registry, entry.server, entry.tools);
+    for (const entry of await mcp.knownTools())
+      registerMcp(registry, entry.server, entry.tools, mcp.serverInstructions(entry.server));
   }
 
   const store = new FileRunStore(stateDir);
@@ -310,7 +312,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     if (!mcp) return [];
     const results: McpIndexResult[] = [];
     for (const entry of await mcp.listAllTools(connectTimeoutMs === undefined ? {} : { connectTimeoutMs })) {
-      const outcome = registerMcp(registry, entry.server, entry.tools);
+      const outcome = registerMcp(registry, entry.server, entry.tools, mcp.serverInstructions(entry.server));
       results.push({
         server: entry.server,
         tools: outcome.tools,
@@ -452,13 +454,15 @@ function withSend(chat: Chat, send: Chat["send"]): Chat {
   };
 }
 
+/** A server's tools into search, with its `instructions` (when connected) as context for them. */
 function registerMcp(
   registry: Registry,
   server: string,
   tools: readonly unknown[] | undefined,
+  instructions: string | undefined,
 ): { tools: number; skipped: number } {
   if (!tools) return { tools: 0, skipped: 0 };
-  const registration = registry.registerMcpServer(server, tools);
+  const registration = registry.registerMcpServer(server, tools, instructions ? { instructions } : {});
   return { tools: registration.tools.length, skipped: registration.skipped.length };
 }
 

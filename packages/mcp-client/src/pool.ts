@@ -224,6 +224,14 @@ export class McpPool implements McpCaller {
     }
   }
 
+  /**
+   * The `instructions` a connected server sent at initialize (untrusted: for search, which
+   * sanitises it like a tool description); undefined when it sent none or is not connected.
+   */
+  serverInstructions(server: string): string | undefined {
+    return this.live.get(server)?.instructions;
+  }
+
   /** True when the server lists a tool callable by this name. */
   async hasTool(server: string, tool: string, options: McpCallOptions = {}): Promise<boolean> {
     const tools = await this.listTools(server, options);

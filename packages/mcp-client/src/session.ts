@@ -97,6 +97,12 @@ export class McpSession {
     });
   }
 
+  /** The server's `instructions` from initialize (untrusted text, as sent), if it gave any. */
+  get instructions(): string | undefined {
+    const text = this.client.getInstructions();
+    return typeof text === "string" && text.trim() !== "" ? text : undefined;
+  }
+
   get isAlive(): boolean {
     return this.alive;
   }

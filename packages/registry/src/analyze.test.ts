@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { analyze, analyzeQuery, entityTerms, isStopWord, knownAffixes, stem, tokenize } from "./analyze.js";
+import {
+  analyze,
+  analyzeQuery,
+  analyzeQueryTerms,
+  entityTerms,
+  indexTerms,
+  isStopWord,
+  knownAffixes,
+  stem,
+  tokenize,
+} from "./analyze.js";
 
 describe("tokenize", () => {
   it("splits identifiers on . _ - / : and camelCase", () => {
@@ -14,7 +24,7 @@ describe("tokenize", () => {
   });
 
   it("keeps letters of any script and digits", () => {
-    expect(tokenize("Café mp3 ÜberTool")).toEqual(["café", "mp3", "über", "tool", "übertool"]);
+    expect(tokenize("Café mp3 ÜberTool")).toEqual(["café", "mp", "mp3", "über", "tool", "übertool"]);
   });
 });
 
@@ -91,7 +101,16 @@ describe("query words the index does not know (round 2)", () => {
     expect(entityTerms("open (README.md).")).toEqual(["file", "path"]);
     expect(entityTerms("look in src/lib/ and ~/.bashrc")).toEqual(["file", "path"]);
     expect(entityTerms("see https://example.org/a")).toEqual(["url"]);
-    for (const q of ["e.g. this", "pi is 3.14", "version 1.2.3", "and/or TCP/IP", "a plain question"]) {
+    // Not files: a database namespace or a dotted name with a long last part.
+    for (const q of [
+      "e.g. this",
+      "pi is 3.14",
+      "version 1.2.3",
+      "and/or TCP/IP",
+      "a plain question",
+      "find movies in 'mflix.movies'",
+      "count documents in mydb.mycoll",
+    ]) {
       expect(entityTerms(q)).toEqual([]);
     }
   });
@@ -99,5 +118,62 @@ describe("query words the index does not know (round 2)", () => {
   it("adds those terms only when the index has them", () => {
     expect(analyzeQuery("open config.yaml", known)).toEqual(["open", "config", "yaml", "file", "path"]);
     expect(analyzeQuery("open config.yaml", () => false)).toEqual(["open", "config", "yaml"]);
+  });
+});
+
+describe("compound technical tokens and exact forms (issue 22)", () => {
+  it("keeps a letters-and-digits token whole and also indexes its letter runs", () => {
+    expect(tokenize("OAuth2 login over IPv6 on ec2, k8s and s3")).toEqual([
+      "o",
+      "auth",
+      "auth2",
+      "oauth",
+      "oauth2",
+      "login",
+      "over",
+      "i",
+      "pv",
+      "pv6",
+      "ipv",
+      "ipv6",
+      "on",
+      "ec",
+      "ec2",
+      "k8s",
+      "and",
+      "s3",
+    ]);
+    expect(tokenize("postgresql mysql")).toEqual(["postgresql", "mysql"]);
+  });
+
+  it("asks for a compound query word whole when the index knows it, else for its letter runs", () => {
+    const index = new Set(analyze("Configure oauth2 clients; list ipv addresses"));
+    const known = (t: string) => index.has(t);
+    expect(analyzeQuery("oauth2", known)).toEqual(["oauth2"]);
+    expect(analyzeQuery("oauth", known)).toEqual(["oauth"]);
+    expect(analyzeQuery("ipv6", known)).toEqual(["ipv"]);
+  });
+
+  it("indexes each word's stem and its exact form; a plural query word carries both", () => {
+    expect(indexTerms("list_escalation_policies")).toEqual([
+      "list",
+      "=list",
+      "escal",
+      "=escalation",
+      "polici",
+      "=policies",
+    ]);
+    expect(analyzeQueryTerms("all escalation policies", () => true)).toEqual([
+      { term: "escal" },
+      { term: "polici", exact: "=policies" },
+    ]);
+    // A base form says nothing about number; neither do words that merely end in s.
+    expect(analyzeQueryTerms("find a restaurant with status class analysis", () => true)).toEqual([
+      { term: "find" },
+      { term: "restau" },
+      { term: "statu" },
+      { term: "class" },
+      { term: "analys" },
+    ]);
   });
 });

@@ -24,6 +24,8 @@ const ALL_DIGITS = /^\p{N}+$/u;
 const ALL_LETTERS = /^\p{L}+$/u;
 const NON_WORD = /[^\p{L}\p{N}]+/u;
 const HUMP = /(\p{Ll}|\p{N})\p{Lu}|\p{Lu}\p{Lu}\p{Ll}/u;
+const LETTER_DIGIT = /\p{L}\p{N}|\p{N}\p{L}/u;
+const LETTER_RUNS = /\p{L}{2,}/gu;
 
 /**
  * Lowercased word tokens of any text, identifiers split on `.`, `_`, `-`, `/`, `:` and
@@ -38,13 +40,26 @@ export function tokenize(text: string): string[] {
   for (const word of text.split(NON_WORD)) {
     if (word === "") continue;
     if (!HUMP.test(word)) {
-      out.push(word.toLowerCase());
+      pushWithLetterRuns(out, word.toLowerCase());
       continue;
     }
-    for (const piece of splitHumps(word).split(" ")) if (piece !== "") out.push(piece.toLowerCase());
-    out.push(word.toLowerCase());
+    for (const piece of splitHumps(word).split(" "))
+      if (piece !== "") pushWithLetterRuns(out, piece.toLowerCase());
+    pushWithLetterRuns(out, word.toLowerCase());
   }
   return out;
+}
+
+/**
+ * A token, and when it mixes letters and digits (`oauth2`, `ipv6`, `ec2`, `utf8`) also its runs
+ * of two or more letters (`oauth`, `ipv`, `ec`, `utf`): a compound technical token is found
+ * whole and by its name. `k8s` and `s3` have no such run and stay whole only.
+ */
+function pushWithLetterRuns(out: string[], token: string): void {
+  if (LETTER_DIGIT.test(token)) {
+    for (const run of token.match(LETTER_RUNS) ?? []) out.push(run);
+  }
+  out.push(token);
 }
 
 export function isStopWord(token: string): boolean {
@@ -82,9 +97,42 @@ export function stem(token: string): string {
  * the text still means something.
  */
 export function analyze(text: string): string[] {
-  const tokens = tokenize(text);
+  return contentTokens(tokenize(text)).map(stem);
+}
+
+function contentTokens(tokens: string[]): string[] {
   const kept = tokens.filter((t) => !STOP_WORDS.has(t));
-  return (kept.length > 0 ? kept : tokens).map(stem);
+  return kept.length > 0 ? kept : tokens;
+}
+
+/**
+ * Marks the exact (unstemmed) form of a word as an index term of its own: `=policies` beside
+ * `polici`. No analysed term starts with it (terms are letters and digits).
+ */
+export const EXACT_MARK = "=";
+
+/**
+ * What a ranked index stores for a text: each word's stem (so "files" meets "file") and its
+ * exact form (so "policies" meets `list_escalation_policies` better than `get_escalation_policy`:
+ * in `<operation>_<resource>` tool names the number of the noun is the difference between
+ * listing and getting one).
+ */
+export function indexTerms(text: string): string[] {
+  const out: string[] = [];
+  for (const token of contentTokens(tokenize(text))) out.push(stem(token), EXACT_MARK + token);
+  return out;
+}
+
+/** An English plural by its shape: `teams`, `policies`, `entries` (not `class`, `status`, `analysis`). */
+function isPlural(word: string): boolean {
+  return word.length > 3 && word.endsWith("s") && !/(?:ss|us|is)$/.test(word) && stem(word) !== word;
+}
+
+/** One analysed query word: its index term (a stem) and, for a word of the query itself, its exact form. */
+export interface QueryTerm {
+  term: string;
+  /** `EXACT_MARK` + the word as written (lowercased); absent for terms the query implies (affixes, names by shape). */
+  exact?: string;
 }
 
 /**
@@ -93,29 +141,45 @@ export function analyze(text: string): string[] {
  * outranked by whatever matches a part. A word the index does not know whole keeps its parts.
  */
 export function analyzeQuery(text: string, known: (term: string) => boolean): string[] {
+  return analyzeQueryTerms(text, known).map((t) => t.term);
+}
+
+/** `analyzeQuery` with each word's exact form (see `indexTerms`). */
+export function analyzeQueryTerms(text: string, known: (term: string) => boolean): QueryTerm[] {
   const tokens: string[] = [];
   for (const word of text.split(NON_WORD)) {
     if (word === "") continue;
     const lower = word.toLowerCase();
-    if (!HUMP.test(word) || known(stem(lower))) tokens.push(lower);
-    else for (const piece of splitHumps(word).split(" ")) if (piece !== "") tokens.push(piece.toLowerCase());
+    if (known(stem(lower))) tokens.push(lower);
+    else if (HUMP.test(word)) {
+      for (const piece of splitHumps(word).split(" ")) if (piece !== "") tokens.push(piece.toLowerCase());
+    } else if (LETTER_DIGIT.test(lower)) tokens.push(...(lower.match(LETTER_RUNS) ?? [lower]));
+    else tokens.push(lower);
   }
-  const kept = tokens.filter((t) => !STOP_WORDS.has(t));
-  const out = (kept.length > 0 ? kept : tokens).map(stem);
+  const kept = contentTokens(tokens);
+  // Only a plural carries its exact form: it says "many" (`all teams` → `list_teams`), where a
+  // base form says nothing about number (`find a restaurant` → `find_restaurants`).
+  const out: QueryTerm[] = kept.map((t) =>
+    isPlural(t) ? { term: stem(t), exact: EXACT_MARK + t } : { term: stem(t) },
+  );
   // A run-together word the index does not know (`webhook`, `heatwave`) also asks for the
   // index words it begins or ends with (`web`, `wave`).
-  const extra: string[] = [];
-  for (const term of entityTerms(text)) if (known(term)) extra.push(term);
-  for (const [i, term] of out.entries()) {
-    if (!known(term)) extra.push(...knownAffixes(kept.length > 0 ? kept[i]! : tokens[i]!, known));
+  const extra: QueryTerm[] = [];
+  for (const term of entityTerms(text)) if (known(term)) extra.push({ term });
+  for (const [i, { term }] of out.entries()) {
+    if (!known(term)) for (const affix of knownAffixes(kept[i]!, known)) extra.push({ term: affix });
   }
   return extra.length > 0 ? [...out, ...extra] : out;
 }
 
 const URL_WORD = /^[a-z][a-z0-9+.-]*:\/\/\S+$/i;
-/** `settings.json`, `src/index.ts`, `~/.bashrc`, `./run.sh`: a name part of 2+ characters, an extension of letters (and digits) after a letter. */
+/**
+ * `settings.json`, `src/index.ts`, `~/.bashrc`, `./run.sh`: a name part of 2+ characters and an
+ * extension of 1–4 letters and digits starting with a letter. Longer "extensions" are mostly
+ * not files: a database namespace (`mflix.movies`, `mydb.mycoll`), a Java package, a host.
+ */
 const FILE_WORD =
-  /^(?:[\p{L}\p{N}_~.-]*\/)*\.?[\p{L}\p{N}_-]{2,}(?:\.[\p{L}\p{N}_-]+)*\.[a-z][a-z0-9]{0,5}$/iu;
+  /^(?:[\p{L}\p{N}_~.-]*\/)*\.?[\p{L}\p{N}_-]{2,}(?:\.[\p{L}\p{N}_-]+)*\.[a-z][a-z0-9]{0,3}$/iu;
 /** `/etc/hosts`, `~/.bashrc`, `./out`, `src/lib/`: rooted at `/`, `~/`, `./` or `../`, or ending in `/` (not `and/or`). */
 const PATH_WORD = /^(?:(?:~|\.{1,2})?\/[\p{L}\p{N}_.~/-]+|[\p{L}\p{N}_.-]+(?:\/[\p{L}\p{N}_.-]+)*\/)$/u;
 

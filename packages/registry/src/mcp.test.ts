@@ -177,3 +177,114 @@ describe("Registry: MCP servers", () => {
     expect(r.get("mcp:srv")?.tools[0]?.description).toBe('Tool "ping" of the MCP server "srv".');
   });
 });
+
+/** A provider's `<operation>_<resource>` tools, described the way such servers describe them. */
+function providerTools(): Array<Record<string, unknown>> {
+  const out: Array<Record<string, unknown>> = [];
+  for (const [one, many] of [
+    ["team", "teams"],
+    ["service", "services"],
+    ["escalation_policy", "escalation_policies"],
+    ["schedule", "schedules"],
+    ["webhook_subscription", "webhook_subscriptions"],
+  ] as const) {
+    const words = (s: string) => s.replace(/_/g, " ");
+    out.push(
+      { name: `list_${many}`, description: `List ${words(many)} with optional filtering.` },
+      { name: `get_${one}`, description: `Get a specific ${words(one)} by its ID.` },
+      { name: `create_${one}`, description: `Create a new ${words(one)}.` },
+      { name: `update_${one}`, description: `Update an existing ${words(one)}.` },
+      { name: `delete_${one}`, description: `Delete a ${words(one)}.` },
+    );
+  }
+  return out;
+}
+
+describe("Registry: a provider's many near-identical tools (issue 22)", () => {
+  it("ranks the tool whose name has the query's exact word form first", () => {
+    const r = new Registry();
+    r.registerMcpServer("pager", providerTools());
+    const first = (q: string) => r.search(q, { level: "tool" })[0]?.tool;
+    // Plural asks for the listing, singular for the one: the stem alone cannot tell them apart.
+    expect(first("Show me all teams")).toBe("pager/list_teams");
+    expect(first("Show me all escalation policies")).toBe("pager/list_escalation_policies");
+    expect(first("which webhook subscriptions do we have")).toBe("pager/list_webhook_subscriptions");
+    expect(first("look up the team with ID T1")).toBe("pager/get_team");
+    // The capability hit for the server leads with the same tool.
+    expect(r.search("Show me all teams")[0]?.tools[0]?.name).toBe("pager/list_teams");
+  });
+});
+
+describe("Registry: what MCP servers tell us (issue 22)", () => {
+  it("reads a tool's title as one of its names", () => {
+    const r = new Registry();
+    r.registerMcpServer("billing", [
+      { name: "fn_x1", title: "Create Invoice", description: "Runs job x1." },
+      { name: "fn_x2", title: "Refund Payment", description: "Runs job x2." },
+    ]);
+    expect(r.search("create an invoice", { level: "tool" })[0]?.tool).toBe("billing/fn_x1");
+    expect(r.search("refund a payment")[0]?.tools[0]?.name).toBe("billing/fn_x2");
+  });
+
+  it("reads the server's instructions as context for its tools", () => {
+    const r = new Registry();
+    r.registerMcpServer("acme", [{ name: "query", description: "Run a query." }], {
+      instructions: "Acme Observatory: telescope schedules and star catalogues.",
+    });
+    r.registerMcpServer("sql", [{ name: "query", description: "Run a SQL query." }]);
+    expect(r.get("mcp:acme")?.description).toBe(
+      'Tools of the MCP server "acme": Acme Observatory: telescope schedules and star catalogues.',
+    );
+    expect(r.search("query the star catalogue")[0]?.capability).toBe("mcp:acme");
+    expect(r.search("query the star catalogue", { level: "tool" })[0]?.tool).toBe("acme/query");
+  });
+
+  it("reads the words of a tool's outputSchema", () => {
+    const r = new Registry();
+    r.registerMcpServer("wx", [
+      {
+        name: "lookup",
+        description: "Look up a place.",
+        outputSchema: {
+          type: "object",
+          properties: { forecast: { type: "string", description: "Tomorrow's weather forecast" } },
+        },
+      },
+      { name: "find", description: "Find a place." },
+    ]);
+    expect(r.search("weather forecast", { level: "tool" })[0]?.tool).toBe("wx/lookup");
+  });
+
+  it("finds a compound technical token whole and by its name", () => {
+    const r = new Registry();
+    r.registerMcpServer("idp", [
+      { name: "configure_oauth2_client", description: "Register a client application." },
+      { name: "list_users", description: "List the users." },
+    ]);
+    r.registerMcpServer("net", [{ name: "assign_ipv6_address", description: "Give a host an address." }]);
+    expect(r.search("oauth2 client", { level: "tool" })[0]?.tool).toBe("idp/configure_oauth2_client");
+    expect(r.search("set up an oauth client", { level: "tool" })[0]?.tool).toBe(
+      "idp/configure_oauth2_client",
+    );
+    expect(r.search("ipv6", { level: "tool" })[0]?.tool).toBe("net/assign_ipv6_address");
+  });
+});
+
+describe("Registry: tool-first answers for a large server (issue 22)", () => {
+  it("leads a large server's hit with the one tool the query matches, and ranks tools across servers", () => {
+    const r = new Registry();
+    const many = Array.from({ length: 60 }, (_, i) => ({
+      name: `op_${i}`,
+      description: `Operation number ${i} on the inventory.`,
+    }));
+    many.splice(37, 0, { name: "export_invoices_csv", description: "Export the invoices as a CSV file." });
+    r.registerMcpServer("erp", many);
+    r.registerMcpServer("sheets", [{ name: "import_csv", description: "Import a CSV file into a sheet." }]);
+    const [hit] = r.search("export invoices to csv");
+    expect(hit?.capability).toBe("mcp:erp");
+    expect(hit?.tools[0]?.name).toBe("erp/export_invoices_csv");
+    expect(hit?.tools).toHaveLength(61);
+    const tools = r.search("export invoices to csv", { level: "tool" }).map((h) => h.tool);
+    expect(tools.slice(0, 2)).toEqual(["erp/export_invoices_csv", "sheets/import_csv"]);
+  });
+});

@@ -21,8 +21,14 @@ export interface McpToolInfo {
 }
 
 export interface McpServerOptions {
-  /** A sentence about the server for search (e.g. from its config or `instructions`); sanitised like tool descriptions. */
+  /** A sentence about the server for search (e.g. from its config); sanitised like tool descriptions. */
   description?: string;
+  /**
+   * The `instructions` the server sent at initialize: what it is for, in its own words. Kept
+   * (after `description`) in the capability's description, which search reads as context
+   * for every tool of the server; sanitised like tool descriptions.
+   */
+  instructions?: string;
   /** The server's version when known (semver); default "0.0.0". */
   version?: string;
 }
@@ -180,7 +186,11 @@ export function mcpManifest(
       ...(keepOutput ? { outputSchema: structuredClone(output) as JsonSchema } : {}),
     });
   });
-  const about = sanitizeMcpDescription(options.description);
+  const about = sanitizeMcpDescription(
+    [options.description, options.instructions]
+      .filter((t) => typeof t === "string" && t.trim() !== "")
+      .join(" "),
+  );
   const manifest: CapabilityManifest = {
     name: mcpCapabilityName(server),
     version: typeof options.version === "string" && options.version !== "" ? options.version : "0.0.0",

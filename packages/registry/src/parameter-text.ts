@@ -8,7 +8,20 @@ const PARAMETER_TEXT_MAX = 1000;
  * an MCP server costs no more to index than a long description.
  */
 export function parameterText(tool: ToolManifest): string {
-  const props = tool.inputSchema.properties;
+  return propertyText(tool.inputSchema);
+}
+
+/**
+ * The words of what a tool returns (its `outputSchema`'s top-level properties, as for
+ * arguments): an MCP tool that declares `{ incidents, total }` is about incidents even when
+ * its description is terse.
+ */
+export function outputText(tool: ToolManifest): string {
+  return tool.outputSchema ? propertyText(tool.outputSchema) : "";
+}
+
+function propertyText(schema: ToolManifest["inputSchema"]): string {
+  const props = schema.properties;
   if (typeof props !== "object" || props === null) return "";
   let out = "";
   for (const [name, schema] of Object.entries(props)) {

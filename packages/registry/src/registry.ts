@@ -8,7 +8,7 @@ import {
   mcpCapabilityName,
   mcpManifest,
 } from "./mcp.js";
-import { parameterText } from "./parameter-text.js";
+import { outputText, parameterText } from "./parameter-text.js";
 import type { RankerIndex, RankerQuery, SearchRanker } from "./ranker.js";
 import { SubstringIndex } from "./substring-index.js";
 import { createTextIndex, type TextIndex, type TextQuery } from "./text-index.js";
@@ -152,6 +152,17 @@ function shortToolName(name: string): string {
   return dot === -1 ? name : name.slice(dot + 1);
 }
 
+/** A tool's names as search reads them: its short name and, when it has one, its title (`list_incidents`, "List Incidents"). */
+function toolNames(tool: ToolManifest): string[] {
+  return tool.title ? [shortToolName(tool.name), tool.title] : [shortToolName(tool.name)];
+}
+
+/** The words of a tool's schemas: its arguments, and what it returns when it declares an outputSchema. */
+function schemaTexts(tool: ToolManifest): string[] {
+  const output = outputText(tool);
+  return output === "" ? [parameterText(tool)] : [parameterText(tool), output];
+}
+
 const SUMMARY_MAX = 160;
 
 /** The first sentence (or line) of a description, at most 160 characters. */
@@ -159,6 +170,12 @@ function summaryOf(description: string): string {
   const line = description.split("\n", 1)[0]!.trim();
   const sentence = /^(.+?[.!?])(\s|$)/.exec(line)?.[1] ?? line;
   return sentence.length <= SUMMARY_MAX ? sentence : `${sentence.slice(0, SUMMARY_MAX - 1).trimEnd()}…`;
+}
+
+/** The first sentence (or line) of a description, whole: what the tool is for. */
+function leadSentence(description: string): string {
+  const line = description.split("\n", 1)[0]!.trim();
+  return /^(.+?[.!?])(\s|$)/.exec(line)?.[1] ?? line;
 }
 
 /** Whitespace words of a query as the recall rule uses them: lowercased, outer punctuation trimmed, stop words and single characters dropped. */
@@ -204,25 +221,28 @@ export class Registry {
       id: (m) => m.name,
       fields: {
         name: (m) => m.name,
-        tools: (m) => m.tools.map((t) => shortToolName(t.name)),
+        tools: (m) => m.tools.flatMap(toolNames),
         toolDescriptions: (m) => m.tools.map((t) => t.description),
         description: (m) => m.description,
         profileFit: (m) => m.profileFit,
-        parameters: (m) => m.tools.map(parameterText),
+        parameters: (m) => m.tools.flatMap(schemaTexts),
       },
       weights: { ...weights },
+      // Tool names are where the number of a noun means something (`list_teams`, `get_team`).
+      exactFields: ["tools"],
       bm25: SEARCH_BM25,
     });
     this.#toolIndex = createTextIndex<ToolDoc>({
       id: (d) => d.tool.name,
       fields: {
-        name: (d) => shortToolName(d.tool.name),
+        name: (d) => toolNames(d.tool),
         description: (d) => d.tool.description,
         capability: (d) => d.capability.name,
         capabilityDescription: (d) => d.capability.description,
-        parameters: (d) => parameterText(d.tool),
+        parameters: (d) => schemaTexts(d.tool),
       },
       weights: { ...TOOL_FIELD_WEIGHTS, parameters: weights.parameters },
+      exactFields: ["name"],
       bm25: SEARCH_BM25,
     });
     this.#ranker = options.ranker;
@@ -577,7 +597,7 @@ export class Registry {
         id: frozen.name,
         texts: [
           frozen.name,
-          ...frozen.tools.map((t) => shortToolName(t.name)),
+          ...frozen.tools.flatMap(toolNames),
           frozen.description,
           ...frozen.tools.map((t) => t.description),
           ...frozen.profileFit,
@@ -588,7 +608,15 @@ export class Registry {
       for (const t of frozen.tools) {
         this.#toolRank.add({
           id: t.name,
-          texts: [shortToolName(t.name), t.description, frozen.name, parameterText(t)],
+          texts: [
+            ...toolNames(t),
+            // What the tool is for: its lead sentence. Siblings of one server (`list_teams`,
+            // `get_team`, `create_team`) share most of their longer descriptions, which would
+            // make their vectors near-identical and let length, not purpose, order them.
+            leadSentence(t.description),
+            frozen.name,
+            ...schemaTexts(t),
+          ],
         });
       }
     }

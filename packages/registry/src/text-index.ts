@@ -1,4 +1,4 @@
-import { analyze, analyzeQuery } from "./analyze.js";
+import { analyze, analyzeQueryTerms, EXACT_MARK, indexTerms, type QueryTerm } from "./analyze.js";
 import { topIndices } from "./top-k.js";
 
 /** Where a field's text comes from: one string, several, or nothing. */
@@ -18,6 +18,13 @@ export interface TextIndexOptions<T> {
   prefix?: boolean;
   /** Let a query word of 6+ letters that no document contains match with one typo (`serach`), at 0.3 weight. Default true. */
   fuzzy?: boolean;
+  /**
+   * Fields whose words are also indexed in their exact form (`=policies` beside `polici`), so
+   * a query word written the same way scores above its other forms there. Meant for
+   * identifiers (names), where the exact form carries meaning (`list_teams` lists,
+   * `get_team` gets one); prose keeps stems only. Default none.
+   */
+  exactFields?: readonly string[];
   /** BM25+ parameters (k saturation, b length normalisation, d floor); MiniSearch's defaults (1.2, 0.7, 0.5) otherwise. */
   bm25?: { k: number; b: number; d: number };
 }
@@ -77,6 +84,13 @@ const COORDINATION_POWER = 0.35;
 const PREFIX_WEIGHT = 0.5;
 const FUZZY_WEIGHT = 0.3;
 
+/**
+ * Weight of a match on a query word's exact form (`=policies`), on top of its stem's: an
+ * exact match counts as a second, rarer word (measured: 0.3 keeps under half the gain on the
+ * provider set; 1 costs nothing elsewhere once only plural query words carry an exact form).
+ */
+const EXACT_WEIGHT = 1;
+
 /** A document as indexed: its analysed fields (for `scoresOf` and for removal). */
 interface Doc {
   id: string;
@@ -103,6 +117,12 @@ interface Posting {
 
 const STRIDE = 4;
 
+/** A distinct query stem: how many times the query says it, and in which exact forms. */
+interface QueryWord {
+  count: number;
+  exact: Map<string, number>;
+}
+
 /** A query term and what it reaches in the index: itself, and for unknown words the terms it is a prefix of or one typo from. */
 interface Expansion {
   term: string;
@@ -122,22 +142,24 @@ function textsOf<T>(extract: FieldExtractor<T>, doc: T): string[] {
  * Bounded: emptied when full. Entries are never mutated.
  */
 const recentAnalyses = new Map<string, readonly string[]>();
+const recentExact = new Map<string, readonly string[]>();
 const RECENT_ANALYSES_MAX = 4096;
 
-function analyseCached(text: string): readonly string[] {
-  let terms = recentAnalyses.get(text);
+function analyseCached(text: string, exact: boolean): readonly string[] {
+  const cache = exact ? recentExact : recentAnalyses;
+  let terms = cache.get(text);
   if (terms === undefined) {
-    terms = analyze(text);
-    if (recentAnalyses.size >= RECENT_ANALYSES_MAX) recentAnalyses.clear();
-    recentAnalyses.set(text, terms);
+    terms = exact ? indexTerms(text) : analyze(text);
+    if (cache.size >= RECENT_ANALYSES_MAX) cache.clear();
+    cache.set(text, terms);
   }
   return terms;
 }
 
-function splitFieldTexts<T>(extract: FieldExtractor<T> | undefined, doc: T): string[] {
+function splitFieldTexts<T>(extract: FieldExtractor<T> | undefined, doc: T, exact: boolean): string[] {
   if (!extract) return [];
   const out: string[] = [];
-  for (const text of textsOf(extract, doc)) for (const term of analyseCached(text)) out.push(term);
+  for (const text of textsOf(extract, doc)) for (const term of analyseCached(text, exact)) out.push(term);
   return out;
 }
 
@@ -186,6 +208,7 @@ export function createTextIndex<T>(options: TextIndexOptions<T>): TextIndex<T> {
     boost[i] = w;
   });
   const extractors = fieldNames.map((f) => options.fields[f]);
+  const exactField = fieldNames.map((f) => (options.exactFields ?? []).includes(f));
   const bm = options.bm25 ?? { k: 1.2, b: 0.7, d: 0.5 };
   const usePrefix = options.prefix !== false;
   const useFuzzy = options.fuzzy !== false;
@@ -239,7 +262,8 @@ export function createTextIndex<T>(options: TextIndexOptions<T>): TextIndex<T> {
   }
 
   function sortedVocabulary(): string[] {
-    vocabulary ??= [...postings.keys()].sort();
+    // Exact forms (`=word`) are not words a prefix or a typo should reach.
+    vocabulary ??= [...postings.keys()].filter((t) => !t.startsWith(EXACT_MARK)).sort();
     return vocabulary;
   }
 
@@ -279,13 +303,28 @@ export function createTextIndex<T>(options: TextIndexOptions<T>): TextIndex<T> {
     return out;
   }
 
-  function evaluate(query: string): TextQuery {
+  /** A query's words: each stem once with how often it was asked, and the exact forms it was asked in. */
+  function queryWords(query: string): { words: Map<string, QueryWord>; terms: QueryTerm[] } {
     // Repeated query words are kept: saying "price" twice is asking about price more.
-    const terms = analyzeQuery(query, (t) => postings.has(t));
+    const terms = analyzeQueryTerms(query, (t) => postings.has(t));
+    const words = new Map<string, QueryWord>();
+    for (const { term, exact } of terms) {
+      let w = words.get(term);
+      if (!w) {
+        w = { count: 0, exact: new Map() };
+        words.set(term, w);
+      }
+      w.count++;
+      if (exact !== undefined) w.exact.set(exact, (w.exact.get(exact) ?? 0) + 1);
+    }
+    return { words, terms };
+  }
+
+  function evaluate(query: string): TextQuery {
+    const { words: occurrences, terms: queryTerms } = queryWords(query);
+    const terms = queryTerms.map((t) => t.term);
     const n = docs.size;
     if (terms.length === 0 || n === 0) return EMPTY_QUERY;
-    const occurrences = new Map<string, number>();
-    for (const t of terms) occurrences.set(t, (occurrences.get(t) ?? 0) + 1);
     const idfOf = new Map<string, number>();
     for (const t of occurrences.keys()) idfOf.set(t, idf(t));
     const meanIdf = terms.reduce((sum, t) => sum + idfOf.get(t)!, 0) / terms.length || 1;
@@ -299,14 +338,17 @@ export function createTextIndex<T>(options: TextIndexOptions<T>): TextIndex<T> {
     for (let f = 0; f < fieldCount; f++) kPerLength[f] = (k * b) / (uniqueTotals[f]! / n);
     const fieldFactor = new Float64Array(fieldCount);
 
-    for (const [word, count] of occurrences) {
+    for (const [word, { count, exact }] of occurrences) {
       const round = ++termRounds;
       const wordIdf = idfOf.get(word)!;
-      for (const { term, weight } of expand(word)) {
+      const reach = expand(word).map(({ term, weight }) => ({ term, weight: weight * count }));
+      for (const [form, times] of exact)
+        if (postings.has(form)) reach.push({ term: form, weight: EXACT_WEIGHT * times });
+      for (const { term, weight } of reach) {
         const posting = postings.get(term)!;
         for (let f = 0; f < fieldCount; f++) {
           const nf = posting.fieldDf[f]!;
-          fieldFactor[f] = count * weight * boost[f]! * Math.log(1 + (n - nf + 0.5) / (nf + 0.5));
+          fieldFactor[f] = weight * boost[f]! * Math.log(1 + (n - nf + 0.5) / (nf + 0.5));
         }
         const entries = posting.entries;
         for (let e = 0; e < entries.length; e += STRIDE) {
@@ -392,12 +434,16 @@ export function createTextIndex<T>(options: TextIndexOptions<T>): TextIndex<T> {
     deadEntries = 0;
   }
 
-  function scoreOne(doc: Doc, terms: readonly string[], idfOf: Map<string, number>, meanIdf: number): number {
+  function scoreOne(
+    doc: Doc,
+    words: ReadonlyMap<string, QueryWord>,
+    idfOf: Map<string, number>,
+    meanIdf: number,
+  ): number {
     let total = 0;
     let matched = 0;
-    const seen = new Set<string>();
-    for (const t of terms) {
-      let termScore = 0;
+    const fieldScore = (t: string, idfT: number): number => {
+      let out = 0;
       for (let f = 0; f < fieldCount; f++) {
         const fieldTerms = doc.fields[f]!;
         let tf = 0;
@@ -405,14 +451,16 @@ export function createTextIndex<T>(options: TextIndexOptions<T>): TextIndex<T> {
         if (tf === 0) continue;
         const avg = termTotals[f]! / Math.max(1, docs.size) || 1;
         const norm = tf + bm.k * (1 - bm.b + (bm.b * fieldTerms.length) / avg);
-        termScore += boost[f]! * idfOf.get(t)! * (bm.d + (tf * (bm.k + 1)) / norm);
+        out += boost[f]! * idfT * (bm.d + (tf * (bm.k + 1)) / norm);
       }
+      return out;
+    };
+    for (const [t, { count, exact }] of words) {
+      let termScore = count * fieldScore(t, idfOf.get(t)!);
       if (termScore > 0) {
+        for (const [form, times] of exact) termScore += EXACT_WEIGHT * times * fieldScore(form, idf(form));
         total += termScore;
-        if (!seen.has(t)) {
-          seen.add(t);
-          matched += idfOf.get(t)!;
-        }
+        matched += idfOf.get(t)!;
       }
     }
     return total > 0 ? total * (matched / meanIdf) ** COORDINATION_POWER : 0;
@@ -425,7 +473,7 @@ export function createTextIndex<T>(options: TextIndexOptions<T>): TextIndex<T> {
       if (typeof id !== "string") throw new TypeError("text index: a document id must be a string");
       if (docs.has(id)) throw new Error(`text index: a document with id "${id}" is already indexed`);
       mutations++;
-      const fields = extractors.map((extract) => splitFieldTexts(extract, doc));
+      const fields = extractors.map((extract, f) => splitFieldTexts(extract, doc, exactField[f]!));
       const slot = freeSlots.pop() ?? bySlot.length;
       const entry: Doc = { id, slot, fields };
       docs.set(id, entry);
@@ -503,7 +551,8 @@ export function createTextIndex<T>(options: TextIndexOptions<T>): TextIndex<T> {
     },
     scoresOf(query, ids) {
       const out = new Map<string, number>();
-      const terms = analyzeQuery(query, (t) => postings.has(t));
+      const { words, terms: queryTerms } = queryWords(query);
+      const terms = queryTerms.map((t) => t.term);
       if (terms.length === 0) return out;
       const idfOf = new Map<string, number>();
       for (const t of terms) if (!idfOf.has(t)) idfOf.set(t, idf(t));
@@ -511,7 +560,7 @@ export function createTextIndex<T>(options: TextIndexOptions<T>): TextIndex<T> {
       for (const id of ids) {
         const doc = docs.get(id);
         if (!doc) continue;
-        const score = scoreOne(doc, terms, idfOf, meanIdf);
+        const score = scoreOne(doc, words, idfOf, meanIdf);
         if (score > 0) out.set(id, score);
       }
       return out;

@@ -27,7 +27,7 @@ export const manifest = {
   version: "0.1.0",
   manifestFormat: 1,
   description:
-    "A real headless Chromium browser: open a web page, read it, click links and buttons, fill in forms, capture the page as an image. For pages that need JavaScript or interaction; use web.fetch for plain text.",
+    "A real headless Chromium browser for web pages rendered by JavaScript (single-page apps, content loaded by scripts) and for using a site: open a page, read it, click links and buttons, fill in and submit forms, capture the page as an image. Use web.fetch for the plain text of a static page.",
   profileFit: ["Researcher", "ComputerOperator"],
   tools: [
     {

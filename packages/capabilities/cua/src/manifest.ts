@@ -17,7 +17,7 @@ export const manifest = {
   version: "0.1.0",
   manifestFormat: 1,
   description:
-    "Computer use: take screenshots of the desktop and drive the mouse and keyboard of GUI apps on the X11 display. Use it only when files, shell, browser_panel or APIs cannot do the job.",
+    "Computer use for desktop applications with no API or command line: take screenshots of the screen and drive the mouse and keyboard of GUI apps on the X11 display. Use it only when files, shell, browser_panel or APIs cannot do the job.",
   profileFit: ["ComputerOperator"],
   tools: [
     {

@@ -16,13 +16,13 @@ export const manifest = {
   version: "0.1.0",
   manifestFormat: 1,
   description:
-    "Read, write, patch, search and list files and directories in the workspace. Paths are relative to the workspace root and cannot leave it, not even through symlinks.",
+    "Open and read files, write, edit (patch), search, list, move and delete files and directories in the workspace. Paths are relative to the workspace root and cannot leave it, not even through symlinks.",
   profileFit: ["Coder", "Verifier"],
   tools: [
     {
       name: "fs.read",
       description:
-        "Read a text file: show its contents (to look at, view or open a file). The reply is a header line 'lines A–B of N', then the lines exactly as in the file (no line numbers added), ready to copy into fs.patch. Large files paginate: pass `offset` (first line) and `limit` (line count); the reply says where the next page starts.",
+        "Open and read a text file: show its contents (to look at a file). The reply is a header line 'lines A–B of N', then the lines exactly as in the file (no line numbers added), ready to copy into fs.patch. Large files paginate: pass `offset` (first line) and `limit` (line count); the reply says where the next page starts.",
       risk: "read",
       inputSchema: {
         type: "object",

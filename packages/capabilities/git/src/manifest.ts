@@ -22,7 +22,7 @@ export const manifest = {
   version: "0.1.0",
   manifestFormat: 1,
   description:
-    "Version control for the workspace repository: status, diffs, history, staging, commits, branches and checkout. Nothing is pushed to a remote.",
+    "Version control for the workspace repository: the history of the project and of each file (what changed, when, by whom), your uncommitted local edits and undoing them (git.diff shows them, git.show 'HEAD:path' has the committed text), staging, commits, branches, checkout. Nothing is pushed.",
   profileFit: ["Coder", "Verifier"],
   tools: [
     {
@@ -35,7 +35,7 @@ export const manifest = {
     {
       name: "git.diff",
       description:
-        "Show what changed since the last commit as a unified diff: working tree against the index, or with `staged` the index against HEAD (what git.commit would record).",
+        "Show your local, uncommitted edits (what changed since the last commit) as a unified diff: working tree against the index, or with `staged` the index against HEAD (what git.commit would record).",
       risk: "read",
       inputSchema: {
         type: "object",
@@ -52,7 +52,7 @@ export const manifest = {
     {
       name: "git.log",
       description:
-        "Show the commit history (log): recent commits, newest first, with hash, author, date and subject; `path` limits it to the history of one file or directory.",
+        "Show the commit history (log) of the project, or with `path` the history of one file or directory: the commits that changed it, newest first, with hash, author, date and subject.",
       risk: "read",
       inputSchema: {
         type: "object",
@@ -71,7 +71,7 @@ export const manifest = {
     {
       name: "git.show",
       description:
-        "Show one commit (message and diff), or a file as it was at a revision with 'REV:path' (e.g. 'HEAD~1:src/index.ts').",
+        "Show one commit (message and diff), or a file as it was at a revision with 'REV:path' (e.g. 'HEAD~1:src/index.ts'); 'HEAD:path' is the last committed version, the text to write back with fs.write to undo local edits to that file.",
       risk: "read",
       inputSchema: {
         type: "object",

@@ -6,7 +6,7 @@ export const manifest = {
   version: "0.1.0",
   manifestFormat: 1,
   description:
-    "Long-term notes that persist across runs: remember a fact, decision or finding, list recent notes, forget one. Search notes with the top-level memory_search.",
+    "Long-term memory that persists across runs: remember a fact, decision or finding, recall what was remembered (recent notes), forget one. Search notes with the top-level memory_search.",
   profileFit: ["Researcher", "Orchestrator"],
   tools: [
     {
@@ -52,7 +52,7 @@ export const manifest = {
     {
       name: "memory.list",
       description:
-        "List the most recent notes, newest first, with ids and tags. Use memory_search to find notes by topic.",
+        "Recall what was remembered: the most recent notes, newest first, with ids and tags. Use memory_search to find notes by topic.",
       risk: "read",
       inputSchema: {
         type: "object",

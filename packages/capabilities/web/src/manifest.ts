@@ -18,7 +18,7 @@ export const manifest = {
   version: "0.1.0",
   manifestFormat: 1,
   description:
-    "Fetch web pages as readable text and call HTTP APIs, for research, documentation and sources to cite. Private, loopback and link-local addresses are blocked.",
+    "Read pages from the internet as text (articles, documentation, sources to cite) and call HTTP APIs (REST, JSON). Private, loopback and link-local addresses are blocked.",
   profileFit: ["Researcher"],
   tools: [
     {
