@@ -48,6 +48,8 @@ for (const path of pages) {
     if (/^<[^>]+>/.test(m[1])) continue;
     const command = m[1].replace(/\{\{(.*?)\}\}/g, (_all, inner) => fillPlaceholder(inner));
     if (command.includes("\t") || command.includes("\n")) continue;
+    // Alias pages (`tldr git-co` for `git-checkout`) point at another page; they are no command.
+    if (command.startsWith("tldr ") && page !== "tldr") continue;
     lines.push(`${page}\t${command}`);
   }
 }

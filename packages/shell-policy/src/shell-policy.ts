@@ -10,7 +10,7 @@ import {
 } from "./shell-commands.js";
 import { globMayBeOption, wordMayBe } from "./shell-glob.js";
 import { assignmentContinuations, definesGitEnvAlias, redirectsStartup } from "./shell-indirection.js";
-import { assignmentUnreadable, isDataProgram, unreadablePart } from "./shell-readable.js";
+import { assignmentUnreadable, takesDataArguments, unreadablePart } from "./shell-readable.js";
 import { BUILTIN_SHELL_RULES, type ShellRule, type ShellRuleDecision } from "./shell-rules.js";
 import { loadBashParser } from "./shell-syntax.js";
 import {
@@ -640,7 +640,7 @@ class CompiledShellPolicy implements ShellPolicy {
       for (const r of allowed) this.#allowHits.add(r.id);
       const why = this.#configured && allowed.length === 0 ? unreadablePart(cmd) : undefined;
       if (why !== undefined) out.push(unreadable(text, why));
-      else if (this.#configured && allowed.length === 0 && cmd.openArgs && !isDataProgram(cmd))
+      else if (this.#configured && allowed.length === 0 && cmd.openArgs && !takesDataArguments(cmd))
         out.push(
           unreadable(
             text,

@@ -11,7 +11,7 @@
  * Script files a command runs (`bash build.sh`, `python3 app.py`, a Makefile, npm scripts,
  * `./tool args`) are files, not arguments: what they do is §8's business, as before.
  */
-import { gitKeyUnreadable, gitUnreadable } from "./git-programs.js";
+import { gitKeyUnreadable, gitSubcommand, gitUnreadable } from "./git-programs.js";
 import { sedCommandRuns } from "./sed-script.js";
 import type { Continuation, ResolvedCommand } from "./shell-commands.js";
 import { isProgramVariable } from "./shell-indirection.js";
@@ -192,7 +192,7 @@ const cmake: Reader = (cmd) => {
 const NPM_PROGRAM_OPTIONS =
   /^--(script-shell|shell|editor|browser|git|node-options|viewer|call|init-module|onload-script)(=|$)/;
 const NPM_DATA_COMMANDS = new Set(
-  "install i in ins inst insta instal isnt isnta isntal isntall add ci clean-install ic install-clean isntall-clean install-test it install-ci-test cit test t tst run run-script rum urn start stop restart ls list ll la outdated audit view info show v pack publish version link ln uninstall remove rm r un unlink update up upgrade why explain config c get set cache dedupe ddp doctor fund help login logout adduser whoami prefix root search s se find owner dist-tag deprecate prune rebuild rb shrinkwrap pkg ping token unpublish access team org query sbom diff star stars unstar repo bugs docs home issues hook profile completion help-search exec x".split(
+  "install i in ins inst insta instal isnt isnta isntal isntall add ci clean-install ic install-clean isntall-clean install-test it install-ci-test cit test t tst run run-script rum urn start stop restart ls list ll la outdated audit view info show v pack publish version link ln uninstall remove rm r un unlink update up upgrade why explain config c get set cache dedupe ddp doctor fund help login logout adduser whoami prefix root search s se find owner dist-tag deprecate prune rebuild rb shrinkwrap pkg ping token unpublish access team org query sbom diff star stars unstar repo bugs docs home issues hook profile completion help-search exec x find-dupes".split(
     " ",
   ),
 );
@@ -335,7 +335,7 @@ const gh: Reader = (cmd) => {
 };
 
 const CARGO_DATA = new Set(
-  "build b check c test t run r bench doc d fmt clippy new init add remove rm update search publish install uninstall clean tree metadata fetch vendor package login logout owner yank version help generate-lockfile locate-project pkgid verify-project fix report info".split(
+  "build b check c test t run r bench doc d fmt clippy new init add remove rm update search publish install uninstall clean tree metadata fetch vendor package login logout owner yank version help generate-lockfile locate-project pkgid verify-project fix report info rustc rustdoc".split(
     " ",
   ),
 );
@@ -657,9 +657,21 @@ export function packageFallback(cmd: ResolvedCommand): Continuation[] {
   return [{ kind: "command", words: cmd.words.slice(op.index), stdin: cmd.stdin }];
 }
 
-/** Does `cmd` take only data arguments (so words xargs appends are data too)? */
-export function isDataProgram(cmd: ResolvedCommand): boolean {
-  return Object.hasOwn(READERS, cmd.name) && READERS[cmd.name] === data;
+/**
+ * Are the words xargs appends to `cmd` data? For a data program, and for git after a
+ * subcommand whose arguments are paths or revisions (`xargs git add`); not where they could
+ * become code, a command or a config key (`xargs sed`, `xargs git config`).
+ */
+export function takesDataArguments(cmd: ResolvedCommand): boolean {
+  if (Object.hasOwn(READERS, cmd.name) && READERS[cmd.name] === data) return true;
+  if (cmd.name !== "git") return false;
+  const sub = gitSubcommand(cmd.argv);
+  return (
+    sub !== undefined &&
+    /^(add|rm|mv|checkout|restore|diff|log|show|blame|ls-files|grep|status|reset|stage|annotate|cat-file|rev-parse|branch|tag|check-ignore|check-attr)$/.test(
+      sub,
+    )
+  );
 }
 
 /** Variables known to hold data for every program that reads them (names, places, switches, dates). */

@@ -111,3 +111,17 @@ describe("issue 17: shell.allow lifts the question for what the operator accepts
     ).rejects.toThrow(/allow\[0\]/);
   });
 });
+
+describe("issue 17: the README's example of rules that hold by construction", () => {
+  it("says what the policy answers", async () => {
+    const guarded = { deny: [{ prefix: ["git", "push"] }], allow: [{ prefix: ["psql"] }] };
+    const ed = await checkShellCommand("ed -s notes.txt <<< '!git push'", guarded);
+    expect(ed).toMatchObject({ decision: "ask", rule: "unreadable" });
+    expect(ed.reason).toContain("ed runs `!` lines of its input");
+    expect(await checkShellCommand("psql -c 'select 1'", guarded)).toEqual({ decision: "allow" });
+    expect(await checkShellCommand("git submodule foreach 'git push'", guarded)).toMatchObject({
+      decision: "deny",
+      rule: "deny[0]",
+    });
+  });
+});

@@ -259,6 +259,7 @@ export const ISSUE_17_READABLE: readonly string[] = [
   "ssh -T git@example.com",
   "find . -name '*.log' -mtime +7 -delete",
   "ls | xargs wc -l",
+  "git ls-files -m | xargs git add --",
   "tar czf out.tar.gz src/",
   "export NODE_ENV=production; npm start",
   "msg='hello world'; echo \"$msg\"",
