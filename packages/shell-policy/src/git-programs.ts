@@ -72,7 +72,8 @@ const GIT_DATA_KEYS: readonly RegExp[] = [
   /^remote\.[^\n]+\.(url|pushurl|fetch|push|mirror|skipdefaultupdate|skipfetchall|prune|prunetags|tagopt|promisor|partialclonefilter|followremotehead)$/,
   /^remote\.pushdefault$/,
   /^url\.[^\n]+\.(insteadof|pushinsteadof)$/,
-  /^protocol\.(version|allow|(file|http|https|git|ssh)\.allow)$/,
+  // Not `protocol.allow` nor `protocol.ext.allow`: `always` switches on the ext:: transport, whose URL is a command.
+  /^protocol\.(version|(file|http|https|git|ssh)\.allow)$/,
   /^http\.(sslverify|postbuffer|lowspeedlimit|lowspeedtime|version|sslcainfo|sslcapath|sslcert|sslkey|sslcerttype|sslkeytype|extraheader|cookiefile|savecookies|followredirects|maxrequests|minsessions|useragent|emptyauth|delegation|sslbackend|schannelcheckrevoke|proactiveauth)$/,
   /^http\.[^\n]+\.(sslverify|extraheader|proxy?auth.*|useragent|sslcainfo|followredirects)$/,
   /^safe\.(directory|barerepository)$/,
@@ -100,8 +101,8 @@ const GIT_DATA_KEYS: readonly RegExp[] = [
 /** Why a config key cannot be read as data, or undefined when it is known data. */
 export function gitKeyUnreadable(key: string, value: string | undefined, via: string): string | undefined {
   const lower = key.toLowerCase();
-  if (value !== undefined && /ext::/i.test(value))
-    return `${via} sets \`${key}\` to an ext:: transport, whose text git runs as a command`;
+  if (/ext::/i.test(key) || (value !== undefined && /ext::/i.test(value)))
+    return `${via} sets \`${key}\` with an ext:: transport, whose text git runs as a command`;
   if (GIT_DATA_KEYS.some((re) => re.test(lower))) return undefined;
   if (GIT_READ_COMMAND_KEYS.test(lower)) return undefined;
   return `${via} sets the git config key \`${key}\`, which is not one capgate knows to hold data: its value may name a program git runs`;

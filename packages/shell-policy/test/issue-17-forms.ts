@@ -158,6 +158,8 @@ export const ISSUE_17_REFUSED: readonly string[] = [
   "git -c credential.helper='!git push' fetch",
   "git -c sequence.editor='git push' rebase -i HEAD~1",
   "git -c alias.x='!git push' x",
+  "git -c protocol.allow=always -c 'url.ext::sh -c x #.insteadOf=https://h/' fetch https://h/r",
+  "git -c protocol.allow=always fetch origin",
   "git -c alias.s=push s origin main",
   "git config --global core.editor 'sh -c \"git push\"'",
   "git config set core.sshCommand 'git push'",
