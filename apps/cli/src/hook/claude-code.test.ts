@@ -168,7 +168,8 @@ describe("capgate hook claude-code under configured rules (issue 17)", () => {
       box,
     );
     expect(plain).toEqual({ code: 0, stdout: "", stderr: "" });
-  });
+    // Nine hook processes, each loading the grammar: generous on a loaded machine (no timing is asserted).
+  }, 300_000);
 
   it("shell.allow lifts the question for what the operator accepts", async () => {
     const box = sandbox();
@@ -236,7 +237,7 @@ describe.skipIf(bwrap.skip)(`capgate hook claude-code with "hook": { "sandbox": 
     expect(run.stdout).toContain("hidden");
     expect(run.stdout).not.toContain("PRIVATE KEY");
     expect(existsSync(join(box.root, "outside.txt"))).toBe(false);
-  });
+  }, 180_000);
 
   it("keeps the command's exit status and output, and sandboxes an asked call too", async () => {
     const box = sandboxedBox();
@@ -262,7 +263,7 @@ describe.skipIf(bwrap.skip)(`capgate hook claude-code with "hook": { "sandbox": 
     // Denied calls are not rewritten.
     const denied = await hook(payload("bash-xdg-open", box), box);
     expect(JSON.parse(denied.stdout).hookSpecificOutput.updatedInput).toBeUndefined();
-  });
+  }, 240_000);
 
   it("fails closed on a hook section it cannot read", async () => {
     const box = sandbox();
