@@ -689,6 +689,12 @@ const DATA_VARIABLES =
 export function assignmentUnreadable(a: Assignment): string | undefined {
   const { name, value } = a;
   if (name === undefined || value === undefined) return undefined;
+  // git's ext:: transport runs its URL as a command; GIT_ALLOW_PROTOCOL=ext switches it on.
+  if (
+    value.value !== undefined &&
+    (/ext::/i.test(value.value) || (name === "GIT_ALLOW_PROTOCOL" && /(^|:)ext(:|$)/i.test(value.value)))
+  )
+    return `${name} sets git's ext:: transport, whose URL git runs as a command`;
   if (/^GIT_CONFIG_KEY_\d+$/.test(name)) {
     if (value.value === undefined) return `the git config key in ${name} is only known at run time`;
     return gitKeyUnreadable(value.value, undefined, name);

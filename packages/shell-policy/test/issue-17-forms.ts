@@ -160,6 +160,7 @@ export const ISSUE_17_REFUSED: readonly string[] = [
   "git -c alias.x='!git push' x",
   "git -c protocol.allow=always -c 'url.ext::sh -c x #.insteadOf=https://h/' fetch https://h/r",
   "git -c protocol.allow=always fetch origin",
+  "GIT_ALLOW_PROTOCOL=ext GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.url GIT_CONFIG_VALUE_0=ext::curl git fetch origin",
   "git -c alias.s=push s origin main",
   "git config --global core.editor 'sh -c \"git push\"'",
   "git config set core.sshCommand 'git push'",
