@@ -18,6 +18,13 @@ describe("@capgate/loop public surface", () => {
       "buildContextPacket",
       "createChat",
       "createWorkerService",
+      "decodeEvent",
+      "decodeJson",
+      "encodeEvent",
+      "encodeJson",
+      "escapeText",
+      "eventAfterEnd",
+      "findUnstorableText",
       "isValidRunId",
       "newMemoryEntry",
       "newRunId",
@@ -26,6 +33,7 @@ describe("@capgate/loop public surface", () => {
       "runVerify",
       "summarise",
       "systemPrompt",
+      "unescapeText",
     ]);
   });
 });
