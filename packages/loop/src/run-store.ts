@@ -85,13 +85,21 @@ export class FileRunStore implements RunStore {
    * last stored event, so the trace ends with the run's end.
    */
   append(event: RunEvent): void {
-    const trace = this.#open.get(event.runId) ?? this.#openTrace(event.runId);
+    let trace = this.#open.get(event.runId);
+    // Another store (another process) appended since this one last wrote: learn what it wrote.
+    if (trace && fstatSync(trace.fd).size !== trace.size) {
+      this.#close(event.runId, trace);
+      trace = undefined;
+    }
+    trace ??= this.#openTrace(event.runId);
     if (trace.endSeq !== undefined) throw eventAfterEnd(event.runId, event.type, event.seq, trace.endSeq);
     if (trace.failure && event.type !== "run_ended") throw trace.failure;
     const stored = trace.failure ? ({ ...event, seq: trace.lastSeq + 1 } as RunEvent) : event;
     try {
       // After a failed write the file may end in a torn line: start on a fresh one.
-      writeSync(trace.fd, `${trace.failure ? "\n" : ""}${encodeEvent(stored)}\n`);
+      const line = `${trace.failure ? "\n" : ""}${encodeEvent(stored)}\n`;
+      writeSync(trace.fd, line);
+      trace.size += Buffer.byteLength(line);
     } catch (error) {
       trace.failure ??= new CapgateError(
         "store_failed",
@@ -112,8 +120,8 @@ export class FileRunStore implements RunStore {
     const path = this.pathOf(runId);
     mkdirSync(this.dir, { recursive: true });
     const fd = openSync(path, "a", 0o600);
-    const trace: OpenTrace = { fd, lastSeq: 0 };
-    if (fstatSync(fd).size > 0) {
+    const trace: OpenTrace = { fd, lastSeq: 0, size: fstatSync(fd).size };
+    if (trace.size > 0) {
       for (const e of readTraceFile(path).events) {
         trace.lastSeq = Math.max(trace.lastSeq, e.seq);
         if (e.type === "run_ended") trace.endSeq ??= e.seq;
@@ -219,6 +227,8 @@ interface OpenTrace {
   fd: number;
   /** The highest seq in the file. */
   lastSeq: number;
+  /** The file's size after this store's last write (a different size: another process appended). */
+  size: number;
   /** The seq of the run's run_ended, once it is in the file. */
   endSeq?: number;
   /** The first write that failed: later events are refused with it, except run_ended. */
