@@ -279,6 +279,39 @@ describePg("PostgreSQL: lossless events and run_ended as the last event", () => 
     }
   }, 60_000);
 
+  it("a follower whose read fails (a busy pool) tries again: it still reaches run_ended without another NOTIFY", async () => {
+    const writer = new PgRunStore(a, notifierA);
+    const reader = new PgRunStore(b, notifierB);
+    const runId = newRunId();
+    let failing = true;
+    let failures = 0;
+    const read = reader.events.bind(reader);
+    reader.events = async (id, after) => {
+      if (failing) {
+        failures++;
+        throw new Error("timeout exceeded when trying to connect");
+      }
+      return read(id, after);
+    };
+    const seen: RunEvent[] = [];
+    let resolveEnd: () => void = () => undefined;
+    const end = new Promise<void>((resolve) => {
+      resolveEnd = resolve;
+    });
+    reader.subscribe(runId, (e) => {
+      seen.push(e);
+      if (e.type === "run_ended") resolveEnd();
+    });
+    writer.append(stamp(runId, 1, started("busy")));
+    writer.append(ended(runId, 2));
+    await writer.flush(runId);
+    // Every read so far failed, including the one the run's last NOTIFY woke; none will come again.
+    while (failures < 2) await new Promise((r) => setTimeout(r, 20));
+    failing = false;
+    await end;
+    expect(seen.map((e) => e.seq)).toEqual([1, 2]);
+  }, 60_000);
+
   it("when even run_ended cannot be stored, endRun still marks the run ended with its error", async () => {
     const runId = newRunId();
     await a.pool.query(

@@ -302,13 +302,19 @@ export class PgRunStore implements RunStore {
     return this.#listening;
   }
 
-  /** Fetch what the subscriber has not seen yet; one fetch at a time per subscriber, repeated if more was notified meanwhile. */
-  #fetch(sub: Subscription): void {
+  /**
+   * Fetch what the subscriber has not seen yet; one fetch at a time per subscriber, repeated
+   * if more was notified meanwhile. A failed read (the database away, or the pool busy past its
+   * connect timeout on a loaded node) is tried again shortly: the NOTIFY that woke it will not
+   * come again, and a follower that missed a run's last batch would never see its run_ended.
+   */
+  #fetch(sub: Subscription, retryMs = 100): void {
     if (sub.fetching) {
       sub.again = true;
       return;
     }
     sub.fetching = true;
+    let failed = false;
     void (async () => {
       do {
         sub.again = false;
@@ -321,11 +327,15 @@ export class PgRunStore implements RunStore {
             safeCall(sub.listener, e);
           }
         } catch {
-          // The database is away: the notifier's reconnect triggers a fetch again.
+          failed = true;
+          return;
         }
       } while (sub.again && this.#subs.has(sub));
     })().finally(() => {
       sub.fetching = false;
+      if (failed && this.#subs.has(sub)) {
+        setTimeout(() => this.#fetch(sub, Math.min(retryMs * 2, 2_000)), retryMs).unref();
+      }
     });
   }
 
