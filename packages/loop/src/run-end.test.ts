@@ -5,6 +5,7 @@ import { createScriptedModel } from "@capgate/models";
 import { CapabilitySet, defineCapability } from "@capgate/tools";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createChat } from "./chat.js";
 import { EventEmitterForRun, type RunEvent, type RunEventBody } from "./events.js";
 import { runGoal } from "./goal-loop.js";
 import { newRunId } from "./run-id.js";
@@ -240,5 +241,35 @@ describe("nothing of a run is emitted after its run_ended", () => {
     expect(stored.at(-1)?.type).toBe("run_ended");
     expect(stored.filter((e) => e.type === "approval_requested")).toHaveLength(0);
     expect(warnings.some((w) => w.includes(r.runId))).toBe(false);
+  });
+
+  it("chat.close() during a turn waits for it: the turn's events come before run_ended", async () => {
+    const { env, workspace, stateDir } = makeEnv();
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let thinking: () => void = () => undefined;
+    const started = new Promise<void>((resolve) => {
+      thinking = resolve;
+    });
+    // A model that ignores the abort and answers late, as a provider call in flight can.
+    const model = {
+      async generate() {
+        thinking();
+        await released;
+        return { text: act("goal_update", { progress: "late reply" }) };
+      },
+    };
+    const chat = createChat(env, { model, workspace });
+    const turn = chat.send("hello").catch(() => undefined);
+    await started;
+    const closed = chat.close();
+    release();
+    await closed;
+    await turn;
+    const stored = (await new FileRunStore(stateDir).events(chat.runId)) ?? [];
+    expect(stored.at(-1)?.type).toBe("run_ended");
+    expect(stored.map((e) => e.type)).toContain("model_response");
   });
 });
