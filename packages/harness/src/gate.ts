@@ -1,6 +1,7 @@
 import { EventEmitterForRun, type LoopEnvironment, newRunId, Session } from "@capgate/loop";
 import type { GateHandler, GateToolName } from "@capgate/mcp-client";
 import { CapgateError, closestMatch } from "@capgate/schema";
+import { createHostResources } from "@capgate/tools";
 
 export interface GateSessionOptions {
   /** Profile whose rights and preloads apply (default Orchestrator). */
@@ -17,7 +18,8 @@ export interface GateSession {
   loaded(): string[];
   /** Load the preloaded capabilities now (otherwise done on the first call). */
   preload(): Promise<void>;
-  close(): void;
+  /** End the session: what its calls started (background processes, a browser, ad-hoc MCP servers) is stopped. */
+  close(): Promise<void>;
 }
 
 /**
@@ -34,6 +36,8 @@ export function createGateSession(
   const runId = newRunId();
   const emitter = new EventEmitterForRun(runId, (e) => env.store.append(e));
   const lifetime = new AbortController();
+  // The session's own background processes, browser and ad-hoc MCP servers: closed by close().
+  const resources = createHostResources();
   const session = new Session({
     env,
     emitter,
@@ -41,6 +45,7 @@ export function createGateSession(
     signal: lifetime.signal,
     mcp: true,
     verifyGate: "after-change",
+    resources,
   });
   emitter.emit({
     type: "run_started",
@@ -84,8 +89,10 @@ export function createGateSession(
     },
     loaded: () => session.router.loaded(),
     preload: () => preload().then(() => undefined),
-    close() {
+    async close() {
+      if (lifetime.signal.aborted) return;
       lifetime.abort();
+      await resources.closeAll().catch(() => undefined);
       emitter.emit({ type: "run_ended", outcome: "finished", steps: step, rejections: 0 });
     },
   };

@@ -1,6 +1,7 @@
 import type { ModelClient } from "@capgate/models";
 import { inferProfileFromGoal, type ProfilePolicy } from "@capgate/profiles";
 import { CapgateError } from "@capgate/schema";
+import { createHostResources } from "@capgate/tools";
 import type { LoopEnvironment } from "./deps.js";
 import { EventEmitterForRun, type RunEvent, type RunEventListener, type RunOutcome } from "./events.js";
 import { takeModelTurn } from "./model-turn.js";
@@ -83,6 +84,8 @@ export async function runGoal(env: LoopEnvironment, options: RunGoalOptions): Pr
     emit: (body) => emitter.emit(body),
     runGoal,
   });
+  // The run's own background processes, browser and ad-hoc MCP servers: closed at its end.
+  const resources = createHostResources();
   const session = new Session({
     env,
     emitter,
@@ -91,6 +94,7 @@ export async function runGoal(env: LoopEnvironment, options: RunGoalOptions): Pr
     mcp: options.mcp === true,
     verifyGate: "always",
     workers,
+    resources,
   });
 
   emitter.emit({
@@ -197,8 +201,10 @@ export async function runGoal(env: LoopEnvironment, options: RunGoalOptions): Pr
     options.signal?.removeEventListener("abort", onAbort);
   }
 
-  // Workers do not outlive their parent run.
+  // Workers do not outlive their parent run, nor does anything the run started: it is all
+  // stopped before beforeEnd (a worker publishing the checkout) and before run_ended.
   await workers.cancelAll().catch(() => undefined);
+  await resources.closeAll().catch(() => undefined);
   if (options.beforeEnd) {
     try {
       await options.beforeEnd({ runId, outcome, steps: step });

@@ -158,7 +158,7 @@ export async function mcpServeCommand(
   try {
     await serving.closed;
   } finally {
-    session.close();
+    await session.close();
     await harness.close();
   }
   return 0;
