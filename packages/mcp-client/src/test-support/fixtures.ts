@@ -46,10 +46,11 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-export async function waitUntil(check: () => boolean, ms = 5_000): Promise<boolean> {
+/** Poll `check` until it holds; the bound only keeps a broken test from hanging, so it is generous. */
+export async function waitUntil(check: () => boolean | Promise<boolean>, ms = 20_000): Promise<boolean> {
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
-    if (check()) return true;
+    if (await check()) return true;
     await new Promise((r) => setTimeout(r, 25));
   }
   return check();
