@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { McpClientError } from "./errors.js";
 import type { McpPoolEvent } from "./pool-types.js";
 import { createNodeMcpPool } from "./stdio/node-pool.js";
-import { fixture, isAlive, liveGroupMembers, sleep, waitUntil } from "./test-support/fixtures.js";
+import { fixture, isAlive, liveGroupMembers, waitUntil } from "./test-support/fixtures.js";
 
 async function caught(promise: Promise<unknown>): Promise<McpClientError> {
   try {
