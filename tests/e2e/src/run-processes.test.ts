@@ -166,13 +166,14 @@ const postgres = needs(["postgres"]);
 
 describe.skipIf(postgres.skip)(`a worker's run's processes end with the run${postgres.note}`, () => {
   let cluster: TestCluster;
+  let database: string;
   let dirs: Dirs;
   let node: ApiNode;
   let worker: Proc;
 
   beforeAll(async () => {
     cluster = await startTestCluster();
-    const database = await cluster.createDatabase("run_processes");
+    database = await cluster.createDatabase("run_processes");
     dirs = makeDirs();
     [worker, node] = await Promise.all([
       startWorkerNode(dirs, database, "w", 1),
@@ -194,5 +195,44 @@ describe.skipIf(postgres.skip)(`a worker's run's processes end with the run${pos
       expect(processesWith(m)).toEqual([]);
     }
     expect(worker.child.exitCode).toBeNull();
+  }, 120_000);
+
+  /** Submit a run that starts the processes, then blocks; resolves once all three run. */
+  async function blockedRun(name: string, m: string): Promise<string> {
+    const replies = [
+      ...leavingRun(m).slice(0, 2),
+      action("verify", { claim: "blocks", command: "sleep 600", timeout_ms: 700_000 }),
+      action("mark_impossible", { reason: "never reached" }),
+    ];
+    const response = await node.api("/runs", {
+      goal: "start a server",
+      profile: "Coder",
+      model: script(dirs, name, replies),
+    });
+    const { id } = (await response.json()) as { id: string };
+    await until(() => processesWith(m).length === 3, "the run's processes to start");
+    return id;
+  }
+
+  it("capgate worker stopped with SIGTERM mid-run: its run is aborted and its processes are gone", async () => {
+    const m = uniqueSleep();
+    const id = await blockedRun("sigterm", m);
+    worker.child.kill("SIGTERM");
+    await worker.exited;
+    expect(processesWith(m)).toEqual([]);
+    const { events } = await follow(node, token, id);
+    expect(events.at(-1)?.data, `${JSON.stringify(events.at(-1)?.data)}\n${worker.output()}`).toMatchObject({
+      type: "run_ended",
+      outcome: "aborted",
+    });
+  }, 120_000);
+
+  it("capgate worker killed with SIGKILL mid-run: its run's processes die with it", async () => {
+    worker = await startWorkerNode(dirs, database, "w2", 1);
+    const m = uniqueSleep();
+    await blockedRun("sigkill", m);
+    worker.child.kill("SIGKILL");
+    await worker.exited;
+    await until(() => processesWith(m).length === 0, "the run's processes to end");
   }, 120_000);
 });
