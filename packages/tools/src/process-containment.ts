@@ -75,14 +75,17 @@ export function containmentAvailable(bwrap: string | undefined = findSystemBinar
  * tools, configured MCP servers, commands with `"sandbox": "off"`; the sandbox has its own
  * pid namespace already. A bare program name is resolved on `env.PATH` first, so a
  * missing program is the same `spawn_failed` error as without the wrapper.
+ * `options.bwrap` names the bubblewrap to use (default: the system's, found in the system
+ * directories, never on PATH).
  * @throws CapgateError `spawn_failed` when `file` has no slash and no directory of PATH has it.
  */
 export function containCommand(
   file: string,
   args: readonly string[],
   env: Record<string, string | undefined>,
+  options: { bwrap?: string } = {},
 ): ContainedCommand {
-  const bwrap = findSystemBinary("bwrap");
+  const bwrap = options.bwrap ?? findSystemBinary("bwrap");
   if (bwrap !== undefined && containmentAvailable(bwrap)) {
     return {
       file: bwrap,
