@@ -19,8 +19,11 @@ function start(contained: ReturnType<typeof containCommand>): { pid: number; exi
 }
 
 async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 750 && !check(); i++) await new Promise((r) => setTimeout(r, 20));
-  if (!check()) throw new Error(`gave up waiting for ${what}`);
+  for (let i = 0; i < 750; i++) {
+    if (check()) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`gave up waiting for ${what}`);
 }
 
 describe("containCommand", () => {

@@ -14,8 +14,11 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Wait for a state of the process table (polled, up to 15 s). */
 async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 750 && !check(); i++) await new Promise((r) => setTimeout(r, 20));
-  if (!check()) throw new Error(`gave up waiting for ${what}`);
+  for (let i = 0; i < 750; i++) {
+    if (check()) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`gave up waiting for ${what}`);
 }
 
 describe("runProcess", () => {

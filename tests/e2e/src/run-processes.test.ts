@@ -27,11 +27,21 @@ const FIXTURES = join(REPO, "packages", "mcp-client", "test", "fixtures");
 const token = randomBytes(24).toString("hex");
 const action = (name: string, args: Record<string, unknown>) => ({ name, arguments: args });
 
-/** Wait for a state of the process table, polled; bounded so a leak fails with a message. */
+/**
+ * Wait for a state of the process table, polled. Bounded so a leak fails with a message,
+ * generously: on a loaded machine starting the CLI alone can take tens of seconds.
+ */
 async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 1_500 && !check(); i++) await new Promise((r) => setTimeout(r, 20));
-  if (!check()) throw new Error(`gave up waiting for ${what}`);
+  const deadline = Date.now() + 150_000;
+  while (Date.now() < deadline) {
+    if (check()) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`gave up waiting for ${what}`);
 }
+
+/** What a test may take on a loaded machine (several CLI starts, a run, a server). */
+const SLOW = 300_000;
 
 /**
  * A run that starts a command leaving processes behind in every form (shell.start), waits
@@ -71,58 +81,66 @@ describe("a run's processes end with the run", () => {
   });
   afterAll(() => dirs?.cleanup());
 
-  it("capgate run: gone when the run has ended", async () => {
-    const m = uniqueSleep();
-    const proc = spawnCli(
-      [
-        "run",
-        "start a server",
-        "--profile",
-        "Coder",
-        "--model",
-        script(dirs, "cli", leavingRun(m)),
-        "--workspace",
-        dirs.workspace,
-      ],
-      { CAPGATE_HOME: join(dirs.home, "cli") },
-      dirs.root,
-    );
-    expect(await proc.exited, proc.output()).toBe(3);
-    expect(proc.output()).toContain("stopping with the server still running");
-    expect(processesWith(m)).toEqual([]);
-  }, 120_000);
-
-  it("capgate serve: gone when the run has ended, while the server goes on", async () => {
-    const m = uniqueSleep();
-    const proc = spawnCli(
-      ["serve", "--port", "0", "--workspace", dirs.workspace],
-      {
-        CAPGATE_HOME: join(dirs.home, "serve"),
-        CAPGATE_TOKEN: token,
-        CAPGATE_SCRIPTED_MODELS_DIR: dirs.scratch,
-      },
-      dirs.root,
-    );
-    try {
-      const url = (await proc.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/))[1]!;
-      const node: ApiNode = {
-        url,
-        proc,
-        api: (path, body) =>
-          fetch(`${url}${path}`, {
-            method: "POST",
-            headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-            body: JSON.stringify(body),
-          }),
-      };
-      expect(await runOn(node, script(dirs, "serve", leavingRun(m)))).toBe("impossible");
+  it(
+    "capgate run: gone when the run has ended",
+    async () => {
+      const m = uniqueSleep();
+      const proc = spawnCli(
+        [
+          "run",
+          "start a server",
+          "--profile",
+          "Coder",
+          "--model",
+          script(dirs, "cli", leavingRun(m)),
+          "--workspace",
+          dirs.workspace,
+        ],
+        { CAPGATE_HOME: join(dirs.home, "cli") },
+        dirs.root,
+      );
+      expect(await proc.exited, proc.output()).toBe(3);
+      expect(proc.output()).toContain("stopping with the server still running");
       expect(processesWith(m)).toEqual([]);
-      expect(proc.child.exitCode).toBeNull();
-    } finally {
-      proc.child.kill("SIGTERM");
-      await proc.exited;
-    }
-  }, 120_000);
+    },
+    SLOW,
+  );
+
+  it(
+    "capgate serve: gone when the run has ended, while the server goes on",
+    async () => {
+      const m = uniqueSleep();
+      const proc = spawnCli(
+        ["serve", "--port", "0", "--workspace", dirs.workspace],
+        {
+          CAPGATE_HOME: join(dirs.home, "serve"),
+          CAPGATE_TOKEN: token,
+          CAPGATE_SCRIPTED_MODELS_DIR: dirs.scratch,
+        },
+        dirs.root,
+      );
+      try {
+        const url = (await proc.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/, SLOW))[1]!;
+        const node: ApiNode = {
+          url,
+          proc,
+          api: (path, body) =>
+            fetch(`${url}${path}`, {
+              method: "POST",
+              headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+              body: JSON.stringify(body),
+            }),
+        };
+        expect(await runOn(node, script(dirs, "serve", leavingRun(m)))).toBe("impossible");
+        expect(processesWith(m)).toEqual([]);
+        expect(proc.child.exitCode).toBeNull();
+      } finally {
+        proc.child.kill("SIGTERM");
+        await proc.exited;
+      }
+    },
+    SLOW,
+  );
 });
 
 describe.skipIf(bwrap.skip)(`a configured MCP server's processes end with capgate${bwrap.note}`, () => {
@@ -144,22 +162,30 @@ describe.skipIf(bwrap.skip)(`a configured MCP server's processes end with capgat
     );
   }
 
-  it("when capgate exits", async () => {
-    const m = uniqueSleep();
-    const proc = call("daemon/ping", m, "exits");
-    expect(await proc.exited, proc.output()).toBe(0);
-    expect(proc.output()).toContain("pong");
-    await until(() => processesWith(m).length === 0, "the server's processes to end");
-  }, 60_000);
+  it(
+    "when capgate exits",
+    async () => {
+      const m = uniqueSleep();
+      const proc = call("daemon/ping", m, "exits");
+      expect(await proc.exited, proc.output()).toBe(0);
+      expect(proc.output()).toContain("pong");
+      await until(() => processesWith(m).length === 0, "the server's processes to end");
+    },
+    SLOW,
+  );
 
-  it("when capgate is killed with SIGKILL", async () => {
-    const m = uniqueSleep();
-    const proc = call("daemon/hang", m, "killed");
-    await until(() => processesWith(m).length === 3, "the server's processes to start");
-    proc.child.kill("SIGKILL");
-    await proc.exited;
-    await until(() => processesWith(m).length === 0, "the server's processes to end");
-  }, 60_000);
+  it(
+    "when capgate is killed with SIGKILL",
+    async () => {
+      const m = uniqueSleep();
+      const proc = call("daemon/hang", m, "killed");
+      await until(() => processesWith(m).length === 3, "the server's processes to start");
+      proc.child.kill("SIGKILL");
+      await proc.exited;
+      await until(() => processesWith(m).length === 0, "the server's processes to end");
+    },
+    SLOW,
+  );
 });
 
 const postgres = needs(["postgres"]);
@@ -188,14 +214,18 @@ describe.skipIf(postgres.skip)(`a worker's run's processes end with the run${pos
     dirs?.cleanup();
   }, 180_000);
 
-  it("capgate worker: gone when the run has ended, and again for the next run on the same worker", async () => {
-    for (const name of ["first", "second"]) {
-      const m = uniqueSleep();
-      expect(await runOn(node, script(dirs, name, leavingRun(m)))).toBe("impossible");
-      expect(processesWith(m)).toEqual([]);
-    }
-    expect(worker.child.exitCode).toBeNull();
-  }, 120_000);
+  it(
+    "capgate worker: gone when the run has ended, and again for the next run on the same worker",
+    async () => {
+      for (const name of ["first", "second"]) {
+        const m = uniqueSleep();
+        expect(await runOn(node, script(dirs, name, leavingRun(m)))).toBe("impossible");
+        expect(processesWith(m)).toEqual([]);
+      }
+      expect(worker.child.exitCode).toBeNull();
+    },
+    SLOW,
+  );
 
   /** Submit a run that starts the processes, then blocks; resolves once all three run. */
   async function blockedRun(name: string, m: string): Promise<string> {
@@ -214,25 +244,35 @@ describe.skipIf(postgres.skip)(`a worker's run's processes end with the run${pos
     return id;
   }
 
-  it("capgate worker stopped with SIGTERM mid-run: its run is aborted and its processes are gone", async () => {
-    const m = uniqueSleep();
-    const id = await blockedRun("sigterm", m);
-    worker.child.kill("SIGTERM");
-    await worker.exited;
-    expect(processesWith(m)).toEqual([]);
-    const { events } = await follow(node, token, id);
-    expect(events.at(-1)?.data, `${JSON.stringify(events.at(-1)?.data)}\n${worker.output()}`).toMatchObject({
-      type: "run_ended",
-      outcome: "aborted",
-    });
-  }, 120_000);
+  it(
+    "capgate worker stopped with SIGTERM mid-run: its run is aborted and its processes are gone",
+    async () => {
+      const m = uniqueSleep();
+      const id = await blockedRun("sigterm", m);
+      worker.child.kill("SIGTERM");
+      await worker.exited;
+      expect(processesWith(m)).toEqual([]);
+      const { events } = await follow(node, token, id);
+      expect(events.at(-1)?.data, `${JSON.stringify(events.at(-1)?.data)}\n${worker.output()}`).toMatchObject(
+        {
+          type: "run_ended",
+          outcome: "aborted",
+        },
+      );
+    },
+    SLOW,
+  );
 
-  it("capgate worker killed with SIGKILL mid-run: its run's processes die with it", async () => {
-    worker = await startWorkerNode(dirs, database, "w2", 1);
-    const m = uniqueSleep();
-    await blockedRun("sigkill", m);
-    worker.child.kill("SIGKILL");
-    await worker.exited;
-    await until(() => processesWith(m).length === 0, "the run's processes to end");
-  }, 120_000);
+  it(
+    "capgate worker killed with SIGKILL mid-run: its run's processes die with it",
+    async () => {
+      worker = await startWorkerNode(dirs, database, "w2", 1);
+      const m = uniqueSleep();
+      await blockedRun("sigkill", m);
+      worker.child.kill("SIGKILL");
+      await worker.exited;
+      await until(() => processesWith(m).length === 0, "the run's processes to end");
+    },
+    SLOW,
+  );
 });
