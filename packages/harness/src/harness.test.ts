@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createScriptedModel } from "@capgate/models";
-import { shellForTests } from "@capgate/test-system-parts";
+import { leaveBehind, processesWith, shellForTests, uniqueSleep } from "@capgate/test-system-parts";
 import { afterAll, describe, expect, it } from "vitest";
 import type { CapgateConfig } from "./config.js";
 import { createHarness, type Harness } from "./harness.js";
@@ -140,8 +140,26 @@ describe("createHarness", () => {
     expect(call).toMatchObject({ success: true });
     expect(call.summary).toContain("gate");
     expect(gate.loaded()).toEqual(["fs"]);
-    gate.close();
+    await gate.close();
   });
+
+  it("a gate session's close stops what its calls started, while the harness goes on", async () => {
+    const { h } = await harness();
+    const signal = new AbortController().signal;
+    const m = uniqueSleep();
+    const gate = h.createGateSession({ preload: ["shell"] });
+    const started = (await gate.handlers.capability_call(
+      { tool: "shell.start", arguments: { command: `${leaveBehind(m)}; wait` } },
+      { signal },
+    )) as { success: boolean; summary: string };
+    expect(started.success, started.summary).toBe(true);
+    for (let i = 0; i < 750 && processesWith(m).length < 3; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(processesWith(m)).toHaveLength(3);
+    await gate.close();
+    expect(processesWith(m)).toEqual([]);
+    // The harness's own calls still work.
+    expect((await h.callTool("fs.list", {})).result.success).toBe(true);
+  }, 60_000);
 });
 
 describe("a killed run", () => {

@@ -31,6 +31,7 @@ import {
   DEFAULT_LIMITS,
   type HostResources,
   hostPath,
+  killMarkedProcesses,
   type PolicyConfig,
   type ToolLimits,
   withHostPath,
@@ -44,7 +45,7 @@ import { defaultStateDir, toolEnvironment } from "./environment.js";
 import { createGateSession, type GateSession, type GateSessionOptions } from "./gate.js";
 import { modelSamplingHandler } from "./mcp-sampling.js";
 import { type CapabilityLoadProblem, type CapabilitySource, loadCapabilityPlugins } from "./plugins.js";
-import { sandboxServers } from "./sandboxed-servers.js";
+import { containServers, sandboxServers } from "./sandboxed-servers.js";
 import { refuseHomeWorkspace } from "./workspace-guard.js";
 
 export interface HarnessOptions {
@@ -242,15 +243,21 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
       return undefined;
     }
   };
-  const servers = withServerHostPath(
-    await sandboxServers(resolved.mcpServers, resolved.sandboxedServers ?? [], {
-      workspace,
-      stateDir,
-      policy,
-      env: withHostPath(toolEnv, workspace),
-    }),
-    hostPath(processEnv.PATH, workspace),
+  const serverPath = hostPath(processEnv.PATH, workspace);
+  const contained = containServers(
+    withServerHostPath(
+      await sandboxServers(resolved.mcpServers, resolved.sandboxedServers ?? [], {
+        workspace,
+        stateDir,
+        policy,
+        env: withHostPath(toolEnv, workspace),
+      }),
+      serverPath,
+    ),
+    resolved.sandboxedServers ?? [],
+    serverPath ?? processEnv.PATH,
   );
+  const servers = contained.servers;
   const mcp = hasServers
     ? createNodeMcpPool(servers, {
         stateDir,
@@ -425,6 +432,8 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
       if (closed) return;
       closed = true;
       const results = await Promise.allSettled([resources.closeAll(), mcp?.close()]);
+      // Where no pid namespace could hold configured servers, what they left behind goes by its mark.
+      for (const mark of contained.marks) killMarkedProcesses(mark);
       store.close();
       const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
       if (failed) throw failed.reason;

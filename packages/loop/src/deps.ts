@@ -51,6 +51,12 @@ export interface LoopEnvironment {
   policy: PolicyConfig;
   limits: ToolLimits;
   approve?: LoopApprovalHook;
+  /**
+   * The host's long-lived resources, for tool calls outside a run (a frontend's direct
+   * calls). A goal run and a chat each get a scope of their own instead, closed when they
+   * end, so nothing a run started (background processes, a browser, ad-hoc MCP servers)
+   * outlives it.
+   */
   resources: HostResources;
   /** Environment for subprocesses (minimal and explicit). */
   env: Record<string, string | undefined>;

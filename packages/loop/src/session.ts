@@ -6,6 +6,7 @@ import { type CapabilityManifest, CapgateError, type ToolAction, type ToolRisk }
 import {
   type ApprovalHook,
   executeTool,
+  type HostResources,
   type ToolContent,
   type ToolContext,
   type ToolResult,
@@ -46,6 +47,12 @@ export interface SessionOptions {
   /** `always`: finish needs a passing verify in every case (goal loop); `after-change`: only after a write/exec call (chat). */
   verifyGate: "always" | "after-change";
   workers?: WorkerService;
+  /**
+   * What this session's tools keep between calls (background processes, a browser, ad-hoc
+   * MCP servers): the run's own scope, closed when the run ends, so nothing it started
+   * outlives it. Default: the host's (`env.resources`).
+   */
+  resources?: HostResources;
 }
 
 const STATE_CHANGING: ReadonlySet<ToolRisk> = new Set(["write", "exec"]);
@@ -116,7 +123,7 @@ export class Session {
         ...(env.mcp ? { mcp: env.mcp } : {}),
         ...(env.browserExecutable ? { browserExecutable: env.browserExecutable } : {}),
       },
-      resources: env.resources,
+      resources: this.options.resources ?? env.resources,
       stateDir: env.stateDir,
     };
   }

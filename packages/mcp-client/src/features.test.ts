@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { McpPoolEvent } from "./pool-types.js";
 import { createNodeMcpPool } from "./stdio/node-pool.js";
-import { everything, fixture, sleep, waitUntil } from "./test-support/fixtures.js";
+import { everything, fixture, waitUntil } from "./test-support/fixtures.js";
 
 const stateDir = mkdtempSync(join(tmpdir(), "capgate-mcp-"));
 afterAll(() => rmSync(stateDir, { recursive: true, force: true }));
@@ -43,8 +43,8 @@ describe("tool lists", () => {
     try {
       expect(await pool.hasTool("feat", "epsilon")).toBe(false);
       await pool.callTool("feat", "add_tool", { name: "epsilon" });
-      await sleep(200); // let the notification arrive
-      expect(await pool.hasTool("feat", "epsilon")).toBe(true);
+      // The next look after the notification arrives refreshes the list.
+      expect(await waitUntil(() => pool.hasTool("feat", "epsilon"))).toBe(true);
     } finally {
       await pool.close();
     }
@@ -137,9 +137,9 @@ describe("server-initiated requests", () => {
       },
     );
     try {
-      // The tool is registered only for clients that declare sampling, after initialize.
-      await sleep(300);
-      expect(await pool.hasTool("everything", "trigger-sampling-request")).toBe(true);
+      // The tool is registered only for clients that declare sampling, after initialize (the
+      // server announces it with list_changed).
+      expect(await waitUntil(() => pool.hasTool("everything", "trigger-sampling-request"))).toBe(true);
       const r = await pool.callTool("everything", "trigger-sampling-request", { prompt: "hi", maxTokens: 5 });
       expect(r.success).toBe(true);
       expect(r.summary).toContain("sampled by the host");

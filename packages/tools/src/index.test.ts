@@ -7,6 +7,7 @@ describe("@capgate/tools public surface", () => {
     expect(Object.keys(tools).sort()).toEqual([
       "BACKGROUND_PROCESSES_KEY",
       "BackgroundProcesses",
+      "CONTAINMENT_BWRAP_ARGS",
       "CapabilitySet",
       "DEFAULT_BWRAP",
       "DEFAULT_KILL_GRACE_MS",
@@ -35,6 +36,8 @@ describe("@capgate/tools public surface", () => {
       "checkUrl",
       "classifyAddress",
       "closeEgressProxies",
+      "containCommand",
+      "containmentAvailable",
       "createHostResources",
       "createToolContext",
       "defineCapability",

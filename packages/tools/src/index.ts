@@ -59,6 +59,8 @@ export {
 export { isPolicyFile, POLICY_FILE_NAME, policyFilePaths } from "./policy-file.js";
 export type { PolicyScan } from "./policy-tree-scan.js";
 export { MAX_POLICY_SCAN_ENTRIES, scanForPolicyFile } from "./policy-tree-scan.js";
+export type { ContainedCommand, Containment } from "./process-containment.js";
+export { CONTAINMENT_BWRAP_ARGS, containCommand, containmentAvailable } from "./process-containment.js";
 export { DEFAULT_KILL_GRACE_MS, killMarkedProcesses, SANDBOX_MARK_VAR } from "./process-group.js";
 export type { ProcessResult, RunProcessOptions } from "./process-runner.js";
 export { describeExit, runProcess } from "./process-runner.js";

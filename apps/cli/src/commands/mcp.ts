@@ -153,13 +153,17 @@ export async function mcpServeCommand(
   );
   const serving = await serveGateOverStdio(server);
   const stop = () => void serving.close();
-  process.once("SIGTERM", stop);
-  process.once("SIGINT", stop);
+  // `on`, not `once`: signal-exit (the exit hook that kills child processes) re-raises a
+  // signal nobody else listens to, which would end the process before the close below.
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
   try {
     await serving.closed;
   } finally {
-    session.close();
+    await session.close();
     await harness.close();
+    process.off("SIGTERM", stop);
+    process.off("SIGINT", stop);
   }
   return 0;
 }
