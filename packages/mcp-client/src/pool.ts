@@ -261,6 +261,14 @@ export class McpPool implements McpCaller {
     return this.toolLists.get(server)?.index as ToolIndex;
   }
 
+  /**
+   * Why capgate refuses to call a tool by this name although the server may have it (a
+   * name or schema the admission rule refuses), or undefined: admitted, or never listed.
+   */
+  async refusalOf(server: string, tool: string, options: McpCallOptions = {}): Promise<string | undefined> {
+    return (await this.index(server, options)).refusal(tool);
+  }
+
   /** Throws `unknown_tool` for a tool that is not admitted, `invalid_arguments` for arguments its inputSchema refuses. */
   async checkArguments(server: string, tool: string, args: Record<string, unknown>): Promise<void> {
     this.config(server);

@@ -10,6 +10,7 @@ import type { McpToolInfo, SkippedTool } from "./tool-list.js";
 
 /** Names quoted in a "no such tool" message (the rest are counted). */
 const NAMES_SHOWN = 20;
+const UNSENT = "Nothing was sent to the server.";
 
 /**
  * One server's admitted tools by the names a call may use (the callable name, or the
@@ -42,40 +43,39 @@ export class ToolIndex {
   require(tool: string): McpToolInfo {
     const found = this.byName.get(tool);
     if (found) return found;
-    throw this.notAdmitted(tool);
+    throw new CapgateError("unknown_tool", `${this.refusal(tool) ?? this.noSuchTool(tool)} ${UNSENT}`, {
+      property: "tool",
+    });
   }
 
-  private notAdmitted(tool: string): CapgateError {
+  /**
+   * Why capgate refuses a tool by this name although the server may have it: the name
+   * itself breaks the admission rule, or the server listed it and admission refused it.
+   * Undefined for an admitted tool and for a name the server never listed.
+   */
+  refusal(tool: string): string | undefined {
+    if (this.byName.has(tool)) return undefined;
     const server = this.server;
-    const label = mcpToolLabel(tool);
-    const unsent = "Nothing was sent to the server.";
     if (tool.length > MAX_MCP_TOOL_NAME || mcpCallableToolName(tool) === undefined) {
       const why =
         tool.length > MAX_MCP_TOOL_NAME
           ? `it is longer than ${MAX_MCP_TOOL_NAME} characters`
           : "it contains control or format characters";
-      return new CapgateError(
-        "unknown_tool",
-        `${label} is not a tool name capgate admits for MCP server '${server}': ${why}. Tools with such names are never listed or called. ${unsent}`,
-        { property: "tool" },
-      );
+      return `${mcpToolLabel(tool)} is not a tool name capgate admits for MCP server '${server}': ${why}. Tools with such names are never listed or called.`;
     }
-    const callable = mcpCallableToolName(tool) as string;
-    const refused = this.refused.get(callable);
+    const refused = this.refused.get(mcpCallableToolName(tool) as string);
     if (refused)
-      return new CapgateError(
-        "unknown_tool",
-        `MCP server '${server}' lists the tool ${refused.name}, but capgate does not admit it: ${refused.reason}. It cannot be called through capgate. ${unsent}`,
-        { property: "tool" },
-      );
+      return `MCP server '${server}' lists the tool ${refused.name}, but capgate does not admit it: ${refused.reason}. It cannot be called through capgate.`;
+    return undefined;
+  }
+
+  /** A name the server does not list: a suggestion and a bounded sample of the names it does. */
+  private noSuchTool(tool: string): string {
+    const server = this.server;
     const callables = this.tools.map((t) => t.qualifiedName.slice(server.length + 1));
     const guess = closestMatch(tool, callables);
     const shown = callables.slice(0, NAMES_SHOWN).join(", ");
     const rest = callables.length > NAMES_SHOWN ? `, … (${callables.length} in all)` : "";
-    return new CapgateError(
-      "unknown_tool",
-      `MCP server '${server}' has no tool ${label}${guess ? `; did you mean '${qualifyToolName(server, guess)}'?` : "."} Its tools: ${callables.length > 0 ? `${shown}${rest}` : "none"}; capability_search finds them by what they do. ${unsent}`,
-      { property: "tool" },
-    );
+    return `MCP server '${server}' has no tool ${mcpToolLabel(tool)}${guess ? `; did you mean '${qualifyToolName(server, guess)}'?` : "."} Its tools: ${callables.length > 0 ? `${shown}${rest}` : "none"}; capability_search finds them by what they do.`;
   }
 }
