@@ -49,7 +49,9 @@ describe("capability_search and capability_load replies stay within a budget", (
   it("a search matching 10,000 tools lists the best ones with signatures, the count of the rest, and how to see them", async () => {
     const reply = await search(session(), "weather forecast");
     expect(reply.length).toBeLessThanOrEqual(REPLY_CHARS);
-    expect(reply).toMatch(/^Best tools for "weather forecast":\n {2}hostile\/weather_\d{5}\(region: string, days\?: integer\)/);
+    expect(reply).toMatch(
+      /^Best tools for "weather forecast":\n {2}hostile\/weather_\d{5}\(region: string, days\?: integer\)/,
+    );
     expect(reply).toMatch(/^mcp:hostile — Tools of the MCP server "hostile"\.$/m);
     const more = reply.match(/^ {2}… (\d+) more of its 10001 tools \(all callable once loaded\): (.*)$/m);
     expect(more?.[2]).toBe(
@@ -85,7 +87,10 @@ describe("capability_search and capability_load replies stay within a budget", (
   });
 
   it("the context packet keeps a loaded 10,000-tool capability within the budget, counting the tools it leaves out", () => {
-    const signatures = Array.from({ length: 10_000 }, (_, i) => `hostile/weather_${i}(region: string, days?: integer)`);
+    const signatures = Array.from(
+      { length: 10_000 },
+      (_, i) => `hostile/weather_${i}(region: string, days?: integer)`,
+    );
     const packet = buildContextPacket({
       promptDelta: "Plan.",
       loadedSignatures: signatures,

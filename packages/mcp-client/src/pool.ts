@@ -216,6 +216,7 @@ export class McpPool implements McpCaller {
       current.skipped = skipped;
       current.tools = tools;
       current.index = new ToolIndex(server, tools, skipped);
+      this.emit({ type: "tools_listed", server, tools });
       current.stale = current.generation !== generation;
       await this.options.toolCache?.save(server, configHash(config), tools).catch(() => {});
       return tools;
