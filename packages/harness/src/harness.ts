@@ -263,9 +263,10 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
         stateDir,
         onSampling: options.onSampling ?? modelSamplingHandler(currentSamplingModel),
         ...(options.onElicitation ? { onElicitation: options.onElicitation } : {}),
-        // A server that says its tools changed is re-indexed, so search follows it.
+        // Every listing the pool takes (the first, one that outlasted the indexing budget, one
+        // after tools/list_changed) is indexed: search offers exactly what calls can reach.
         onEvent: (event) => {
-          if (event.type === "tools_changed")
+          if (event.type === "tools_listed")
             registerMcp(registry, event.server, event.tools, mcp?.serverInstructions(event.server));
         },
       })

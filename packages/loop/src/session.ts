@@ -15,11 +15,9 @@ import {
 import type { LoopEnvironment } from "./deps.js";
 import type { EventEmitterForRun, GoalState, RunOutcome } from "./events.js";
 import { approvingMcpCaller } from "./mcp-approval.js";
+import { loadReply, orderedSignatures, searchReply } from "./replies.js";
 import { externaliseContent, type StepImage, structuredLine, type TracedContent } from "./rich-content.js";
 import { runVerify } from "./verify.js";
-
-/** Tools listed first in capability_search's reply: the best tool of each of the best capabilities. */
-const BEST_TOOLS = 3;
 
 export interface StepOutcome {
   /** What the model reads back. */
@@ -69,6 +67,8 @@ export class Session {
   #lastVerifyPassStep: number | undefined;
   #closed = false;
   readonly #asking = new Set<Promise<boolean>>();
+  /** Each capability of the last search's hits → its tools, best match first (orders a following load's reply). */
+  #lastHits = new Map<string, string[]>();
 
   constructor(readonly options: SessionOptions) {}
 
@@ -260,21 +260,9 @@ export class Session {
         success: true,
       };
     }
-    const loaded = new Set(this.router.loaded());
-    // The best tool of each of the best capabilities first (a hit's tools come best first),
-    // so the model can load and call in one go.
-    const best = hits
-      .filter((h) => h.match !== "substring" && (h.tools[0]?.score ?? 0) > 0)
-      .slice(0, BEST_TOOLS)
-      .map((h) => `  ${h.tools[0]!.signature} — ${h.tools[0]!.description} [${h.capability}]`);
-    const lines = hits.map((h) => {
-      const state = loaded.has(h.capability) ? " (loaded)" : "";
-      const how = h.match === "substring" ? " (matched by substring only)" : "";
-      return `${h.capability}${state}${how} — ${h.description}\n${h.tools.map((t) => `  ${t.signature}`).join("\n")}`;
-    });
-    const lead = best.length > 0 ? `Best tools for "${query}":\n${best.join("\n")}\n` : "";
+    this.#lastHits = new Map(hits.map((h) => [h.capability, h.tools.map((t) => t.name)]));
     return {
-      result: `${lead}Capabilities for "${query}" (load one with capability_load, then capability_call its tools):\n${lines.join("\n")}`,
+      result: searchReply(query, hits, new Set(this.router.loaded())),
       success: true,
     };
   }
@@ -291,14 +279,10 @@ export class Session {
       return { result: error, success: false };
     }
     this.router.load(manifest);
-    const signatures = this.router
-      .loadedSignatures()
-      .filter((s) => manifest.tools.some((t) => s.startsWith(`${t.name}(`)));
+    // The tools the last search ranked for this capability first: the ones the model was looking for.
+    const signatures = orderedSignatures(manifest, this.#lastHits.get(name));
     this.options.emitter.emit({ type: "capability_loaded", step, name, ok: true, signatures });
-    return {
-      result: `Loaded ${name}. Call its tools with capability_call:\n${signatures.map((s) => `  ${s}`).join("\n")}`,
-      success: true,
-    };
+    return { result: loadReply(name, signatures), success: true };
   }
 
   async #call(tool: string, toolArgs: Record<string, unknown>, step: number): Promise<StepOutcome> {
