@@ -192,6 +192,47 @@ describe("executeTool", () => {
     expect(r.summary).toMatch(/timed out after 50 ms/);
   });
 
+  it("stops a handler's timeout while it waits on a person (pauseTimeout), and runs it again after", async () => {
+    // The handler waits four timeouts long while paused (an approval a nested call asked for),
+    // then for longer than the timeout with the clock running again: only the second wait times out.
+    const waits = defineCapability({
+      manifest: {
+        name: "waits",
+        version: "1.0.0",
+        description: "Waits while paused.",
+        profileFit: ["Coder"],
+        tools: [
+          {
+            name: "waits.paused",
+            description: "Waits with its clock paused.",
+            inputSchema: {
+              type: "object",
+              additionalProperties: false,
+              properties: { after: { type: "boolean" } },
+            },
+          },
+        ],
+      } as const,
+      handlers: {
+        paused: async (args, c) => {
+          const resume = c.pauseTimeout?.() ?? (() => undefined);
+          await new Promise((r) => setTimeout(r, 200));
+          resume();
+          if (args.after) await new Promise((r) => setTimeout(r, 200));
+          return { success: true, summary: "waited" };
+        },
+      },
+    });
+    const c = {
+      ...ctx(),
+      capabilities: new CapabilitySet([waits]),
+      loaded: { isToolLoaded: () => true },
+    };
+    c.limits = { ...c.limits, timeoutMs: 50 };
+    expect(await executeTool("waits.paused", {}, c)).toEqual({ success: true, summary: "waited" });
+    expect((await executeTool("waits.paused", { after: true }, c)).summary).toMatch(/timed out after 50 ms/);
+  });
+
   it("caps a huge summary, keeping head and tail", async () => {
     const c = ctx();
     c.limits = { ...c.limits, outputBytes: 1000 };
@@ -383,6 +424,7 @@ describe("executeTool: the call's signal", () => {
         "approve",
         "env",
         "limits",
+        "pauseTimeout",
         "policy",
         "profile",
         "resources",
