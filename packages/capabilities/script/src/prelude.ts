@@ -1,0 +1,141 @@
+/**
+ * What a script sees besides the language itself, written in the script's own language and
+ * evaluated inside the engine before the script: `tools` and `console`. Only strings cross
+ * to the host — a call's name and its arguments as JSON text one way, a reply as JSON text
+ * the other — so no host object, prototype or function is ever reachable from inside.
+ *
+ * The prelude is a function of the two host entry points (`hostCall(name, argsJson)` →
+ * a promise of the reply text; `hostLog(text)`); it returns `finish` and `describe`, which
+ * the host calls to turn the script's result or error into text, inside the engine (a
+ * getter, a Proxy or a `toJSON` in a returned value runs there, under the script's limits).
+ */
+export const PRELUDE = String.raw`(function (hostCall, hostLog) {
+  "use strict";
+  const stringify = JSON.stringify;
+  const parse = JSON.parse;
+  const ErrorClass = Error;
+  const TypeErrorClass = TypeError;
+  const ProxyClass = Proxy;
+  const freeze = Object.freeze;
+  const create = Object.create;
+  const defineProperty = Object.defineProperty;
+  const StringOf = String;
+
+  function encode(name, args) {
+    if (args === undefined) return "{}";
+    const text = stringify(args);
+    if (typeof text !== "string")
+      throw new TypeErrorClass("The arguments of " + name + " must be an object, e.g. { path: \"notes.txt\" }.");
+    return text;
+  }
+
+  function decode(text) {
+    const reply = parse(text);
+    if (reply.ok) return reply.value;
+    const info = reply.error;
+    const error = new ErrorClass(info.message);
+    error.code = info.code;
+    error.tool = info.tool;
+    if (info.property !== undefined) error.property = info.property;
+    if (info.result !== undefined) error.result = info.result;
+    throw error;
+  }
+
+  async function call(name, args) {
+    if (typeof name !== "string")
+      throw new TypeErrorClass("tools.call(name, args): name must be a string, e.g. tools.call(\"fs.read\", { path: \"notes.txt\" }).");
+    return decode(await hostCall(name, encode(name, args)));
+  }
+
+  // "then" is never a tool: awaiting tools or tools.fs must not call anything.
+  const notATool = (key) => typeof key !== "string" || key === "then";
+  const readOnly = {
+    set() { return false; },
+    defineProperty() { return false; },
+    deleteProperty() { return false; },
+    setPrototypeOf() { return false; },
+  };
+
+  function group(capability) {
+    return new ProxyClass(freeze(create(null)), {
+      ...readOnly,
+      get(_, verb) {
+        if (notATool(verb)) return undefined;
+        const name = capability + "." + verb;
+        return (args) => call(name, args);
+      },
+    });
+  }
+
+  const tools = new ProxyClass(freeze(create(null)), {
+    ...readOnly,
+    get(_, key) {
+      if (key === "call") return call;
+      if (notATool(key)) return undefined;
+      return group(key);
+    },
+  });
+
+  function show(value) {
+    if (typeof value === "string") return value;
+    try {
+      const text = stringify(value);
+      return text === undefined ? StringOf(value) : text;
+    } catch {
+      try {
+        return StringOf(value);
+      } catch {
+        return "[unprintable value]";
+      }
+    }
+  }
+  const log = (...values) => {
+    hostLog(values.map(show).join(" "));
+  };
+  const console = freeze({ log, info: log, debug: log, warn: log, error: log });
+
+  const fixed = { enumerable: false, configurable: false, writable: false };
+  defineProperty(globalThis, "tools", { ...fixed, value: tools });
+  defineProperty(globalThis, "console", { ...fixed, value: console });
+
+  // The script's result as JSON text (undefined when it returned nothing).
+  function finish(value) {
+    if (value === undefined) return stringify({ ok: true });
+    try {
+      const text = stringify(value);
+      if (text === undefined) return stringify({ ok: false, message: "the returned value is not JSON (a " + typeof value + ")" });
+      return stringify({ ok: true, text });
+    } catch (error) {
+      return stringify({ ok: false, message: "the returned value could not be turned into JSON: " + show(error && error.message) });
+    }
+  }
+
+  // What the script threw, as JSON text: message, code/property of a tool error, and where.
+  function describe(error) {
+    const out = {};
+    try {
+      if (error instanceof ErrorClass) {
+        out.message = StringOf(error.name) + ": " + StringOf(error.message);
+        if (typeof error.code === "string") out.code = error.code;
+        if (typeof error.property === "string") out.property = error.property;
+        if (typeof error.tool === "string") out.tool = error.tool;
+        if (typeof error.stack === "string") out.stack = error.stack;
+      } else {
+        out.message = "the script threw a non-Error value: " + show(error);
+      }
+    } catch {
+      out.message = "the script threw a value that could not be described";
+    }
+    return stringify(out);
+  }
+
+  return [finish, describe];
+})`;
+
+/**
+ * The script's source as the body of an async function, on the first line so line numbers
+ * match the source (columns on line 1 are shifted by the prefix; the host subtracts it).
+ */
+export const BODY_PREFIX = "(async function () {";
+export const BODY_SUFFIX = "\n})";
+export const SCRIPT_FILE = "script.js";
