@@ -4,6 +4,7 @@ export { createChat } from "./chat.js";
 export type { LoopApprovalHook, LoopApprovalRequest, LoopEnvironment } from "./deps.js";
 export type {
   GoalState,
+  ParentCall,
   RunEvent,
   RunEventBody,
   RunEventListener,
@@ -18,6 +19,13 @@ export { approvingMcpCaller } from "./mcp-approval.js";
 export type { ApprovalRegistryOptions } from "./memory-approvals.js";
 export { MemoryApprovalRegistry } from "./memory-approvals.js";
 export { MemoryStore, newMemoryEntry } from "./memory-store.js";
+export type {
+  NestedCallEnd,
+  NestedCallObserver,
+  NestedCallScope,
+  ToolCallServiceOptions,
+} from "./nested-calls.js";
+export { createToolCallService, MAX_CALL_DEPTH } from "./nested-calls.js";
 export type { ContextPacket, PacketInput, PacketStep } from "./packet.js";
 export { BASE_INSTRUCTIONS, buildContextPacket, PACKET_SUFFIX, systemPrompt } from "./packet.js";
 export { isValidRunId, newRunId } from "./run-id.js";

@@ -14,6 +14,7 @@ import {
 import type { LoopEnvironment } from "./deps.js";
 import type { EventEmitterForRun, GoalState, RunOutcome } from "./events.js";
 import { approvingMcpCaller } from "./mcp-approval.js";
+import { createToolCallService, type NestedCallObserver } from "./nested-calls.js";
 import { externaliseContent, type StepImage, structuredLine, type TracedContent } from "./rich-content.js";
 import { runVerify } from "./verify.js";
 
@@ -46,6 +47,8 @@ export interface SessionOptions {
   /** `always`: finish needs a passing verify in every case (goal loop); `after-change`: only after a write/exec call (chat). */
   verifyGate: "always" | "after-change";
   workers?: WorkerService;
+  /** Most tool calls in the run, a script's nested calls included (default: the environment's, else no limit). */
+  maxToolCalls?: number;
 }
 
 const STATE_CHANGING: ReadonlySet<ToolRisk> = new Set(["write", "exec"]);
@@ -60,6 +63,7 @@ export class Session {
   readonly goalState: GoalState = { notes: [] };
   #lastChangeStep: number | undefined;
   #lastVerifyPassStep: number | undefined;
+  #toolCalls = 0;
 
   constructor(readonly options: SessionOptions) {}
 
@@ -247,17 +251,86 @@ export class Session {
     };
   }
 
+  /** Tool calls made so far in this run (a script's nested calls included). */
+  get toolCalls(): number {
+    return this.#toolCalls;
+  }
+
+  /** Count one call against the run's budget; throws `budget_exhausted` when it is spent. */
+  #takeToolCall(tool: string): void {
+    const max = this.options.maxToolCalls ?? this.env.maxToolCalls;
+    if (max !== undefined && this.#toolCalls >= max)
+      throw new CapgateError(
+        "budget_exhausted",
+        `${tool} was not called: this run has used its ${max} tool calls (a script's calls count too).`,
+      );
+    this.#toolCalls++;
+  }
+
+  /**
+   * The service a tool (script.run) calls other tools through: the path below, each call
+   * traced as nested in this one, counted against the run's budget and, when it reached a
+   * write or exec handler, against the verification gate.
+   */
+  #nestedCalls(ctx: ToolContext, step: number, parentTool: string): ToolContext["services"]["calls"] {
+    const { emitter } = this.options;
+    let index = 0;
+    const observer: NestedCallObserver = {
+      begin: ({ tool, arguments: args, risk }) => {
+        this.#takeToolCall(tool);
+        const parent = { step, tool: parentTool, index: ++index };
+        emitter.emit({ type: "tool_called", step, tool, arguments: args, risk, parent });
+        const started = Date.now();
+        return (end) => {
+          if (end.rejected === undefined && STATE_CHANGING.has(risk)) this.#lastChangeStep = step;
+          emitter.emit({
+            type: "tool_result",
+            step,
+            tool,
+            parent,
+            success: end.result.success && end.rejected === undefined,
+            summary: end.result.summary,
+            via: end.via,
+            ...(end.server ? { server: end.server } : {}),
+            ...(end.rejected ? { rejected: end.rejected } : {}),
+            durationMs: Date.now() - started,
+          });
+        };
+      },
+    };
+    return createToolCallService({
+      env: this.env,
+      context: ctx,
+      scope: { isToolLoaded: (t) => this.router.isToolLoaded(t), tools: () => this.#loadedTools() },
+      mcp: this.options.mcp,
+      riskOf: (t) => this.riskOf(t),
+      observer,
+    });
+  }
+
+  #loadedTools() {
+    return this.router
+      .loadedManifests()
+      .flatMap((m) => m.tools)
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
   async #call(tool: string, toolArgs: Record<string, unknown>, step: number): Promise<StepOutcome> {
     const { emitter } = this.options;
     const risk = this.riskOf(tool);
     emitter.emit({ type: "tool_called", step, tool, arguments: toolArgs, risk });
     const started = Date.now();
-    const ctx = this.toolContext();
+    const base = this.toolContext();
+    const ctx: ToolContext = {
+      ...base,
+      services: { ...base.services, calls: this.#nestedCalls(base, step, tool) },
+    };
     let result: ToolResult;
     let via: "native" | "mcp" | "none" = "none";
     let server: string | undefined;
     let rejected: string | undefined;
     try {
+      this.#takeToolCall(tool);
       const out = await executeCapabilityStep(
         { tool, arguments: toolArgs },
         {
