@@ -130,10 +130,17 @@ function nestedContext(options: ToolCallServiceOptions, depth: number, call: Nes
         }
       }
     : undefined;
+  // Field by field: nothing of the host's own call (its abort side, its executor fields) comes along.
   return {
-    ...base,
+    workspace: base.workspace,
     signal: call.signal,
+    env: base.env,
+    profile: base.profile,
+    limits: base.limits,
+    policy: base.policy,
     ...(approve ? { approve } : {}),
     services: { ...base.services, calls: createToolCallService({ ...options, depth: depth + 1 }) },
-  };
+    resources: base.resources,
+    stateDir: base.stateDir,
+  } satisfies Record<Exclude<keyof ToolContext, "approve" | "pauseTimeout">, unknown>;
 }
