@@ -130,15 +130,18 @@ export class Session {
       // that reacts to the event at once (another API node, the viewer) must find it pending.
       if (!hook.announcesPending) announce();
       let approved = false;
-      let reason: string | undefined;
+      let failure: unknown;
       try {
         approved = await hook({ ...request, approvalId, runId: emitter.runId, onPending: announce }, signal);
       } catch (error) {
-        reason = (error as Error).message;
+        failure = error;
       }
       // Answered or failed before it announced: the trace still pairs requested with resolved.
       announce();
+      const reason = failure === undefined ? undefined : (failure as Error).message;
       emitter.emit({ type: "approval_resolved", approvalId, approved, ...(reason ? { reason } : {}) });
+      // Why nobody could answer (no one asked in time, a client that cannot be asked) reaches the model too.
+      if (failure !== undefined) throw failure;
       return approved;
     };
   }
