@@ -199,6 +199,34 @@ describe("script.run as a direct call (capgate call, /tools/call)", () => {
   });
 });
 
+describe("script.run: a script's concurrent calls ask the operator one at a time", () => {
+  it("queues approvals in the order they are asked, never two questions at once", async () => {
+    let open = 0;
+    let most = 0;
+    const order: string[] = [];
+    const { h } = await harness(
+      { approval: "on-risk" },
+      {
+        approve: async (request) => {
+          open++;
+          most = Math.max(most, open);
+          order.push(String(request.arguments.path));
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          open--;
+          return true;
+        },
+      },
+    );
+    const out = await h.callTool("script.run", {
+      source: `await Promise.all(["a", "b", "c", "d"].map((n) => tools.fs.write({ path: n + ".txt", content: n })));
+               return "all written";`,
+    });
+    expect((out.result.data as { value: unknown }).value).toBe("all written");
+    expect(most).toBe(1);
+    expect(order.sort()).toEqual(["a.txt", "b.txt", "c.txt", "d.txt"]);
+  });
+});
+
 describe("script.run through the MCP gate (capgate mcp serve)", () => {
   it("chains calls in one capability_call, each checked and traced in the gate session's run", async () => {
     const { h, workspace, stateDir } = await harness();

@@ -66,6 +66,9 @@ export interface ToolCallServiceOptions {
  */
 export function createToolCallService(options: ToolCallServiceOptions): ToolCallService {
   const depth = options.depth ?? 1;
+  // One question at a time: a script's concurrent calls queue for the operator in the order they ask
+  // (a terminal prompt cannot ask two things at once, and a person should not have to).
+  const asking = { turn: Promise.resolve() };
   return {
     depth,
     tools: () => options.scope.tools(),
@@ -76,7 +79,7 @@ export function createToolCallService(options: ToolCallServiceOptions): ToolCall
         );
       const risk = options.riskOf(tool);
       const end = options.observer?.begin({ tool, arguments: args, risk });
-      const ctx = nestedContext(options, depth, callOptions);
+      const ctx = nestedContext(options, depth, callOptions, asking);
       try {
         const outcome = await executeCapabilityStep(
           { tool, arguments: args },
@@ -118,14 +121,26 @@ export function createToolCallService(options: ToolCallServiceOptions): ToolCall
  * tells the script while a person is being asked (so its clocks stop), and a service one
  * level deeper (which refuses: nesting is bounded).
  */
-function nestedContext(options: ToolCallServiceOptions, depth: number, call: NestedCallOptions): ToolContext {
+function nestedContext(
+  options: ToolCallServiceOptions,
+  depth: number,
+  call: NestedCallOptions,
+  asking: { turn: Promise<void> },
+): ToolContext {
   const base = options.context;
   const approve: ApprovalHook | undefined = base.approve
     ? async (request, signal) => {
         const resume = call.onApprovalWait?.();
+        const previous = asking.turn;
+        let done: () => void = () => undefined;
+        asking.turn = new Promise<void>((resolve) => {
+          done = resolve;
+        });
         try {
+          await previous;
           return await base.approve!(request, signal);
         } finally {
+          done();
           resume?.();
         }
       }

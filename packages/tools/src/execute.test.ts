@@ -233,6 +233,44 @@ describe("executeTool", () => {
     expect((await executeTool("waits.paused", { after: true }, c)).summary).toMatch(/timed out after 50 ms/);
   });
 
+  it("asks nobody for a call that was stopped while its policy ran", async () => {
+    const stop = new LazyAbortController();
+    const asked: string[] = [];
+    const stopping = defineCapability({
+      manifest: {
+        name: "stopping",
+        version: "1.0.0",
+        description: "Stopped during its policy.",
+        profileFit: ["Coder"],
+        tools: [
+          {
+            name: "stopping.write",
+            description: "A write stopped while checked.",
+            risk: "write",
+            inputSchema: { type: "object", additionalProperties: false, properties: {} },
+          },
+        ],
+      } as const,
+      handlers: { write: async () => ({ success: true, summary: "wrote" }) },
+      policies: {
+        write: () => {
+          stop.abort(new Error("the script has ended"));
+        },
+      },
+    });
+    const c = {
+      ...ctx({ abort: stop, approve: async (r: { tool: string }) => (asked.push(r.tool), true) }),
+      capabilities: new CapabilitySet([stopping]),
+      loaded: { isToolLoaded: () => true },
+    };
+    c.policy = { approval: "on-risk" };
+    expect(await executeTool("stopping.write", {}, c)).toEqual({
+      success: false,
+      summary: "stopping.write was not run: the run was aborted.",
+    });
+    expect(asked).toEqual([]);
+  });
+
   it("caps a huge summary, keeping head and tail", async () => {
     const c = ctx();
     c.limits = { ...c.limits, outputBytes: 1000 };

@@ -112,6 +112,8 @@ async function gated(
   const mode = ctx.policy.approval ?? "never";
   const askReason = verdict?.ask;
   if (askReason !== undefined || approvalNeeded(mode, risk)) {
+    // Stopped while its policy ran (a script that ended, a run aborted): nobody is asked.
+    if (own.aborted) return aborted(toolName, "was not run: the run was aborted");
     const request: ApprovalRequest = {
       tool: toolName,
       capability: capability.manifest.name,

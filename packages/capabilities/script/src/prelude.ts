@@ -18,6 +18,7 @@ export const PRELUDE = String.raw`(function (hostCall, hostLog) {
   const ProxyClass = Proxy;
   const freeze = Object.freeze;
   const create = Object.create;
+  const ownKeys = Object.keys;
   const defineProperty = Object.defineProperty;
   const StringOf = String;
 
@@ -44,7 +45,9 @@ export const PRELUDE = String.raw`(function (hostCall, hostLog) {
   async function call(name, args) {
     if (typeof name !== "string")
       throw new TypeErrorClass("tools.call(name, args): name must be a string, e.g. tools.call(\"fs.read\", { path: \"notes.txt\" }).");
-    return decode(await hostCall(name, encode(name, args)));
+    // A refusal comes back at once as text; a call in flight as a promise of its reply.
+    const reply = hostCall(name, encode(name, args));
+    return decode(typeof reply === "string" ? reply : await reply);
   }
 
   // "then" is never a tool: awaiting tools or tools.fs must not call anything.
@@ -89,8 +92,11 @@ export const PRELUDE = String.raw`(function (hostCall, hostLog) {
       }
     }
   }
+  // A line is cut here, before it crosses: a flood of huge lines costs the host nothing.
+  const MAX_LINE = 16384;
   const log = (...values) => {
-    hostLog(values.map(show).join(" "));
+    const line = values.map(show).join(" ");
+    hostLog(line.length > MAX_LINE ? line.slice(0, MAX_LINE) + " …[line cut]" : line);
   };
   const console = freeze({ log, info: log, debug: log, warn: log, error: log });
 
@@ -98,21 +104,29 @@ export const PRELUDE = String.raw`(function (hostCall, hostLog) {
   defineProperty(globalThis, "tools", { ...fixed, value: tools });
   defineProperty(globalThis, "console", { ...fixed, value: console });
 
-  // The script's result as JSON text (undefined when it returned nothing).
+  // Replies to the host are built on objects without a prototype: a toJSON or getter the
+  // script put on Object.prototype cannot change what they say.
+  function record(fields) {
+    const out = create(null);
+    for (const key of ownKeys(fields)) out[key] = fields[key];
+    return stringify(out);
+  }
+
+  // The script's result as JSON text (no text when it returned nothing).
   function finish(value) {
-    if (value === undefined) return stringify({ ok: true });
+    if (value === undefined) return record({ ok: true });
     try {
       const text = stringify(value);
-      if (text === undefined) return stringify({ ok: false, message: "the returned value is not JSON (a " + typeof value + ")" });
-      return stringify({ ok: true, text });
+      if (typeof text !== "string") return record({ ok: false, message: "the returned value is not JSON (a " + typeof value + ")" });
+      return record({ ok: true, text });
     } catch (error) {
-      return stringify({ ok: false, message: "the returned value could not be turned into JSON: " + show(error && error.message) });
+      return record({ ok: false, message: "the returned value could not be turned into JSON: " + show(error && error.message) });
     }
   }
 
   // What the script threw, as JSON text: message, code/property of a tool error, and where.
   function describe(error) {
-    const out = {};
+    const out = create(null);
     try {
       if (error instanceof ErrorClass) {
         out.message = StringOf(error.name) + ": " + StringOf(error.message);
@@ -126,6 +140,7 @@ export const PRELUDE = String.raw`(function (hostCall, hostLog) {
     } catch {
       out.message = "the script threw a value that could not be described";
     }
+    for (const key in out) if (typeof out[key] !== "string") out[key] = "";
     return stringify(out);
   }
 

@@ -72,6 +72,9 @@ export interface ScriptOutcome {
   durationMs: number;
 }
 
+/** Longest tool name a script may pass (MCP names are `server/tool`, each part well under this). */
+const MAX_TOOL_NAME = 256;
+
 /** Most scripts running at once in this process (each holds an engine instance and its heap). */
 const MAX_RUNNING = 16;
 let running = 0;
@@ -115,7 +118,11 @@ class ScriptRun {
   #inFlight = 0;
   #queued: Array<() => void> = [];
   #stopped = false;
+  /** Set once the script's result is being read: a getter or toJSON may not start calls then. */
+  #closed = false;
   #stopReason: ScriptFailure | undefined;
+  /** Calls handed to the host and not yet settled; the script ends only after they have. */
+  readonly #inFlightCalls = new Set<Promise<void>>();
   /** Aborts nested calls still in flight when the script ends. */
   readonly #callsAbort = new AbortController();
   readonly #pending = new Set<QuickJSDeferredPromise>();
@@ -162,6 +169,9 @@ class ScriptRun {
         this.#deadline?.stop();
         signal.removeEventListener("abort", onAbort);
         this.#callsAbort.abort(new Error("the script has ended"));
+        // Calls the script left running (not awaited, or stopped mid-way) end before the script
+        // does: nothing it started runs on after its result is reported.
+        await Promise.allSettled([...this.#inFlightCalls]);
         for (const deferred of this.#pending) deferred.dispose();
         this.#pending.clear();
         vm.dispose();
@@ -264,6 +274,7 @@ class ScriptRun {
       }
       if (this.#stopReason) return { failure: this.#stopReason };
       const state = vm.getPromiseState(promise);
+      if (state.type !== "pending") this.#closed = true;
       if (state.type === "fulfilled") {
         const result = vm.callFunction(finish, vm.undefined, state.value);
         state.value.dispose();
@@ -317,9 +328,39 @@ class ScriptRun {
     this.#logs.push(line);
   }
 
-  /** `tools.<cap>.<verb>(args)` / `tools.call(name, args)`: a promise of the reply text, never a host exception. */
+  /**
+   * `tools.<cap>.<verb>(args)` / `tools.call(name, args)`: the reply text at once for a
+   * refusal, else a promise of it; never a host exception (its stack would name host files).
+   */
   #hostCall(vm: QuickJSContext, nameHandle: QuickJSHandle, argsHandle: QuickJSHandle): QuickJSHandle {
+    const name = vm.typeof(nameHandle) === "string" ? vm.getString(nameHandle) : "";
+    const refuse = (info: CallErrorInfo) => vm.newString(errorReply(info));
+    if (this.#stopped || this.#closed)
+      return refuse({
+        tool: name.slice(0, MAX_TOOL_NAME),
+        code: "script_stopped",
+        message: `${name.slice(0, MAX_TOOL_NAME)} was not called: the script has ${this.#closed && !this.#stopped ? "returned" : "been stopped"}.`,
+      });
+    if (name.length === 0 || name.length > MAX_TOOL_NAME)
+      return refuse({
+        tool: name.slice(0, MAX_TOOL_NAME),
+        code: "unknown_tool",
+        property: "tool",
+        message: `A tool name is 1 to ${MAX_TOOL_NAME} characters, like "fs.read" or "server/tool".`,
+      });
+    if (this.#calls >= this.#limits.maxCalls)
+      return refuse({
+        tool: name,
+        code: "call_limit",
+        message: `${name} was not called: a script may make at most ${this.#limits.maxCalls} tool calls. Do the rest in another script.run.`,
+      });
+    const argsText = vm.typeof(argsHandle) === "string" ? vm.getString(argsHandle) : "";
+    this.#calls++;
+    const args = parseArguments(name, argsText, this.#limits);
+    if (!args.ok) return refuse(args.info);
+
     const deferred = vm.newPromise();
+    this.#pending.add(deferred);
     const reply = (text: string) => {
       if (!this.#pending.delete(deferred)) return;
       if (!this.#stopped) {
@@ -330,29 +371,7 @@ class ScriptRun {
       deferred.dispose();
       this.#wake?.();
     };
-    this.#pending.add(deferred);
-    const name = vm.typeof(nameHandle) === "string" ? vm.getString(nameHandle) : "";
-    const argsText = vm.typeof(argsHandle) === "string" ? vm.getString(argsHandle) : "";
-    const refuse = (info: CallErrorInfo) => {
-      queueMicrotask(() => reply(errorReply(info)));
-      return deferred.handle;
-    };
-    if (this.#stopped)
-      return refuse({
-        tool: name,
-        code: "script_stopped",
-        message: `${name} was not called: the script has been stopped.`,
-      });
-    this.#calls++;
-    if (this.#calls > this.#limits.maxCalls)
-      return refuse({
-        tool: name,
-        code: "call_limit",
-        message: `${name} was not called: a script may make at most ${this.#limits.maxCalls} tool calls. Do the rest in another script.run.`,
-      });
-    const args = parseArguments(name, argsText, this.#limits);
-    if (!args.ok) return refuse(args.info);
-    void this.#whenSlotFree().then(async () => {
+    const settled = this.#whenSlotFree().then(async () => {
       let text: string;
       try {
         if (this.#stopped) {
@@ -382,6 +401,8 @@ class ScriptRun {
       }
       reply(text);
     });
+    this.#inFlightCalls.add(settled);
+    void settled.finally(() => this.#inFlightCalls.delete(settled));
     return deferred.handle;
   }
 
@@ -419,6 +440,7 @@ class ScriptRun {
     error: QuickJSHandle,
     kind: ScriptFailureKind,
   ): ScriptFailure {
+    this.#closed = true;
     if (this.#stopReason) return this.#stopReason;
     if (this.#deadline?.expired)
       return {
