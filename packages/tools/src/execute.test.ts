@@ -259,7 +259,13 @@ describe("executeTool", () => {
       },
     });
     const c = {
-      ...ctx({ abort: stop, approve: async (r: { tool: string }) => (asked.push(r.tool), true) }),
+      ...ctx({
+        abort: stop,
+        approve: async (r: { tool: string }) => {
+          asked.push(r.tool);
+          return true;
+        },
+      }),
       capabilities: new CapabilitySet([stopping]),
       loaded: { isToolLoaded: () => true },
     };
