@@ -4,12 +4,14 @@
  * to the host — a call's name and its arguments as JSON text one way, a reply as JSON text
  * the other — so no host object, prototype or function is ever reachable from inside.
  *
- * The prelude is a function of the two host entry points (`hostCall(name, argsJson)` →
- * a promise of the reply text; `hostLog(text)`); it returns `finish` and `describe`, which
- * the host calls to turn the script's result or error into text, inside the engine (a
- * getter, a Proxy or a `toJSON` in a returned value runs there, under the script's limits).
+ * The prelude is a function of the host entry points — `hostCall(name, argsJson)` (the
+ * reply text at once for a refusal, else a call number whose reply the host later hands to
+ * `deliver`), `hostLog(text)` and `hostSettled()` (the script's promise has settled) — and
+ * returns `finish`, `describe`, `deliver` and `watch`. `finish` and `describe` turn the
+ * script's result or error into text inside the engine (a getter, a Proxy or a `toJSON` in a
+ * returned value runs there, under the script's limits).
  */
-export const PRELUDE = String.raw`(function (hostCall, hostLog) {
+export const PRELUDE = String.raw`(function (hostCall, hostLog, hostSettled) {
   "use strict";
   const stringify = JSON.stringify;
   const parse = JSON.parse;
@@ -21,6 +23,14 @@ export const PRELUDE = String.raw`(function (hostCall, hostLog) {
   const ownKeys = Object.keys;
   const defineProperty = Object.defineProperty;
   const StringOf = String;
+  const PromiseClass = Promise;
+  const MapClass = Map;
+  // Calls in flight by number: the host answers each through deliver(number, replyText).
+  const waiting = new MapClass();
+  const mapGet = MapClass.prototype.get;
+  const mapSet = MapClass.prototype.set;
+  const mapDelete = MapClass.prototype.delete;
+  const apply = Reflect.apply;
 
   function encode(name, args) {
     if (args === undefined) return "{}";
@@ -45,9 +55,24 @@ export const PRELUDE = String.raw`(function (hostCall, hostLog) {
   async function call(name, args) {
     if (typeof name !== "string")
       throw new TypeErrorClass("tools.call(name, args): name must be a string, e.g. tools.call(\"fs.read\", { path: \"notes.txt\" }).");
-    // A refusal comes back at once as text; a call in flight as a promise of its reply.
+    // A refusal comes back at once as text; a call in flight as its number.
     const reply = hostCall(name, encode(name, args));
-    return decode(typeof reply === "string" ? reply : await reply);
+    if (typeof reply === "string") return decode(reply);
+    return decode(await new PromiseClass((resolve) => apply(mapSet, waiting, [reply, resolve])));
+  }
+
+  function deliver(number, text) {
+    const resolve = apply(mapGet, waiting, [number]);
+    apply(mapDelete, waiting, [number]);
+    if (resolve) resolve(text);
+  }
+
+  // Tells the host when the script's promise settles, so it need not ask after every job.
+  async function watch(promise) {
+    try {
+      await promise;
+    } catch {}
+    hostSettled();
   }
 
   // "then" is never a tool: awaiting tools or tools.fs must not call anything.
@@ -144,7 +169,7 @@ export const PRELUDE = String.raw`(function (hostCall, hostLog) {
     return stringify(out);
   }
 
-  return [finish, describe];
+  return [finish, describe, deliver, watch];
 })`;
 
 /**

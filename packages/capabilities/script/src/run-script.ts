@@ -125,7 +125,12 @@ class ScriptRun {
   readonly #inFlightCalls = new Set<Promise<void>>();
   /** Aborts nested calls still in flight when the script ends. */
   readonly #callsAbort = new AbortController();
-  readonly #pending = new Set<QuickJSDeferredPromise>();
+  /** Numbers of the calls handed to the host whose replies the script has not been given. */
+  readonly #pending = new Set<number>();
+  #nextCall = 0;
+  /** `deliver(number, text)` inside the engine; set while the script runs. */
+  #deliver: QuickJSHandle | undefined;
+  #settled = false;
   #wake: (() => void) | undefined;
   #deadline: Deadline | undefined;
 
@@ -172,7 +177,6 @@ class ScriptRun {
         // Calls the script left running (not awaited, or stopped mid-way) end before the script
         // does: nothing it started runs on after its result is reported.
         await Promise.allSettled([...this.#inFlightCalls]);
-        for (const deferred of this.#pending) deferred.dispose();
         this.#pending.clear();
         vm.dispose();
       }
@@ -210,15 +214,22 @@ class ScriptRun {
     const hostLog = vm.newFunction("log", (text) => {
       this.#log(vm, text);
     });
+    const hostSettled = vm.newFunction("settled", () => {
+      this.#settled = true;
+    });
     const preludeResult = vm.evalCode(PRELUDE, "prelude.js");
     const prelude = vm.unwrapResult(preludeResult);
-    const helpers = vm.unwrapResult(vm.callFunction(prelude, vm.undefined, hostCall, hostLog));
+    const helpers = vm.unwrapResult(vm.callFunction(prelude, vm.undefined, hostCall, hostLog, hostSettled));
     prelude.dispose();
     hostCall.dispose();
     hostLog.dispose();
+    hostSettled.dispose();
     const finish = vm.getProp(helpers, 0);
     const describe = vm.getProp(helpers, 1);
+    const deliver = vm.getProp(helpers, 2);
+    const watch = vm.getProp(helpers, 3);
     helpers.dispose();
+    this.#deliver = deliver;
     try {
       const compiled = vm.evalCode(`${BODY_PREFIX}${this.#options.source}${BODY_SUFFIX}`, SCRIPT_FILE);
       if (compiled.error) {
@@ -245,13 +256,23 @@ class ScriptRun {
       }
       const promise = started.value;
       try {
+        const watching = vm.callFunction(watch, vm.undefined, promise);
+        if (watching.error) {
+          const failure = this.#stopReason ?? this.#thrown(vm, describe, watching.error, "thrown");
+          watching.error.dispose();
+          return { failure };
+        }
+        watching.value.dispose();
         return await this.#drive(vm, runtime, promise, finish, describe);
       } finally {
         promise.dispose();
       }
     } finally {
+      this.#deliver = undefined;
       finish.dispose();
       describe.dispose();
+      deliver.dispose();
+      watch.dispose();
     }
   }
 
@@ -273,6 +294,14 @@ class ScriptRun {
         return { failure };
       }
       if (this.#stopReason) return { failure: this.#stopReason };
+      if (!this.#settled) {
+        if (this.#pending.size === 0 && !runtime.hasPendingJob()) return { failure: stalled() };
+        await new Promise<void>((resolve) => {
+          this.#wake = resolve;
+        });
+        this.#wake = undefined;
+        continue;
+      }
       const state = vm.getPromiseState(promise);
       if (state.type !== "pending") this.#closed = true;
       if (state.type === "fulfilled") {
@@ -292,19 +321,7 @@ class ScriptRun {
         state.error.dispose();
         return { failure };
       }
-      if (this.#pending.size === 0 && !runtime.hasPendingJob()) {
-        return {
-          failure: {
-            kind: "stalled",
-            message:
-              "the script is waiting on a promise that nothing will settle (there are no timers, and no tool call is in flight)",
-          },
-        };
-      }
-      await new Promise<void>((resolve) => {
-        this.#wake = resolve;
-      });
-      this.#wake = undefined;
+      return { failure: stalled() };
     }
   }
 
@@ -359,16 +376,21 @@ class ScriptRun {
     const args = parseArguments(name, argsText, this.#limits);
     if (!args.ok) return refuse(args.info);
 
-    const deferred = vm.newPromise();
-    this.#pending.add(deferred);
+    const number = ++this.#nextCall;
+    this.#pending.add(number);
     const reply = (text: string) => {
-      if (!this.#pending.delete(deferred)) return;
-      if (!this.#stopped) {
-        const handle = vm.newString(text);
-        deferred.resolve(handle);
-        handle.dispose();
+      if (!this.#pending.delete(number)) return;
+      const deliver = this.#deliver;
+      if (!this.#stopped && deliver) {
+        const id = vm.newNumber(number);
+        const body = vm.newString(text);
+        // Runs the script's resolve: it only queues the job that resumes the script.
+        const done = vm.callFunction(deliver, vm.undefined, id, body);
+        id.dispose();
+        body.dispose();
+        if (done.error) done.error.dispose();
+        else done.value.dispose();
       }
-      deferred.dispose();
       this.#wake?.();
     };
     const settled = this.#whenSlotFree().then(async () => {
@@ -403,7 +425,7 @@ class ScriptRun {
     });
     this.#inFlightCalls.add(settled);
     void settled.finally(() => this.#inFlightCalls.delete(settled));
-    return deferred.handle;
+    return vm.newNumber(number);
   }
 
   #pauseClocks(): () => void {
@@ -482,6 +504,14 @@ class ScriptRun {
       ...(typeof info.tool === "string" ? { tool: info.tool } : {}),
     };
   }
+}
+
+function stalled(): ScriptFailure {
+  return {
+    kind: "stalled",
+    message:
+      "the script is waiting on a promise that nothing will settle (there are no timers, and no tool call is in flight)",
+  };
 }
 
 function finished(text: string): { value?: string; failure?: ScriptFailure } {
