@@ -1,11 +1,6 @@
 import { CapgateError } from "@capgate/schema";
 import type { NestedCallOptions, ToolResult } from "@capgate/tools";
-import type {
-  QuickJSContext,
-  QuickJSDeferredPromise,
-  QuickJSHandle,
-  QuickJSRuntime,
-} from "quickjs-emscripten-core";
+import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from "quickjs-emscripten-core";
 import {
   type CallErrorInfo,
   errorReply,
