@@ -255,6 +255,7 @@ describe("executeTool", () => {
       policies: {
         write: () => {
           stop.abort(new Error("the script has ended"));
+          return undefined;
         },
       },
     });
