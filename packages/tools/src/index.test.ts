@@ -50,6 +50,7 @@ describe("@capgate/tools public surface", () => {
       "isInside",
       "isPolicyFile",
       "isRejection",
+      "isRepositoryLayout",
       "isUnknownToolError",
       "killMarkedProcesses",
       "manifestContractProblems",
