@@ -12,9 +12,13 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { needs } from "@capgate/test-system-parts";
+import { needs, shellForTests } from "@capgate/test-system-parts";
 import { afterEach, describe, expect, it } from "vitest";
-import { prepareRunWorkspace } from "./run-workspace.js";
+import { prepareRunWorkspace as prepare, type RunWorkspaceOptions } from "./run-workspace.js";
+
+// Publishing runs git in the run's sandbox, on where bubblewrap works (as users get it).
+const options: RunWorkspaceOptions = { sandbox: { shell: shellForTests() } };
+const prepareRunWorkspace = (source: string, work: string, id: string) => prepare(source, work, id, options);
 
 // These drive real git: skipped (the reason in the name) where git is missing, failing under CAPGATE_REQUIRE_SYSTEM_TESTS.
 const gitPart = needs(["git"]);
