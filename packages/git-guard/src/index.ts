@@ -9,7 +9,7 @@ export { describeStripped, MAX_TREE_ENTRIES, stripNestedRepositories } from "./n
 export type { Imported, ImportOptions, Snapshot } from "./publish.js";
 export { exportCommits, importCommits, snapshotTree } from "./publish.js";
 export type { CheckedRepository } from "./repo-guard.js";
-export { checkRepository, MissingRepositoryError, UnsafeRepositoryError } from "./repo-guard.js";
+export { MissingRepositoryError, UnsafeRepositoryError } from "./repo-guard.js";
 export type {
   SandboxedRunnerOptions,
   TrustedRepoCall,
