@@ -14,7 +14,7 @@ import {
 import { type StrippedEntry, stripNestedRepositories } from "./nested.js";
 import { UnsafeRepositoryError } from "./repo-guard.js";
 import type { TrustedRepoGit } from "./runners.js";
-import type { TreeGit } from "./tree-git.js";
+import { gitFailure, type TreeGit } from "./tree-git.js";
 
 export interface Snapshot {
   /** The commit holding the tree as it is now: HEAD when nothing changed since, else a new commit on HEAD. */
@@ -43,12 +43,10 @@ export async function snapshotTree(
   await unstageGitlinks(git, links);
   for (const link of links) stripped.push({ path: link.path, kind: "gitlink" });
   const tree = (await git.ok(["write-tree"])).stdout.trim();
-  const head = await git.run(["rev-parse", "--verify", "-q", "HEAD^{commit}"]);
-  const headOid = head.exitCode === 0 ? head.stdout.trim() : undefined;
-  if (headOid !== undefined) {
-    const headTree = (await git.ok(["rev-parse", "--verify", `${headOid}^{tree}`])).stdout.trim();
-    if (headTree === tree) return { tip: headOid, stripped };
-  }
+  // HEAD's commit and tree in one call; it fails on an unborn HEAD.
+  const head = await git.run(["rev-parse", "HEAD^{commit}", "HEAD^{tree}"]);
+  const [headOid, headTree] = head.exitCode === 0 ? head.stdout.trim().split("\n") : [];
+  if (headOid !== undefined && headTree === tree) return { tip: headOid, stripped };
   const parent = headOid === undefined ? [] : ["-p", headOid];
   const tip = (
     await git.ok(["commit-tree", tree, ...parent, "-F", "-"], { input: options.message })
@@ -71,24 +69,20 @@ export async function exportCommits(
   git: TreeGit,
   options: { base: string | undefined; tip: string },
 ): Promise<string | undefined> {
-  const count = await git.ok([
-    "rev-list",
-    "--count",
-    options.tip,
-    ...(options.base === undefined ? [] : [`^${options.base}`]),
-    "--",
-  ]);
-  if (count.stdout.trim() === "0") return undefined;
   await git.ok(["update-ref", "--no-deref", PUBLISH_REF, options.tip]);
   const file = join(git.root, ".git", BUNDLE_NAME);
-  await git.ok([
+  const args = [
     "bundle",
     "create",
     "-q",
     file,
     PUBLISH_REF,
     ...(options.base === undefined ? [] : [`^${options.base}`]),
-  ]);
+  ];
+  const r = await git.run(args);
+  // `tip` already reachable from `base`: there is nothing to carry.
+  if (r.exitCode !== 0 && /empty bundle/i.test(r.stderr)) return undefined;
+  if (r.exitCode !== 0) throw gitFailure(args, r);
   return file;
 }
 

@@ -115,6 +115,21 @@ describeGit("a fresh checkout per run", () => {
     );
   });
 
+  it("a run that moves back to an earlier commit publishes that commit (nothing new to carry)", async () => {
+    const { source, work } = scratch();
+    initRepo(source);
+    writeFileSync(join(source, "a.txt"), "two\n");
+    execFileSync("git", ["commit", "-q", "-am", "second"], { cwd: source, env });
+    const first = execFileSync("git", ["rev-parse", "HEAD~1"], { cwd: source, encoding: "utf8" }).trim();
+    const ws = await prepareRunWorkspace(source, work, "back");
+    execFileSync("git", ["reset", "-q", "--hard", "HEAD~1"], { cwd: ws.dir, env });
+    const result = await ws.publish("capgate run back");
+    expect(result).toMatchObject({ kind: "branch", commit: first });
+    expect(
+      execFileSync("git", ["rev-parse", "capgate/run-back"], { cwd: source, encoding: "utf8" }).trim(),
+    ).toBe(first);
+  });
+
   it("many runs prepared, published and discarded at once on one repository all succeed", async () => {
     // What failed in CI with worktrees: one worker's add read another's half-made or
     // just-removed .git/worktrees/<id> ("Invalid path", "failed to read …/commondir").
