@@ -128,8 +128,10 @@ function branchOf(result: RunResult): { branch: string; commit: string } {
 
 for (const sandbox of ["on", "off"] as const) {
   const part = sandbox === "on" ? sandboxPart : gitPart;
+  // Each publish starts about ten sandboxes when it is on: slow on a loaded machine, not wrong.
   describe.skipIf(part.skip)(
     `publishing runs nothing of the checkout (sandbox ${sandbox})${part.note}`,
+    { timeout: 120_000 },
     () => {
       it("clone: the issue's nested repository with core.fsmonitor — the program does not run, the branch carries sub/f, not a gitlink", async () => {
         const s = scene(sandbox);

@@ -158,7 +158,7 @@ describeGit("a fresh checkout per run", () => {
     expect(
       execFileSync("git", ["fsck", "--no-progress"], { cwd: source, encoding: "utf8", stdio: "pipe" }),
     ).toBe("");
-  });
+  }, 180_000); // 12 publishes at once, each starting about ten sandboxes: slow on a loaded machine, not wrong
 
   it("the run's object files are its own copies: rewriting one in place leaves the workspace repository intact", async () => {
     const { source, work } = scratch();
