@@ -325,6 +325,31 @@ for (const sandbox of ["on", "off"] as const) {
         expect(result.patch).toContain("+two");
       });
 
+      it("core.worktree pointing at the state directory is refused: its secret is never staged or published", async () => {
+        const s = scene(sandbox);
+        const ws = await prepareRunWorkspace(s.source, s.work, "worktree", s.options);
+        git(ws.dir, "config", "core.worktree", s.stateDir);
+        await expect(ws.publish("run worktree")).rejects.toThrow(/core\.worktree/);
+        expect(git(s.source, "branch", "--list", "capgate/run-worktree")).toBe("");
+      });
+
+      it("config.worktree (extensions.worktreeConfig) naming an fsmonitor and a filter: neither runs", async () => {
+        const s = scene(sandbox);
+        const head = git(s.source, "rev-parse", "HEAD").trim();
+        const ws = await prepareRunWorkspace(s.source, s.work, "wtconfig", s.options);
+        git(ws.dir, "config", "extensions.worktreeConfig", "true");
+        writeFileSync(
+          join(ws.dir, ".git", "config.worktree"),
+          `[core]\n\tfsmonitor = ${s.program}\n[filter "wt"]\n\tclean = ${s.program}; cat\n`,
+        );
+        writeFileSync(join(ws.dir, ".gitattributes"), "* filter=wt\n");
+        writeFileSync(join(ws.dir, "a.txt"), "two\n");
+        const { branch } = branchOf(await ws.publish("run wtconfig"));
+        expect(existsSync(s.marker)).toBe(false);
+        expectCleanHistory(s.source, branch, head);
+        expect(git(s.source, "show", `${branch}:a.txt`)).toBe("two\n");
+      });
+
       it("an include.path in the checkout's config is refused, naming it: nothing is published and nothing runs", async () => {
         const s = scene(sandbox);
         const ws = await prepareRunWorkspace(s.source, s.work, "include", s.options);
