@@ -83,7 +83,10 @@ const allowed = (from, to) => {
     case "@capgate/loop":
       return CORE.includes(to) && to !== "@capgate/loop";
     case "@capgate/harness":
-      return CORE.includes(to) || isCapability(to) || to === "@capgate/search-semantic";
+      // The guard packages too: the harness provides the peers of the capabilities it composes.
+      return (
+        CORE.includes(to) || isCapability(to) || GUARDS.includes(to) || to === "@capgate/search-semantic"
+      );
     case "@capgate/postgres":
       // The database side stays out of the core: it implements loop's interfaces and nothing more.
       // The git guard: a run's checkout is a tree the model wrote, and publishing it runs git.
