@@ -54,7 +54,7 @@ export async function snapshotTree(
   return { tip, stripped };
 }
 
-/** Where `exportCommits` writes its bundle, inside the tree's `.git` (the only place a sandboxed git may write). */
+/** Where `exportCommits` writes its bundle: inside the tree's `.git` (never staged), which a sandboxed git may write. */
 const BUNDLE_NAME = "capgate-publish.bundle";
 const PUBLISH_REF = "refs/capgate/publish";
 
