@@ -1,4 +1,4 @@
-import { GIT_GLOBAL_ARGS, gitEnv, gitFailure, MissingRepositoryError, treeGit } from "@capgate/git-guard";
+import { GIT_GLOBAL_ARGS, gitEnv, gitFailure, treeGit } from "@capgate/git-guard";
 import { CapgateError } from "@capgate/schema";
 import { type ProcessResult, realWorkspace, runProcess, type ToolContext } from "@capgate/tools";
 import { hiddenAmong, hiddenPathExcludes, hiddenRelativePaths } from "./hidden-excludes.js";
@@ -48,7 +48,9 @@ export async function git(
     try {
       return await run();
     } catch (error) {
-      if (error instanceof MissingRepositoryError) throw await notARepository(ctx, root);
+      // By code, not class: the guard may be another copy of @capgate/git-guard.
+      if (CapgateError.isInstance(error) && error.code === "not_a_repository")
+        throw await notARepository(ctx, root);
       throw spawnError(error);
     }
   };
