@@ -15,8 +15,8 @@ import {
 import type { LoopEnvironment } from "./deps.js";
 import type { EventEmitterForRun, GoalState, RunOutcome } from "./events.js";
 import { approvingMcpCaller } from "./mcp-approval.js";
-import { loadReply, orderedSignatures, searchReply } from "./replies.js";
 import { createToolCallService, type NestedCallObserver } from "./nested-calls.js";
+import { loadReply, orderedSignatures, searchReply } from "./replies.js";
 import { externaliseContent, type StepImage, structuredLine, type TracedContent } from "./rich-content.js";
 import { runVerify } from "./verify.js";
 
