@@ -59,6 +59,23 @@ export const DATA_PROGRAM_NOTES: Readonly<Record<string, string>> = {
     "pacman: installs packages (their install scripts, as every package manager's); hooks and XferCommand come from pacman.conf (a file, §8)",
   virtualenv:
     "virtualenv: creates an environment; --prompt, --python name an interpreter to copy (not run on arguments)",
+  // binary inspection (binutils): they read files; ldd is left out, it may run the program
+  objdump: "binutils objdump: disassembles and dumps files; no option runs a program",
+  readelf: "binutils readelf: prints ELF structures",
+  nm: "binutils nm: lists symbols; --plugin names a shared library loaded as a plugin (a file, §8)",
+  size: "binutils size: prints section sizes",
+  "c++filt": "binutils c++filt: demangles names in its input",
+  addr2line: "binutils addr2line: maps addresses to lines",
+  // archives and images
+  "7za": "7-Zip: as 7z; no option runs a program",
+  "7zz": "7-Zip: as 7z",
+  crane:
+    "go-containerregistry crane: copies and edits images in registries; credentials come from docker's config (its helpers are §8)",
+  gcrane: "gcrane: crane for Google registries",
+  tofu: "OpenTofu: as terraform; providers and external data sources come from the configuration files (§8)",
+  // toys people type
+  sl: "sl: draws a train",
+  cmatrix: "cmatrix: draws falling characters",
   // clipboard and terminal helpers
   pbcopy: "pbcopy: copies its input to the clipboard",
   pbpaste: "pbpaste: prints the clipboard",
@@ -277,6 +294,14 @@ export const DATA_PROGRAM_READERS: Readonly<Record<string, { note: string; read:
       cmd.argv.some((a) => a === undefined || /^--pager(=|$)/.test(a))
         ? "ag --pager names a program ag runs"
         : undefined,
+  },
+  gem: {
+    note: "RubyGems: `gem exec` runs a gem's executable; install builds native extensions (the package's scripts); plugins add commands",
+    read: subcommands(
+      "gem",
+      "install uninstall list update search info env environment sources which contents cleanup build push fetch help outdated dependency owner pristine query specification unpack yank signin signout check rdoc lock mirror cert stale",
+      { exec: "gem exec runs the executable of the gem named in its arguments" },
+    ),
   },
   "wl-paste": {
     note: "wl-paste: -w/--watch runs a command on every clipboard change (asked)",
