@@ -12,7 +12,7 @@ export type {
   SearchHitSummary,
 } from "./events.js";
 export { EventEmitterForRun, RUN_EVENT_TYPES } from "./events.js";
-export type { RunGoalOptions, RunGoalResult } from "./goal-loop.js";
+export type { RunGoalOptions, RunGoalResult } from "./goal-api.js";
 export { DEFAULT_MAX_STEPS, runGoal } from "./goal-loop.js";
 export { approvingMcpCaller } from "./mcp-approval.js";
 export type { ApprovalRegistryOptions } from "./memory-approvals.js";
@@ -21,9 +21,9 @@ export { MemoryStore, newMemoryEntry } from "./memory-store.js";
 export type { ContextPacket, PacketInput, PacketStep } from "./packet.js";
 export { BASE_INSTRUCTIONS, buildContextPacket, PACKET_SUFFIX, systemPrompt } from "./packet.js";
 export { isValidRunId, newRunId } from "./run-id.js";
-export type { ReadTraceResult, RunSummary } from "./run-store.js";
+export type { ReadTraceResult } from "./run-store.js";
 export { FileRunStore, readTraceFile, summarise } from "./run-store.js";
-export type { RunStore } from "./run-store-api.js";
+export type { RunStore, RunSummary } from "./run-store-api.js";
 export type { StepOutcome } from "./session.js";
 export { Session } from "./session.js";
 export type { ExposedSurface, SurfaceTool, ToolSurfaceKind } from "./surface.js";
