@@ -29,6 +29,8 @@ export interface CapgateConfig {
   mcpServers?: Record<string, McpServersMap[string] & { sandbox?: boolean }>;
   approval?: ApprovalMode;
   shell?: ShellPolicyConfig;
+  /** `capgate hook claude-code`: `sandbox: true` runs an allowed Bash call in capgate's OS sandbox. */
+  hook?: { sandbox?: boolean };
   web?: { allowHosts?: string[] };
   limits?: Partial<ToolLimits> & { maxSteps?: number; workers?: number };
   browser?: { executablePath?: string };

@@ -32,7 +32,9 @@ export function createGateSession(
 ): GateSession {
   const profile = gateProfile(env, options);
   const runId = newRunId();
-  const emitter = new EventEmitterForRun(runId, (e) => env.store.append(e));
+  const emitter = new EventEmitterForRun(runId, (e) => env.store.append(e), {
+    flush: () => env.store.flush(runId),
+  });
   const lifetime = new AbortController();
   const session = new Session({
     env,
@@ -62,9 +64,26 @@ export function createGateSession(
         session.dispatch({ name: "capability_load", arguments: { name } }, ++step),
       ),
     ));
+  let closed = false;
+  // Calls in progress: run_ended waits for them, so none of their events comes after it.
+  const inflight = new Set<Promise<unknown>>();
+  const end = async () => {
+    await Promise.allSettled([...inflight]);
+    await session.close();
+    emitter.emit({ type: "run_ended", outcome: "finished", steps: step, rejections: 0 });
+  };
+  const dispatch = (name: GateToolName, args: Record<string, unknown>) => {
+    if (closed) throw new CapgateError("session_closed", "This gate session is closed; open a new one.");
+    const call = preload().then(() => session.dispatch({ name, arguments: normalise(name, args) }, ++step));
+    const settled: Promise<unknown> = call.then(
+      () => inflight.delete(settled),
+      () => inflight.delete(settled),
+    );
+    inflight.add(settled);
+    return call;
+  };
   const run = (name: GateToolName) => async (args: Record<string, unknown>) => {
-    await preload();
-    const outcome = await session.dispatch({ name, arguments: normalise(name, args) }, ++step);
+    const outcome = await dispatch(name, args);
     // Content blocks and structuredContent go to the client unflattened (the gate server sends them as they are).
     return {
       success: outcome.success,
@@ -85,7 +104,15 @@ export function createGateSession(
     loaded: () => session.router.loaded(),
     preload: () => preload().then(() => undefined),
     close() {
+      if (closed) return;
+      closed = true;
       lifetime.abort();
+      // With nothing in flight the trace ends now; otherwise once the calls have settled.
+      if (inflight.size > 0) {
+        void end().catch(() => undefined);
+        return;
+      }
+      void session.close();
       emitter.emit({ type: "run_ended", outcome: "finished", steps: step, rejections: 0 });
     },
   };

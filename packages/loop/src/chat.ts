@@ -53,7 +53,9 @@ export interface Chat {
  */
 export function createChat(env: LoopEnvironment, options: CreateChatOptions): Chat {
   const runId = options.runId ?? newRunId();
-  const emitter = new EventEmitterForRun(runId, (e) => env.store.append(e));
+  const emitter = new EventEmitterForRun(runId, (e) => env.store.append(e), {
+    flush: () => env.store.flush(runId),
+  });
   if (options.onEvent) emitter.subscribe(options.onEvent);
   const lifetime = new AbortController();
   const mcp = options.mcp ?? true;
@@ -98,6 +100,8 @@ export function createChat(env: LoopEnvironment, options: CreateChatOptions): Ch
   let totalSteps = 0;
   let rejections = 0;
   let closed = false;
+  /** Turns in progress: close() waits for them, so none of their events comes after run_ended. */
+  const inflight = new Set<Promise<unknown>>();
 
   return {
     runId,
@@ -105,80 +109,19 @@ export function createChat(env: LoopEnvironment, options: CreateChatOptions): Ch
       return session.profile.name;
     },
 
-    async send(message, sendOptions = {}) {
-      if (closed) throw new Error("This chat is closed.");
-      const turnController = new AbortController();
-      const abort = () => turnController.abort();
-      sendOptions.signal?.addEventListener("abort", abort, { once: true });
-      lifetime.signal.addEventListener("abort", abort, { once: true });
-      turnSignal = turnController.signal;
-      session.resetVerification();
-      const steps: PacketStep[] = [];
-      let result: ChatTurn | undefined;
-      let stepInTurn = 0;
-      try {
-        while (!result) {
-          if (turnController.signal.aborted) {
-            result = { reply: "(aborted)", outcome: "aborted", steps: stepInTurn };
-            break;
-          }
-          if (stepInTurn >= maxSteps) {
-            result = {
-              reply: `(stopped after ${maxSteps} steps without an answer)`,
-              outcome: "step_limit",
-              steps: stepInTurn,
-            };
-            break;
-          }
-          stepInTurn++;
-          const step = ++totalSteps;
-          const taken = await takeModelStep({
-            session,
-            emitter,
-            model: options.model,
-            step,
-            signal: turnController.signal,
-            nativeTools: options.nativeTools === true,
-            steps,
-            prompt: {
-              goal: message,
-              goalLabel: "User message",
-              history,
-              instructions: "To answer the user, call finish with your answer as the summary.",
-            },
-            rejections: () => rejections + 1,
-          });
-          if (taken.kind === "failed") {
-            result = turnController.signal.aborted
-              ? { reply: "(aborted)", outcome: "aborted", steps: stepInTurn }
-              : {
-                  reply: `model error: ${(taken.error as Error).message}`,
-                  outcome: "error",
-                  steps: stepInTurn,
-                };
-            break;
-          }
-          if (taken.kind === "rejected") {
-            rejections++;
-            continue;
-          }
-          if (taken.end) {
-            result = {
-              reply: taken.end.summary,
-              outcome: taken.end.outcome === "finished" ? "answered" : "impossible",
-              steps: stepInTurn,
-            };
-          }
-        }
-      } finally {
-        sendOptions.signal?.removeEventListener("abort", abort);
-        lifetime.signal.removeEventListener("abort", abort);
-      }
-      history.push({ role: "user", content: message }, { role: "assistant", content: result.reply });
-      return result;
+    send(message, sendOptions = {}) {
+      if (closed) return Promise.reject(new Error("This chat is closed."));
+      const sent = runTurn(message, sendOptions);
+      const settled: Promise<unknown> = sent.then(
+        () => inflight.delete(settled),
+        () => inflight.delete(settled),
+      );
+      inflight.add(settled);
+      return sent;
     },
 
     setProfile(name) {
+      if (closed) throw new Error("This chat is closed.");
       const next = resolveProfile(env.profiles, name);
       const from = session.profile.name;
       const loaded = session.applyProfile(next);
@@ -194,14 +137,95 @@ export function createChat(env: LoopEnvironment, options: CreateChatOptions): Ch
       if (closed) return;
       closed = true;
       lifetime.abort();
+      // The turn in flight stops at its next check (its model call and tool call see the
+      // abort) and its events go out before the end.
+      await Promise.all([...inflight]);
       await workers.cancelAll().catch(() => undefined);
+      await session.close();
+      const failure = await emitter.stored().then(
+        () => undefined,
+        (e: unknown) => (e as Error).message,
+      );
       emitter.emit({
         type: "run_ended",
-        outcome: "finished",
+        outcome: failure ? "error" : "finished",
         steps: totalSteps,
         rejections,
         summary: `${history.length / 2} turn(s)`,
+        ...(failure ? { error: failure } : {}),
       });
     },
   };
+
+  async function runTurn(message: string, sendOptions: { signal?: AbortSignal }): Promise<ChatTurn> {
+    const turnController = new AbortController();
+    const abort = () => turnController.abort();
+    sendOptions.signal?.addEventListener("abort", abort, { once: true });
+    lifetime.signal.addEventListener("abort", abort, { once: true });
+    turnSignal = turnController.signal;
+    session.resetVerification();
+    const steps: PacketStep[] = [];
+    let result: ChatTurn | undefined;
+    let stepInTurn = 0;
+    try {
+      while (!result) {
+        if (turnController.signal.aborted) {
+          result = { reply: "(aborted)", outcome: "aborted", steps: stepInTurn };
+          break;
+        }
+        if (stepInTurn >= maxSteps) {
+          result = {
+            reply: `(stopped after ${maxSteps} steps without an answer)`,
+            outcome: "step_limit",
+            steps: stepInTurn,
+          };
+          break;
+        }
+        stepInTurn++;
+        const step = ++totalSteps;
+        const taken = await takeModelStep({
+          session,
+          emitter,
+          model: options.model,
+          step,
+          signal: turnController.signal,
+          nativeTools: options.nativeTools === true,
+          steps,
+          prompt: {
+            goal: message,
+            goalLabel: "User message",
+            history,
+            instructions: "To answer the user, call finish with your answer as the summary.",
+          },
+          rejections: () => rejections + 1,
+        });
+        if (taken.kind === "failed") {
+          result = turnController.signal.aborted
+            ? { reply: "(aborted)", outcome: "aborted", steps: stepInTurn }
+            : {
+                reply: `model error: ${(taken.error as Error).message}`,
+                outcome: "error",
+                steps: stepInTurn,
+              };
+          break;
+        }
+        if (taken.kind === "rejected") {
+          rejections++;
+          continue;
+        }
+        if (taken.end) {
+          result = {
+            reply: taken.end.summary,
+            outcome: taken.end.outcome === "finished" ? "answered" : "impossible",
+            steps: stepInTurn,
+          };
+        }
+      }
+    } finally {
+      sendOptions.signal?.removeEventListener("abort", abort);
+      lifetime.signal.removeEventListener("abort", abort);
+    }
+    history.push({ role: "user", content: message }, { role: "assistant", content: result.reply });
+    return result;
+  }
 }

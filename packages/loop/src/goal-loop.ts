@@ -21,7 +21,9 @@ export const DEFAULT_MAX_STEPS = 40;
  */
 export async function runGoal(env: LoopEnvironment, options: RunGoalOptions): Promise<RunGoalResult> {
   const runId = options.runId ?? newRunId();
-  const emitter = new EventEmitterForRun(runId, (e) => env.store.append(e));
+  const emitter = new EventEmitterForRun(runId, (e) => env.store.append(e), {
+    flush: () => env.store.flush(runId),
+  });
   if (options.onEvent) emitter.subscribe(options.onEvent);
   const controller = new AbortController();
   const onAbort = () => controller.abort(options.signal?.reason);
@@ -152,8 +154,20 @@ export async function runGoal(env: LoopEnvironment, options: RunGoalOptions): Pr
     options.signal?.removeEventListener("abort", onAbort);
   }
 
-  // Workers do not outlive their parent run.
+  // Whatever ran as part of the run settles before its end: nothing may be emitted after
+  // run_ended. Aborting withdraws approvals still waiting (a handler that outlived its
+  // call's timeout may have asked) and stops workers; then the session takes no more.
+  controller.abort(new Error("the run ended"));
   await workers.cancelAll().catch(() => undefined);
+  await session.close();
+  // The trace so far must be stored before the work is published or the run declared
+  // done: a gap would leave an action without a trace.
+  try {
+    await emitter.stored();
+  } catch (e) {
+    outcome = "error";
+    error = errorMessage(e);
+  }
   if (options.beforeEnd) {
     try {
       await options.beforeEnd({ runId, outcome, steps: step });

@@ -18,8 +18,15 @@ describe("@capgate/loop public surface", () => {
       "buildContextPacket",
       "createChat",
       "createWorkerService",
+      "decodeEvent",
+      "decodeJson",
+      "encodeEvent",
+      "encodeJson",
+      "escapeText",
+      "eventAfterEnd",
       "exposedSurface",
       "exposedToolName",
+      "findUnstorableText",
       "isValidRunId",
       "newMemoryEntry",
       "newRunId",
@@ -28,6 +35,7 @@ describe("@capgate/loop public surface", () => {
       "runVerify",
       "summarise",
       "systemPrompt",
+      "unescapeText",
     ]);
   });
 });

@@ -2,7 +2,17 @@ export type { ApprovalRegistry, PendingApproval } from "./approval-registry.js";
 export type { Chat, ChatTurn, CreateChatOptions } from "./chat.js";
 export { createChat } from "./chat.js";
 export type { LoopApprovalHook, LoopApprovalRequest, LoopEnvironment } from "./deps.js";
+export {
+  decodeEvent,
+  decodeJson,
+  encodeEvent,
+  encodeJson,
+  escapeText,
+  findUnstorableText,
+  unescapeText,
+} from "./event-codec.js";
 export type {
+  EventEmitterOptions,
   GoalState,
   RunEvent,
   RunEventBody,
@@ -11,7 +21,7 @@ export type {
   RunOutcome,
   SearchHitSummary,
 } from "./events.js";
-export { EventEmitterForRun, RUN_EVENT_TYPES } from "./events.js";
+export { EventEmitterForRun, eventAfterEnd, RUN_EVENT_TYPES } from "./events.js";
 export type { RunGoalOptions, RunGoalResult } from "./goal-api.js";
 export { DEFAULT_MAX_STEPS, runGoal } from "./goal-loop.js";
 export { approvingMcpCaller } from "./mcp-approval.js";

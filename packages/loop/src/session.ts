@@ -60,6 +60,8 @@ export class Session {
   readonly goalState: GoalState = { notes: [] };
   #lastChangeStep: number | undefined;
   #lastVerifyPassStep: number | undefined;
+  #closed = false;
+  readonly #asking = new Set<Promise<boolean>>();
 
   constructor(readonly options: SessionOptions) {}
 
@@ -123,6 +125,9 @@ export class Session {
     const { emitter } = this.options;
     const hook = this.env.approve!;
     return async (request, signal) => {
+      // A handler still running after its call timed out may ask once the run is over: no one
+      // will answer, and the trace has ended.
+      if (this.#closed) throw new Error("the run has ended");
       const approvalId = randomUUID();
       let announced = false;
       const announce = () => {
@@ -140,18 +145,38 @@ export class Session {
       // A hook that announces emits the event once the request is answerable: a client
       // that reacts to the event at once (another API node, the viewer) must find it pending.
       if (!hook.announcesPending) announce();
-      let approved = false;
-      let reason: string | undefined;
+      const asked = (async () => {
+        let approved = false;
+        let reason: string | undefined;
+        try {
+          approved = await untilAborted(
+            hook({ ...request, approvalId, runId: emitter.runId, onPending: announce }, signal),
+            signal,
+          );
+        } catch (error) {
+          reason = (error as Error).message;
+        }
+        // Answered or failed before it announced: the trace still pairs requested with resolved.
+        announce();
+        emitter.emit({ type: "approval_resolved", approvalId, approved, ...(reason ? { reason } : {}) });
+        return approved;
+      })();
+      this.#asking.add(asked);
       try {
-        approved = await hook({ ...request, approvalId, runId: emitter.runId, onPending: announce }, signal);
-      } catch (error) {
-        reason = (error as Error).message;
+        return await asked;
+      } finally {
+        this.#asking.delete(asked);
       }
-      // Answered or failed before it announced: the trace still pairs requested with resolved.
-      announce();
-      emitter.emit({ type: "approval_resolved", approvalId, approved, ...(reason ? { reason } : {}) });
-      return approved;
     };
+  }
+
+  /**
+   * Before run_ended: refuse approval requests from now on and wait for those in flight,
+   * which the run's aborted signal settles at once, so their approval_resolved comes first.
+   */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await Promise.allSettled([...this.#asking]);
   }
 
   riskOf(tool: string): ToolRisk {
@@ -163,7 +188,14 @@ export class Session {
     return manifest ? (manifest.risk ?? "read") : "exec";
   }
 
+  /**
+   * Carry out one action. Every event so far is stored first (the action the model sent is
+   * in its model_response): when the store failed, this throws `events_not_stored` and
+   * nothing runs, so no action goes without a trace.
+   */
   async dispatch(action: ToolAction, step: number): Promise<StepOutcome> {
+    if (this.#closed) throw new CapgateError("run_ended", "This run has ended; it takes no more actions.");
+    await this.options.emitter.stored();
     const args = action.arguments;
     switch (action.name) {
       case "capability_search":
@@ -445,4 +477,14 @@ function warningsOf(result: ToolResult): { warnings?: string[] } {
     .filter((v): v is string => typeof v === "string")
     .map((w) => `warning: ${w}`);
   return list.length > 0 ? { warnings: list } : {};
+}
+
+/** The hook's answer, or a rejection as soon as the call's signal aborts (a hook that ignores the signal cannot hold the run's end). */
+function untilAborted(answer: Promise<boolean>, signal: AbortSignal): Promise<boolean> {
+  return new Promise<boolean>((resolve, reject) => {
+    const onAbort = () => reject(new Error("the run was stopped before anyone answered"));
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+    answer.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }

@@ -133,7 +133,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
           ]);
         },
       });
-      await store.flush().catch(() => undefined);
+      await store.flush(runId).catch(() => undefined);
       const failure = store.failure(runId);
       if (failure) {
         // Not every event could be stored: the trace says so instead of stopping short.
@@ -147,7 +147,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       });
     } catch (error) {
       await checkout?.discard().catch(() => undefined);
-      await store.flush().catch(() => undefined);
+      await store.flush(runId).catch(() => undefined);
       const message = error instanceof Error ? error.message : String(error);
       // The loop never started (a bad model spec, a checkout that failed): give the trace
       // its run_started, so a reader sees what was asked before the error.
@@ -163,7 +163,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
           mcp: request.mcp === true,
           kind: "goal",
         });
-        await store.flush().catch(() => undefined);
+        await store.flush(runId).catch(() => undefined);
       }
       // A failure before or around the loop (a bad model spec, a checkout that failed): the run still ends.
       await endRun(db, runId, message, id).catch(() => undefined);

@@ -115,6 +115,13 @@ export interface CodeSource {
   moduleArgs?: readonly (string | undefined)[];
   /** Where the code comes from when it is not in `code`. */
   from?: "stdin" | "open";
+  /** `code` stands for a module or library loaded first (`node -r m`, `perl -Mm`, `ruby -rm`): its name as given. */
+  preload?: string;
+}
+
+/** Is this code awk's (a language without `eval`, whose only ways to run programs are `system` and pipes)? */
+export function isAwkSource(s: CodeSource): boolean {
+  return s.lang === AWK;
 }
 
 function pythonSource(cmd: ResolvedCommand): CodeSource | { unknown: string } | undefined {
@@ -260,7 +267,7 @@ function evalSource(cmd: ResolvedCommand, spec: EvalSpec): CodeSource[] | { unkn
       const mod = eq !== -1 ? a.slice(eq + 1) : argv[++i];
       if (mod === undefined)
         return { unknown: `the ${name} module of ${cmd.name} is only known at run time` };
-      out.push({ lang: spec.lang, code: moduleCode(spec.lang, mod) });
+      out.push({ lang: spec.lang, code: moduleCode(spec.lang, mod), preload: mod });
       continue;
     }
     if (name === "-f" || name === "--file") sawProgram = true;
@@ -283,7 +290,7 @@ function evalSource(cmd: ResolvedCommand, spec: EvalSpec): CodeSource[] | { unkn
           if (spec.code.includes(letter)) {
             out.push({ lang: spec.lang, code: value });
             sawProgram = true;
-          } else out.push({ lang: spec.lang, code: moduleCode(spec.lang, value) });
+          } else out.push({ lang: spec.lang, code: moduleCode(spec.lang, value), preload: value });
           consumed = true;
           break;
         }

@@ -10,6 +10,7 @@ import {
 } from "./shell-commands.js";
 import { globMayBeOption, wordMayBe } from "./shell-glob.js";
 import { assignmentContinuations, definesGitEnvAlias, redirectsStartup } from "./shell-indirection.js";
+import { assignmentUnreadable, takesDataArguments, unreadablePart } from "./shell-readable.js";
 import { BUILTIN_SHELL_RULES, type ShellRule, type ShellRuleDecision } from "./shell-rules.js";
 import { loadBashParser } from "./shell-syntax.js";
 import {
@@ -146,7 +147,7 @@ const STRUCTURAL_RULES: readonly ShellRule[] = [
 
 function compilePrefixRule(
   rule: ShellPrefixRule,
-  kind: "deny" | "ask",
+  kind: "deny" | "ask" | "allow",
   index: number,
   property: string,
 ): ShellRule {
@@ -174,6 +175,17 @@ function compilePrefixRule(
   const patterns = prefix.map((word, i) => (i === 0 ? globRegExp(commandName(word)) : globRegExp(word)));
   const literals = prefix.map((word) => (/[*?]/.test(word) ? undefined : word));
   const shown = prefix.join(" ");
+  if (kind === "allow") {
+    // Only at command position: an allow rule speaks for the program it names, never for words elsewhere.
+    return {
+      id: `allow[${index}]`,
+      decision: "ask",
+      reason: rule.reason ?? `matches the configured allow rule "${shown}"`,
+      match: (cmd) => prefixMatches(patterns, literals, cmd),
+      mustMatch: rule.mustMatch ?? [],
+      mustNotMatch: rule.mustNotMatch ?? [],
+    };
+  }
   return {
     id: `${kind}[${index}]`,
     decision: kind,
@@ -405,12 +417,20 @@ function globRegExp(word: string): RegExp {
 class CompiledShellPolicy implements ShellPolicy {
   readonly rules: readonly ShellRule[];
   readonly #parser: ShellParser;
-  /** Are there configured (deny/ask prefix) rules? Only they read shells among arguments. */
+  /**
+   * Are there configured (deny/ask prefix) rules? Only they read shells among arguments, and
+   * only under them is a command capgate cannot read completely asked about (§12).
+   */
   readonly #configured: boolean;
+  /** The operator's allow rules: commands accepted although they cannot be read completely. */
+  readonly #allow: readonly ShellRule[];
+  /** Allow rules that matched a command of the line being evaluated (for `matches` and rule examples). */
+  #allowHits = new Set<string>();
 
-  constructor(parser: ShellParser, rules: readonly ShellRule[]) {
+  constructor(parser: ShellParser, rules: readonly ShellRule[], allow: readonly ShellRule[] = []) {
     this.#parser = parser;
     this.rules = rules;
+    this.#allow = allow;
     this.#configured = rules.some((r) => /^(deny|ask)\[/.test(r.id));
   }
 
@@ -424,7 +444,8 @@ class CompiledShellPolicy implements ShellPolicy {
   }
 
   matches(command: string): string[] {
-    return [...new Set(this.#evaluate(command).map((m) => m.rule))];
+    const found = this.#evaluate(command).map((m) => m.rule);
+    return [...new Set([...found, ...this.#allowHits])];
   }
 
   #evaluate(command: string): Match[] {
@@ -449,6 +470,7 @@ class CompiledShellPolicy implements ShellPolicy {
       });
       return out;
     }
+    this.#allowHits = new Set();
     this.#gitEnvAlias = false;
     this.#sawGitEnvAlias = false;
     this.#startupRedirect = false;
@@ -484,26 +506,42 @@ class CompiledShellPolicy implements ShellPolicy {
     }
     for (const u of parsed.unresolvable) out.push(unresolvable(u.text, u.reason));
     for (const cmd of parsed.commands) {
-      for (const a of cmd.assignments ?? []) this.#assignment(a, cmd.text, depth, out);
+      // A bare `a=1` (or `local a=1`) sets a shell variable; a prefix or `export` reaches a program's environment.
+      const exported = cmd.words.length > 0 && !isLocalDeclaration(cmd.words);
+      for (const a of cmd.assignments ?? []) this.#assignment(a, cmd.text, depth, out, exported);
       this.#layer(cmd.words, cmd.stdin, cmd.text, depth, 0, out, false, cmd.assignments);
     }
     // Secondary: an opener inside the arithmetic keeps its browser_panel.open hint.
     for (const u of parsed.arithmetic ?? []) out.push({ ...unresolvable(u.text, u.reason), secondary: true });
   }
 
-  #assignment(a: Assignment, text: string, depth: number, out: Match[]): void {
+  #assignment(a: Assignment, text: string, depth: number, out: Match[], exported = true): void {
     if (definesGitEnvAlias(a)) this.#sawGitEnvAlias = true;
     if (redirectsStartup(a)) this.#sawStartupRedirect = true;
+    if (this.#configured && exported) {
+      const why = assignmentUnreadable(a);
+      if (why !== undefined) out.push(unreadable(text, why));
+    }
     for (const next of assignmentContinuations(a, `\`${clip(a.text, 60)}\``))
       this.#follow(next, text, { kind: "inherited" }, depth, 0, out);
   }
 
-  /** A soft script (a string literal in interpreter code, a program variable): only opener and configured rules count. */
-  #soft(script: string, depth: number, out: Match[]): void {
-    if (depth + 1 > MAX_DEPTH) return;
+  /**
+   * A soft script (a string literal in interpreter code, a program variable, an option's
+   * command): only opener and configured rules count — and, under configured rules, a
+   * command line in it that cannot be checked makes the whole command unreadable (§12).
+   */
+  #soft(script: string, via: string, text: string, depth: number, out: Match[]): void {
+    if (depth + 1 > MAX_DEPTH) {
+      if (this.#configured)
+        out.push(unreadable(text, `the command line in ${via} is nested too deeply to read`));
+      return;
+    }
     const inner: Match[] = [];
     this.#script(script, depth + 1, inner);
     out.push(...inner.filter((m) => m.rule !== "parse-error" && m.rule !== "unresolvable"));
+    if (this.#configured && inner.some((m) => m.rule === "parse-error" || m.rule === "unresolvable"))
+      out.push(unreadable(text, `the command line in ${via} (\`${clip(script, 60)}\`) cannot be checked`));
   }
 
   #follow(
@@ -524,7 +562,7 @@ class CompiledShellPolicy implements ShellPolicy {
         depth,
         out,
       );
-    } else if (next.soft) this.#soft(next.script, depth, out);
+    } else if (next.soft) this.#soft(next.script, next.via, text, depth, out);
     else if (depth + 1 > MAX_DEPTH)
       out.push(unresolvable(text, `shell code nested more than ${MAX_DEPTH} levels deep`));
     else if (!BASH_VIA.test(next.via) && POSIX_ARITH_COMMAND.test(next.script)) {
@@ -597,6 +635,19 @@ class CompiledShellPolicy implements ShellPolicy {
         out.push({ rule: rule.id, decision: rule.decision, reason: `\`${clip(text)}\` ${rule.reason}` });
       }
     }
+    if (this.#configured || this.#allow.length > 0) {
+      const allowed = this.#allow.filter((r) => r.match(cmd));
+      for (const r of allowed) this.#allowHits.add(r.id);
+      const why = this.#configured && allowed.length === 0 ? unreadablePart(cmd) : undefined;
+      if (why !== undefined) out.push(unreadable(text, why));
+      else if (this.#configured && allowed.length === 0 && cmd.openArgs && !takesDataArguments(cmd))
+        out.push(
+          unreadable(
+            text,
+            `the arguments xargs appends to ${cmd.name} are data read at run time, and ${cmd.name} may run them`,
+          ),
+        );
+    }
     if (/\s/.test(first.value) && depth < MAX_DEPTH) {
       // A command name with blanks in it is usually a shell string that some wrapper hands
       // to a shell: check its words too (only for opener and configured rules).
@@ -627,6 +678,25 @@ class CompiledShellPolicy implements ShellPolicy {
       }
     }
   }
+}
+
+/**
+ * Under configured deny/ask rules: a command capgate cannot read completely is asked about
+ * (the rules cannot hold on what capgate does not see). Deny beats it, as it beats any ask.
+ */
+function unreadable(text: string, why: string): Match {
+  return {
+    rule: "unreadable",
+    decision: "ask",
+    reason: `\`${clip(text)}\` cannot be read completely: ${why}. With deny or ask rules configured, capgate asks before running what it cannot read (an operator can allow-list it in shell.allow).`,
+  };
+}
+
+/** `local`/`declare`/`typeset`/`readonly` without -x set shell variables, not a program's environment. */
+function isLocalDeclaration(words: readonly ShellWord[]): boolean {
+  const first = words[0]?.value;
+  if (first === undefined || !/^(local|declare|typeset|readonly)$/.test(first)) return false;
+  return !words.slice(1).some((w) => w.value !== undefined && /^-[a-zA-Z]*x/.test(w.value));
 }
 
 function unresolvable(text: string, why: string): Match {
@@ -702,11 +772,11 @@ export function createShellPolicy(config: ShellRules = {}, property = "policy.sh
   return policy;
 }
 
-/** Only deny and ask shape a policy (a capgate config's sandbox settings ride along unread). */
+/** Only deny, ask and allow shape a policy (a capgate config's sandbox settings ride along unread). */
 function cacheKey(config: ShellRules): string | undefined {
   if (config === null || typeof config !== "object") return undefined;
   try {
-    return JSON.stringify([config.deny ?? null, config.ask ?? null]);
+    return JSON.stringify([config.deny ?? null, config.ask ?? null, config.allow ?? null]);
   } catch {
     return undefined; // not JSON data (a cycle, a BigInt): compile reports what is wrong
   }
@@ -717,7 +787,8 @@ async function compile(config: ShellRules, property: string): Promise<ShellPolic
     throw new ShellRulesError(`${property} must be an object with optional deny and ask lists`, property);
   }
   const extra: ShellRule[] = [];
-  for (const kind of ["deny", "ask"] as const) {
+  const allow: ShellRule[] = [];
+  for (const kind of ["deny", "ask", "allow"] as const) {
     const list = config[kind];
     if (list === undefined) continue;
     if (!Array.isArray(list)) {
@@ -726,19 +797,89 @@ async function compile(config: ShellRules, property: string): Promise<ShellPolic
         `${property}.${kind}`,
       );
     }
-    for (const [i, rule] of list.entries()) extra.push(compilePrefixRule(rule, kind, i, property));
+    for (const [i, rule] of list.entries())
+      (kind === "allow" ? allow : extra).push(compilePrefixRule(rule, kind, i, property));
   }
   const parser = await loadBashParser();
   const builtin = [...BUILTIN_SHELL_RULES, ...STRUCTURAL_RULES];
-  const policy = new CompiledShellPolicy(parser, [...BUILTIN_SHELL_RULES, ...extra]);
+  const policy = new CompiledShellPolicy(parser, [...BUILTIN_SHELL_RULES, ...extra], allow);
   builtinChecked ??= Promise.resolve().then(() => {
     const plain = new CompiledShellPolicy(parser, BUILTIN_SHELL_RULES);
     checkExamples(plain, builtin);
     checkWrapperExamples(plain);
+    checkUnreadableExamples(new CompiledShellPolicy(parser, [...BUILTIN_SHELL_RULES, EXAMPLE_RULE]));
   });
   await builtinChecked;
-  checkExamples(policy, extra);
+  checkExamples(policy, [...extra, ...allow]);
   return policy;
+}
+
+/** A configured rule that matches nothing real: with it in place, the unreadable examples are judged as under any rules. */
+const EXAMPLE_RULE: ShellRule = {
+  id: "deny[0]",
+  decision: "deny",
+  reason: "",
+  match: (cmd) => cmd.name === "capgate-example-rule",
+  mustMatch: [],
+  mustNotMatch: [],
+};
+
+/**
+ * Under configured rules, what capgate cannot read completely is asked about, and what it
+ * can read is not: examples both ways, checked when the first policy loads, as the rules' are.
+ */
+export const UNREADABLE_EXAMPLES: {
+  readonly mustAsk: readonly string[];
+  readonly mustNotAsk: readonly string[];
+} = {
+  mustAsk: [
+    "python3 -c 'print(1)'",
+    "node -e 'console.log(1)'",
+    "ed -s f <<< 'p'",
+    "dc -e '1p'",
+    "git -c foo.bar=x status",
+    "git -c core.hooksPath=h commit -m x",
+    "git config alias.st status",
+    "git st",
+    "cmake -E server",
+    "psql -c 'select 1'",
+    "sed -n '1e date' f",
+    "awk 'BEGIN { system(\"date\") }'",
+    "somethingunknown --flag",
+    "make CC='cc -wrapper x'",
+  ],
+  mustNotAsk: [
+    "ls -la && cat README.md | grep -n foo",
+    "git status --short && git log --oneline -5",
+    "git -c user.name=x commit -m 'a message'",
+    "git submodule update --init",
+    "git submodule foreach 'git status'",
+    "git -c trailer.x.cmd=true interpret-trailers --trailer x=y",
+    "sed -i 's/a/b/g' f.txt",
+    "awk '{ print $1 }' f",
+    "python3 app.py --flag",
+    "node server.js",
+    "npm test && pnpm build",
+    "./gradlew build",
+    "cmake -E chdir build ls",
+    "find . -name '*.ts' -exec grep -l foo {} +",
+    "GIT_AUTHOR_NAME='A B' git commit -m x",
+  ],
+};
+
+function checkUnreadableExamples(policy: CompiledShellPolicy): void {
+  for (const example of UNREADABLE_EXAMPLES.mustAsk) {
+    if (!policy.matches(example).includes("unreadable"))
+      throw new Error(
+        `shell policy: example ${JSON.stringify(example)} must be asked about as unreadable under configured rules but is not (${JSON.stringify(policy.check(example))})`,
+      );
+  }
+  for (const example of UNREADABLE_EXAMPLES.mustNotAsk) {
+    if (policy.matches(example).includes("unreadable"))
+      throw new Error(
+        `shell policy: example ${JSON.stringify(example)} must be readable under configured rules but is not (${JSON.stringify(policy.check(example))})`,
+      );
+  }
 }
 
 /**

@@ -90,6 +90,11 @@ export interface ShellPolicyConfig {
   deny?: ShellPrefixRule[];
   ask?: ShellPrefixRule[];
   /**
+   * Commands that may run although the shell policy cannot read everything they run: with
+   * deny or ask rules configured, such commands are asked about unless an allow rule names them.
+   */
+  allow?: ShellPrefixRule[];
+  /**
    * `on` (default): every command runs in the OS sandbox (bubblewrap), and is refused when the
    * sandbox cannot start. `off`: commands run unsandboxed (the CLI warns on every run).
    */

@@ -11,6 +11,9 @@ import type { ShellRules } from "@capgate/shell-policy";
  *   deny → {"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":…}}
  *   ask  → the same with "ask" (Claude Code asks the user, showing the reason)
  *   allow → nothing (exit 0): Claude Code's own permission rules still apply.
+ * With `"hook": { "sandbox": true }` in the config, an allowed (or asked) call is answered
+ * with `updatedInput`: the same call whose command runs inside capgate's OS sandbox through
+ * `capgate sandbox-exec` (apps/cli/src/sandbox-exec), and an allowed one is approved.
  * Other tools pass silently. It fails closed: a Bash call it cannot check (a bad config, a
  * payload without a command) is denied with the reason, never let through by a crash.
  *
@@ -31,14 +34,22 @@ export interface HookPayload {
   cwd?: unknown;
 }
 
-type Decision = { decision: "allow" } | { decision: "deny" | "ask"; reason: string };
+/**
+ * The hook's answer. `updatedInput` (only with `"hook": { "sandbox": true }`): the Bash
+ * call's input with its command rewritten to run inside capgate's sandbox.
+ */
+type Decision =
+  | { decision: "allow"; updatedInput?: Record<string, unknown>; reason?: string }
+  | { decision: "deny"; reason: string }
+  | { decision: "ask"; reason: string; updatedInput?: Record<string, unknown> };
 
-const decisionJson = (decision: "deny" | "ask", reason: string) =>
+const decisionJson = (d: Decision) =>
   JSON.stringify({
     hookSpecificOutput: {
       hookEventName: "PreToolUse",
-      permissionDecision: decision,
-      permissionDecisionReason: reason,
+      permissionDecision: d.decision,
+      ...(d.reason !== undefined ? { permissionDecisionReason: d.reason } : {}),
+      ...("updatedInput" in d && d.updatedInput ? { updatedInput: d.updatedInput } : {}),
     },
   });
 
@@ -67,14 +78,16 @@ export function hookConfigPath(
   }
 }
 
-/** The `shell` section of the config the hook applies (hookConfigPath), or undefined when there is none. */
-function shellRules(
-  configPath: string | undefined,
-  cwd: string,
-  projectDir: string | undefined,
-): ShellRules | undefined {
+/** What the hook reads from the config it applies (hookConfigPath): the shell rules, `hook.sandbox`, the file. */
+interface HookConfig {
+  rules?: ShellRules;
+  sandbox: boolean;
+  path?: string;
+}
+
+function hookConfig(configPath: string | undefined, cwd: string, projectDir: string | undefined): HookConfig {
   const path = hookConfigPath(configPath, cwd, projectDir);
-  if (path === undefined) return undefined;
+  if (path === undefined) return { sandbox: false };
   if (!existsSync(path)) throw new Error(`the config file ${path} does not exist`);
   let config: unknown;
   try {
@@ -84,11 +97,50 @@ function shellRules(
   }
   if (config === null || typeof config !== "object" || Array.isArray(config))
     throw new Error(`${path} must hold a JSON object`);
-  const shell = (config as { shell?: unknown }).shell;
-  if (shell === undefined) return undefined;
-  if (shell === null || typeof shell !== "object" || Array.isArray(shell))
-    throw new Error(`${path}: shell must be an object with optional deny and ask lists`);
-  return shell as ShellRules;
+  const { shell, hook } = config as { shell?: unknown; hook?: unknown };
+  if (shell !== undefined && (shell === null || typeof shell !== "object" || Array.isArray(shell)))
+    throw new Error(`${path}: shell must be an object with optional deny, ask and allow lists`);
+  let sandbox = false;
+  if (hook !== undefined) {
+    const value =
+      hook !== null && typeof hook === "object" && !Array.isArray(hook)
+        ? (hook as { sandbox?: unknown }).sandbox
+        : hook;
+    if (value !== undefined && typeof value !== "boolean")
+      throw new Error(`${path}: hook must be an object like { "sandbox": true }`);
+    sandbox = value === true;
+  }
+  return { ...(shell !== undefined ? { rules: shell as ShellRules } : {}), sandbox, path };
+}
+
+/**
+ * The Bash call's input with its command run by `capgate sandbox-exec` (this same program)
+ * inside the sandbox: the workspace writable is the project ($CLAUDE_PROJECT_DIR), else the
+ * config file's directory, else the call's cwd. Quoted with `shellQuote`, so Claude Code's
+ * shell hands sandbox-exec the original command line as one argument, unchanged.
+ */
+function sandboxedInput(
+  input: Record<string, unknown>,
+  command: string,
+  config: HookConfig,
+  cwd: string,
+  projectDir: string | undefined,
+  shellQuote: (argv: readonly string[]) => string,
+): Record<string, unknown> {
+  const workspace =
+    projectDir && isAbsolute(projectDir) ? projectDir : config.path ? dirname(config.path) : resolve(cwd);
+  const bin = process.argv[1] ? resolve(process.argv[1]) : "capgate";
+  const argv = [
+    process.execPath,
+    bin,
+    "sandbox-exec",
+    "--workspace",
+    workspace,
+    ...(config.path ? ["--config", config.path] : []),
+    "--",
+    command,
+  ];
+  return { ...input, command: shellQuote(argv) };
 }
 
 /** Decide one payload. Exported for tests; the command wraps it with stdin/stdout. */
@@ -102,25 +154,35 @@ export async function decideHook(
   if (typeof command !== "string")
     return { decision: "deny", reason: "capgate: the Bash call has no command string to check" };
   const cwd = typeof payload.cwd === "string" && payload.cwd !== "" ? payload.cwd : options.cwd;
-  let rules: ShellRules | undefined;
+  let config: HookConfig;
   try {
-    rules = shellRules(options.config, cwd, options.projectDir);
+    config = hookConfig(options.config, cwd, options.projectDir);
   } catch (error) {
     return { decision: "deny", reason: `capgate cannot check this command: ${(error as Error).message}` };
   }
-  const { checkShellCommand } = await import("@capgate/shell-policy");
+  const { checkShellCommand, shellQuote } = await import("@capgate/shell-policy");
   let verdict: Awaited<ReturnType<typeof checkShellCommand>>;
   try {
-    verdict = await checkShellCommand(command, rules);
+    verdict = await checkShellCommand(command, config.rules);
   } catch (error) {
     return { decision: "deny", reason: `capgate cannot check this command: ${(error as Error).message}` };
   }
-  if (verdict.decision === "allow") return { decision: "allow" };
-  const fallback =
-    verdict.decision === "deny"
-      ? "denied by the capgate shell policy"
-      : "the capgate shell policy asks first";
-  return { decision: verdict.decision, reason: verdict.reason ?? fallback };
+  if (verdict.decision === "deny")
+    return { decision: "deny", reason: verdict.reason ?? "denied by the capgate shell policy" };
+  const sandboxed = config.sandbox
+    ? sandboxedInput(input as Record<string, unknown>, command, config, cwd, options.projectDir, shellQuote)
+    : undefined;
+  if (verdict.decision === "ask") {
+    const reason = verdict.reason ?? "the capgate shell policy asks first";
+    // Approved or not by the person, the command still runs in the sandbox when the config says so.
+    return sandboxed ? { decision: "ask", reason, updatedInput: sandboxed } : { decision: "ask", reason };
+  }
+  if (!sandboxed) return { decision: "allow" };
+  return {
+    decision: "allow",
+    reason: "capgate: allowed by the shell policy; runs inside capgate's sandbox",
+    updatedInput: sandboxed,
+  };
 }
 
 /**
@@ -148,6 +210,8 @@ export async function runClaudeCodeHook(options: { config?: string }, io: HookIO
     cwd: io.cwd,
     ...(process.env.CLAUDE_PROJECT_DIR ? { projectDir: process.env.CLAUDE_PROJECT_DIR } : {}),
   });
-  if (decision && decision.decision !== "allow") io.out(decisionJson(decision.decision, decision.reason));
+  // A plain allow says nothing, so Claude Code's own permission rules decide; an allow that
+  // rewrites the command into the sandbox must say allow (Claude Code's deny and ask rules still apply).
+  if (decision && (decision.decision !== "allow" || decision.updatedInput)) io.out(decisionJson(decision));
   return 0;
 }
