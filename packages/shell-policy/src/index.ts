@@ -3,7 +3,7 @@
 
 export type { ShellPrefixRule, ShellRules } from "./config.js";
 export { ShellRulesError } from "./errors.js";
-export type { ResolvedCommand } from "./shell-commands.js";
+export type { ResolvedCommand } from "./resolved-command.js";
 export type { ShellDecision, ShellPolicy } from "./shell-policy.js";
 export { checkShellCommand, createShellPolicy, MAX_SHELL_COMMAND_CHARS } from "./shell-policy.js";
 export { shellQuote } from "./shell-quote.js";

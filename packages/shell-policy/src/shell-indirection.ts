@@ -7,8 +7,9 @@
  * bash evaluates as arithmetic (`printf -v 'a[$(cmd)]'`), and variables whose value a
  * program runs as a command (BROWSER, EDITOR, PAGER, LESSOPEN, GIT_SSH_COMMAND…).
  */
+
+import type { Continuation, ResolvedCommand } from "./resolved-command.js";
 import { SUBSCRIPT_CODE } from "./shell-arithmetic.js";
-import type { Continuation, ResolvedCommand } from "./shell-commands.js";
 import type { Assignment, ShellWord } from "./shell-words.js";
 
 /** Variables whose value bash itself runs or reads as code. */

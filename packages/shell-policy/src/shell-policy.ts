@@ -1,13 +1,7 @@
 import type { ShellPrefixRule, ShellRules } from "./config.js";
 import { ShellRulesError } from "./errors.js";
-import {
-  type Continuation,
-  commandName,
-  continuations,
-  peeledCommandNames,
-  peelShell,
-  type ResolvedCommand,
-} from "./shell-commands.js";
+import type { Continuation, ResolvedCommand } from "./resolved-command.js";
+import { commandName, continuations, peeledCommandNames, peelShell } from "./shell-commands.js";
 import { globMayBeOption, wordMayBe } from "./shell-glob.js";
 import { assignmentContinuations, definesGitEnvAlias, redirectsStartup } from "./shell-indirection.js";
 import { assignmentUnreadable, takesDataArguments, unreadablePart } from "./shell-readable.js";

@@ -7,7 +7,7 @@
  * code the policy cannot read.
  */
 import { configValue, GIT_COMMAND_KEYS, gitSubcommand, gitSubcommandContinuations } from "./git-programs.js";
-import type { Continuation, ResolvedCommand } from "./shell-commands.js";
+import type { Continuation, ResolvedCommand } from "./resolved-command.js";
 import { wordMayBe } from "./shell-glob.js";
 
 type ValueKind =

@@ -12,8 +12,8 @@
  * `./tool args`) are files, not arguments: what they do is §8's business, as before.
  */
 import { gitKeyUnreadable, gitSubcommand, gitUnreadable } from "./git-programs.js";
+import type { Continuation, ResolvedCommand } from "./resolved-command.js";
 import { sedCommandRuns } from "./sed-script.js";
-import type { Continuation, ResolvedCommand } from "./shell-commands.js";
 import { isProgramVariable } from "./shell-indirection.js";
 import { codeSources, isAwkSource, isInterpreterName, PYTHON } from "./shell-interpreters.js";
 import type { Assignment } from "./shell-words.js";

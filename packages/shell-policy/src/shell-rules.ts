@@ -1,4 +1,5 @@
-import { commandName, type ResolvedCommand } from "./shell-commands.js";
+import type { ResolvedCommand } from "./resolved-command.js";
+import { commandName } from "./shell-commands.js";
 import { codeSources, PYTHON, powershellText, sourceOpensBrowser } from "./shell-interpreters.js";
 
 /** What a matching rule makes of the whole command line. */
