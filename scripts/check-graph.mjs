@@ -46,12 +46,15 @@ const isCapability = (n) => n.startsWith("@capgate/capability-");
 // its tests run the tools runner with the real policy, so tools and schema may be devDependencies.
 const SHELL_POLICY = "@capgate/shell-policy";
 const SHELL_POLICY_DEV = ["@capgate/tools", "@capgate/schema"];
-// Test support every package's tests may use (private, depends on nothing of ours).
-const TEST_SUPPORT = "@capgate/test-system-parts";
+// Test support every package's tests may use: private, reached only through devDependencies,
+// and depending on nothing of ours but other test support (the PostgreSQL cluster asks
+// system-parts whether PostgreSQL is here). Test helpers never ship inside a published package.
+const TEST_SUPPORT = ["@capgate/test-system-parts", "@capgate/test-postgres"];
 const allowed = (from, to) => {
   if (from === "@capgate/bench" || from === "@capgate/e2e") return true;
-  if (to === TEST_SUPPORT) return packages.get(from)?.pkg.devDependencies?.[TEST_SUPPORT] !== undefined;
-  if (from === TEST_SUPPORT) return false;
+  if (TEST_SUPPORT.includes(from))
+    return from === "@capgate/test-postgres" && to === "@capgate/test-system-parts";
+  if (TEST_SUPPORT.includes(to)) return packages.get(from)?.pkg.devDependencies?.[to] !== undefined;
   switch (from) {
     case "@capgate/schema":
       return false;

@@ -17,7 +17,7 @@ import {
   RunQueue,
   startWorker,
 } from "@capgate/postgres";
-import { findPostgresBin, startTestCluster } from "@capgate/postgres/testing";
+import { findPostgresBin, startTestCluster } from "@capgate/test-postgres";
 import { type RunningServer, startServer } from "@capgate/server";
 import type { Figure } from "../figure.js";
 
