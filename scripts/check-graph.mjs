@@ -4,6 +4,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import ts from "typescript";
+import { DOC, renderGraph, withGraph } from "./graph-doc.mjs";
 
 const root = resolve(dirname(new URL(import.meta.url).pathname), "..");
 const groups = ["packages", "packages/capabilities", "apps", "bench", "tests"];
@@ -268,6 +269,22 @@ for (const [name, { dir }] of packages) {
     cycleCount++;
     problems.push(`${name}: module cycle among ${group.map((f) => relative(dir, f)).join(", ")}`);
   }
+}
+
+// The drawing in docs/architecture.md is generated from the same package.json files.
+{
+  const doc = readFileSync(DOC, "utf8");
+  let current;
+  try {
+    current = withGraph(doc, renderGraph()) === doc;
+  } catch (error) {
+    problems.push(`${relative(root, DOC)}: ${error.message}`);
+    current = true;
+  }
+  if (!current)
+    problems.push(
+      `${relative(root, DOC)}: the package graph is stale; run node scripts/graph-doc.mjs --write`,
+    );
 }
 
 if (problems.length > 0) {
