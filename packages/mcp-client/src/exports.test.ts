@@ -6,20 +6,14 @@ import * as stdio from "./stdio.js";
 describe("public exports", () => {
   it("root entry", () => {
     expect(Object.keys(root).sort()).toEqual([
-      "DEFAULT_BINARY_BYTES",
-      "DEFAULT_MCP_TIMEOUT_MS",
       "DEFAULT_OUTPUT_BYTES",
-      "GATE_TOOL_NAMES",
       "McpClientError",
       "McpConfigError",
       "McpOAuthProvider",
       "McpPool",
-      "SERVER_NAME_PATTERN",
-      "configHash",
       "createGateServer",
       "describeAuth",
       "elicitationFields",
-      "enabledServerNames",
       "executeCapabilityStep",
       "isHttpServer",
       "isStdioServer",
@@ -29,11 +23,9 @@ describe("public exports", () => {
       "normalizeToolList",
       "parseElicitationAnswer",
       "parseMcpServersConfig",
-      "qualifyToolName",
       "renderCallToolResult",
       "routeMcpTool",
       "serverTimeoutMs",
-      "stripControl",
       "toCapabilityManifest",
       "truncateUtf8",
     ]);
@@ -41,8 +33,6 @@ describe("public exports", () => {
 
   it("stdio entry", () => {
     expect(Object.keys(stdio).sort()).toEqual([
-      "DEFAULT_MAX_MESSAGE_BYTES",
-      "INHERITED_ENV_VARS",
       "StdioProcessTransport",
       "connectAdHoc",
       "createNodeMcpPool",
