@@ -164,7 +164,8 @@ export class McpEndpoint {
       if (id !== undefined && this.#sessions.get(id) === opened) this.#sessions.delete(id);
       if (gateClosed) return;
       gateClosed = true;
-      gate.close();
+      // Stops what the session's calls started; the server goes on meanwhile.
+      void gate.close();
     };
     await server.connect(transport);
     return session;

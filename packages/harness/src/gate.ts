@@ -1,6 +1,7 @@
 import { EventEmitterForRun, type LoopEnvironment, newRunId, Session } from "@capgate/loop";
 import type { GateHandler, GateToolName } from "@capgate/mcp-client";
 import { CapgateError, closestMatch } from "@capgate/schema";
+import { createHostResources } from "@capgate/tools";
 
 export interface GateSessionOptions {
   /** Profile whose rights and preloads apply (default Orchestrator). */
@@ -17,7 +18,8 @@ export interface GateSession {
   loaded(): string[];
   /** Load the preloaded capabilities now (otherwise done on the first call). */
   preload(): Promise<void>;
-  close(): void;
+  /** End the session: what its calls started (background processes, a browser, ad-hoc MCP servers) is stopped. */
+  close(): Promise<void>;
 }
 
 /**
@@ -36,6 +38,8 @@ export function createGateSession(
     flush: () => env.store.flush(runId),
   });
   const lifetime = new AbortController();
+  // The session's own background processes, browser and ad-hoc MCP servers: closed by close().
+  const resources = createHostResources();
   const session = new Session({
     env,
     emitter,
@@ -43,6 +47,7 @@ export function createGateSession(
     signal: lifetime.signal,
     mcp: true,
     verifyGate: "after-change",
+    resources,
   });
   emitter.emit({
     type: "run_started",
@@ -67,11 +72,6 @@ export function createGateSession(
   let closed = false;
   // Calls in progress: run_ended waits for them, so none of their events comes after it.
   const inflight = new Set<Promise<unknown>>();
-  const end = async () => {
-    await Promise.allSettled([...inflight]);
-    await session.close();
-    emitter.emit({ type: "run_ended", outcome: "finished", steps: step, rejections: 0 });
-  };
   const dispatch = (name: GateToolName, args: Record<string, unknown>) => {
     if (closed) throw new CapgateError("session_closed", "This gate session is closed; open a new one.");
     const call = preload().then(() => session.dispatch({ name, arguments: normalise(name, args) }, ++step));
@@ -103,16 +103,15 @@ export function createGateSession(
     },
     loaded: () => session.router.loaded(),
     preload: () => preload().then(() => undefined),
-    close() {
+    async close() {
       if (closed) return;
       closed = true;
       lifetime.abort();
-      // With nothing in flight the trace ends now; otherwise once the calls have settled.
-      if (inflight.size > 0) {
-        void end().catch(() => undefined);
-        return;
-      }
-      void session.close();
+      // Processes the calls started go first (a call waiting on one then returns), then the
+      // calls in progress settle, so none of their events comes after run_ended.
+      await resources.closeAll().catch(() => undefined);
+      await Promise.allSettled([...inflight]);
+      await session.close();
       emitter.emit({ type: "run_ended", outcome: "finished", steps: step, rejections: 0 });
     },
   };

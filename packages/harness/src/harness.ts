@@ -31,6 +31,7 @@ import {
   DEFAULT_LIMITS,
   type HostResources,
   hostPath,
+  killMarkedProcesses,
   type PolicyConfig,
   type ToolLimits,
   withHostPath,
@@ -44,7 +45,7 @@ import { defaultStateDir, toolEnvironment } from "./environment.js";
 import { createGateSession, type GateSession, type GateSessionOptions } from "./gate.js";
 import { modelSamplingHandler } from "./mcp-sampling.js";
 import { type CapabilityLoadProblem, type CapabilitySource, loadCapabilityPlugins } from "./plugins.js";
-import { sandboxServers } from "./sandboxed-servers.js";
+import { containServers, sandboxServers } from "./sandboxed-servers.js";
 import { refuseHomeWorkspace } from "./workspace-guard.js";
 
 export interface HarnessOptions {
@@ -58,7 +59,7 @@ export interface HarnessOptions {
   approve?: LoopApprovalHook;
   /** Overrides the config's approval mode. */
   approval?: PolicyConfig["approval"];
-  /** More capabilities to register beside the ten built-ins. */
+  /** More capabilities to register beside the eleven built-ins. */
   capabilities?: Capability[];
   /**
    * More capability plugins (package names or paths, resolved against `pluginBaseDir`,
@@ -155,7 +156,7 @@ function isResolved(c: CapgateConfig | ResolvedConfig | undefined): c is Resolve
 }
 
 /**
- * Build a harness: the ten built-in capabilities (plus any given), the registry (with
+ * Build a harness: the eleven built-in capabilities (plus any given), the registry (with
  * the configured MCP servers' cached tool lists), profiles with config overrides, the
  * run store and memory under the state dir, one host-resource scope (browser session,
  * background processes), and the MCP pool.
@@ -192,7 +193,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   const model = modelFactory(resolved, processEnv);
   // Sampling uses the run's model: the one the latest run or chat started with.
   const sampling: { model?: ModelClient } = {};
-  const mcp = await startMcpPool({
+  const { mcp, marks } = await startMcpPool({
     resolved,
     options,
     registry,
@@ -231,6 +232,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     ...(mcp ? { mcp } : {}),
     ...(browserExecutable ? { browserExecutable } : {}),
     ...(config.limits?.workers ? { workerLimit: config.limits.workers } : {}),
+    ...(config.limits?.maxToolCalls ? { maxToolCalls: config.limits.maxToolCalls } : {}),
   };
   const indexer = mcpIndexer(mcp, registry);
 
@@ -306,6 +308,8 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
       if (closed) return;
       closed = true;
       const results = await Promise.allSettled([resources.closeAll(), mcp?.close()]);
+      // Where no pid namespace could hold configured servers, what they left behind goes by its mark.
+      for (const mark of marks) killMarkedProcesses(mark);
       store.close();
       const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
       if (failed) throw failed.reason;
@@ -410,8 +414,9 @@ function modelFactory(
 
 /**
  * The configured MCP servers' pool (undefined when none is configured): the sandboxed ones
- * wrapped, each started without workspace entries on PATH, and their cached tool lists
- * searchable at once. A server that says its tools changed is re-indexed.
+ * wrapped, each started without workspace entries on PATH and contained (the marks find what
+ * they leave behind where no pid namespace could hold them), and their cached tool lists
+ * searchable at once. Every later listing is indexed too.
  */
 async function startMcpPool(inputs: {
   resolved: ResolvedConfig;
@@ -423,26 +428,33 @@ async function startMcpPool(inputs: {
   toolEnv: Record<string, string | undefined>;
   processEnv: Record<string, string | undefined>;
   samplingModel: () => ModelClient | undefined;
-}): Promise<McpPool | undefined> {
+}): Promise<{ mcp: McpPool | undefined; marks: readonly string[] }> {
   const { resolved, options, registry, workspace, stateDir } = inputs;
   const hasServers = Object.keys(resolved.mcpServers).length > 0;
-  const servers = withServerHostPath(
-    await sandboxServers(resolved.mcpServers, resolved.sandboxedServers ?? [], {
-      workspace,
-      stateDir,
-      policy: inputs.policy,
-      env: withHostPath(inputs.toolEnv, workspace),
-    }),
-    hostPath(inputs.processEnv.PATH, workspace),
+  const serverPath = hostPath(inputs.processEnv.PATH, workspace);
+  const contained = containServers(
+    withServerHostPath(
+      await sandboxServers(resolved.mcpServers, resolved.sandboxedServers ?? [], {
+        workspace,
+        stateDir,
+        policy: inputs.policy,
+        env: withHostPath(inputs.toolEnv, workspace),
+      }),
+      serverPath,
+    ),
+    resolved.sandboxedServers ?? [],
+    serverPath ?? inputs.processEnv.PATH,
   );
+  const servers = contained.servers;
   const mcp = hasServers
     ? createNodeMcpPool(servers, {
         stateDir,
         onSampling: options.onSampling ?? modelSamplingHandler(inputs.samplingModel),
         ...(options.onElicitation ? { onElicitation: options.onElicitation } : {}),
-        // A server that says its tools changed is re-indexed, so search follows it.
+        // Every listing the pool takes (the first, one that outlasted the indexing budget, one
+        // after tools/list_changed) is indexed: search offers exactly what calls can reach.
         onEvent: (event) => {
-          if (event.type === "tools_changed")
+          if (event.type === "tools_listed")
             registerMcp(registry, event.server, event.tools, mcp?.serverInstructions(event.server));
         },
       })
@@ -452,7 +464,7 @@ async function startMcpPool(inputs: {
     for (const entry of await mcp.knownTools())
       registerMcp(registry, entry.server, entry.tools, mcp.serverInstructions(entry.server));
   }
-  return mcp;
+  return { mcp, marks: contained.marks };
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { ModelClient } from "@capgate/models";
 import type { ProfilePolicy } from "@capgate/profiles";
+import { createHostResources } from "@capgate/tools";
 import type { LoopEnvironment } from "./deps.js";
 import { EventEmitterForRun, type RunEventListener } from "./events.js";
 import { runGoal } from "./goal-loop.js";
@@ -71,6 +72,8 @@ export function createChat(env: LoopEnvironment, options: CreateChatOptions): Ch
     runGoal,
   });
   let turnSignal: AbortSignal = lifetime.signal;
+  // The chat's own background processes, browser and ad-hoc MCP servers: closed by close().
+  const resources = createHostResources();
   const session = new Session({
     env,
     emitter,
@@ -81,6 +84,7 @@ export function createChat(env: LoopEnvironment, options: CreateChatOptions): Ch
     mcp,
     verifyGate: "after-change",
     workers,
+    resources,
   });
   const initial = resolveProfile(env.profiles, options.profile ?? "Orchestrator");
   const maxSteps = options.maxStepsPerTurn ?? 20;
@@ -142,6 +146,7 @@ export function createChat(env: LoopEnvironment, options: CreateChatOptions): Ch
       await Promise.all([...inflight]);
       await workers.cancelAll().catch(() => undefined);
       await session.close();
+      await resources.closeAll().catch(() => undefined);
       const failure = await emitter.stored().then(
         () => undefined,
         (e: unknown) => (e as Error).message,

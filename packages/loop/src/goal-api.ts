@@ -28,6 +28,8 @@ export interface RunGoalOptions {
   onEvent?: RunEventListener;
   /** Nesting level: 0 for a top-level run, 1 for a worker's run (workers cannot spawn workers). */
   depth?: number;
+  /** Most tool calls in the run, a script's nested calls included (default: `env.maxToolCalls`, else no limit). */
+  maxToolCalls?: number;
   /** Give up after this many rejected actions in a row (default 8). */
   maxConsecutiveRejections?: number;
   /**

@@ -1,6 +1,7 @@
 import type { ModelClient } from "@capgate/models";
 import { inferProfileFromGoal, type ProfilePolicy } from "@capgate/profiles";
 import { CapgateError } from "@capgate/schema";
+import { createHostResources } from "@capgate/tools";
 import type { LoopEnvironment } from "./deps.js";
 import { EventEmitterForRun, type RunEvent, type RunOutcome } from "./events.js";
 import type { RunGoalOptions, RunGoalResult } from "./goal-api.js";
@@ -49,6 +50,8 @@ export async function runGoal(env: LoopEnvironment, options: RunGoalOptions): Pr
     emit: (body) => emitter.emit(body),
     runGoal,
   });
+  // The run's own background processes, browser and ad-hoc MCP servers: closed at its end.
+  const resources = createHostResources();
   const session = new Session({
     env,
     emitter,
@@ -57,6 +60,8 @@ export async function runGoal(env: LoopEnvironment, options: RunGoalOptions): Pr
     mcp: options.mcp === true,
     verifyGate: "always",
     workers,
+    resources,
+    ...(options.maxToolCalls !== undefined ? { maxToolCalls: options.maxToolCalls } : {}),
   });
 
   emitter.emit({
@@ -156,10 +161,13 @@ export async function runGoal(env: LoopEnvironment, options: RunGoalOptions): Pr
 
   // Whatever ran as part of the run settles before its end: nothing may be emitted after
   // run_ended. Aborting withdraws approvals still waiting (a handler that outlived its
-  // call's timeout may have asked) and stops workers; then the session takes no more.
+  // call's timeout may have asked) and stops workers; then the session takes no more, and
+  // nothing the run started (background processes, the browser, ad-hoc MCP servers) outlives
+  // it — all stopped before beforeEnd (a worker publishing the checkout) and run_ended.
   controller.abort(new Error("the run ended"));
   await workers.cancelAll().catch(() => undefined);
   await session.close();
+  await resources.closeAll().catch(() => undefined);
   // The trace so far must be stored before the work is published or the run declared
   // done: a gap would leave an action without a trace.
   try {

@@ -7,11 +7,13 @@ describe("@capgate/loop public surface", () => {
     expect(Object.keys(api).sort()).toEqual([
       "EventEmitterForRun",
       "FileRunStore",
+      "MAX_CALL_DEPTH",
       "MemoryApprovalRegistry",
       "MemoryStore",
       "Session",
       "approvingMcpCaller",
       "createChat",
+      "createToolCallService",
       "decodeEvent",
       "decodeJson",
       "encodeEvent",

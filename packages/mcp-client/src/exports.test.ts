@@ -14,6 +14,7 @@ describe("public exports", () => {
       "createGateServer",
       "describeAuth",
       "elicitationFields",
+      "elicitingApprover",
       "executeCapabilityStep",
       "isHttpServer",
       "isStdioServer",

@@ -317,10 +317,10 @@ describeQueue("runs on PostgreSQL + graphile-worker across processes", () => {
         }),
       ),
     );
-    const killedAt = Date.now();
     victim.child.kill("SIGKILL");
+    // Bounded by construction: the victim's sleep died with it, so only the sweeper can end
+    // the run, and the test's timeout bounds the wait.
     const lost = await follow(nodes[1]!, token, victimRun);
-    const boundMs = Date.now() - killedAt;
     expect(lost.ended).toBe(true);
     const end = lost.events.at(-1)!.data;
     expect(end).toMatchObject({ type: "run_ended", outcome: "error", error: "worker lost" });
@@ -329,7 +329,6 @@ describeQueue("runs on PostgreSQL + graphile-worker across processes", () => {
     const steps = lost.events.filter((e) => e.data.type === "model_request").map((e) => e.data.step);
     expect(new Set(steps).size).toBe(steps.length);
     expect(lost.events.filter((e) => e.data.type === "run_started")).toHaveLength(1);
-    expect(boundMs).toBeLessThan(30_000); // the sweeper runs every 1–2 s; far below the 30 s sleep
     // Runs the victim had taken too end as lost; every other run finishes on the remaining workers.
     let finished = 0;
     for (const id of others) {
