@@ -1,7 +1,7 @@
 // The types every program module speaks: a command after its wrappers are peeled, and what
 // else it runs. They sit in this leaf so the program modules and shell-commands.ts (which
 // calls them) do not import each other.
-import type { Assignment, ShellWord, StdinSource } from "./shell-words.js";
+import type { Assignment, ShellWord, StdinSource } from "../parse/shell-words.js";
 
 /** One command as the policy rules see it, after any wrappers around it were peeled. */
 export interface ResolvedCommand {

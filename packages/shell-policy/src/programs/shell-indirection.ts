@@ -8,9 +8,9 @@
  * program runs as a command (BROWSER, EDITOR, PAGER, LESSOPEN, GIT_SSH_COMMAND…).
  */
 
+import { SUBSCRIPT_CODE } from "../parse/shell-arithmetic.js";
+import type { Assignment, ShellWord } from "../parse/shell-words.js";
 import type { Continuation, ResolvedCommand } from "./resolved-command.js";
-import { SUBSCRIPT_CODE } from "./shell-arithmetic.js";
-import type { Assignment, ShellWord } from "./shell-words.js";
 
 /** Variables whose value bash itself runs or reads as code. */
 const CODE_VARIABLES = new Set([

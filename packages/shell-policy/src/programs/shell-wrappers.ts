@@ -7,7 +7,7 @@
  * denied by the `gui.xdg-open` rule) and ordinary uses that must stay allowed
  * (`mustNotMatch`), checked whenever a policy loads.
  */
-import type { ArgKind, OptionRole, OptionSpec, OptionTable } from "./shell-getopt.js";
+import type { ArgKind, OptionRole, OptionSpec, OptionTable } from "../parse/shell-getopt.js";
 
 export interface WrapperSpec {
   readonly options: OptionTable;

@@ -1,7 +1,8 @@
+import { type GetoptResult, getopt, type ParsedOption } from "../parse/shell-getopt.js";
+import { globMayBeOption, wordMayBe } from "../parse/shell-glob.js";
+import { literalWord, type ShellWord, type StdinSource } from "../parse/shell-words.js";
 import { GIT_GLOBAL_VALUE } from "./git-programs.js";
 import type { Continuation, ResolvedCommand } from "./resolved-command.js";
-import { type GetoptResult, getopt, type ParsedOption } from "./shell-getopt.js";
-import { globMayBeOption, wordMayBe } from "./shell-glob.js";
 import { builtinContinuations } from "./shell-indirection.js";
 import { interpreterContinuations, isInterpreterName } from "./shell-interpreters.js";
 import {
@@ -17,7 +18,6 @@ import {
 } from "./shell-launchers.js";
 import { programOptionContinuations } from "./shell-program-options.js";
 import { packageFallback } from "./shell-readable.js";
-import { literalWord, type ShellWord, type StdinSource } from "./shell-words.js";
 import { SHELLS, WRAPPER_ALIASES, WRAPPERS, type WrapperSpec } from "./shell-wrappers.js";
 
 /** `/usr/bin/Xdg-Open.exe` → `xdg-open`. */
