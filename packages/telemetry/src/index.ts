@@ -3,5 +3,5 @@
 export type { DirectCallApproval, DirectCallOutcome, DirectToolCall } from "./direct-calls.js";
 export type { TelemetryConfig, TelemetryProtocol, TelemetrySettings } from "./settings.js";
 export { telemetrySettings } from "./settings.js";
-export type { Telemetry } from "./telemetry.js";
 export { startTelemetry } from "./telemetry.js";
+export type { Telemetry } from "./types.js";

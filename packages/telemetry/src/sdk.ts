@@ -12,8 +12,8 @@ import { ATTR_SERVICE_NAME } from "@opentelemetry/semantic-conventions";
 import { traceDirectCall } from "./direct-calls.js";
 import { RunTracer } from "./run-tracer.js";
 import type { TelemetrySettings } from "./settings.js";
-import type { Telemetry } from "./telemetry.js";
 import { observedRunStore } from "./traced-store.js";
+import type { Telemetry } from "./types.js";
 
 /** The instrumentation scope of every capgate span. */
 export const TRACER_NAME = "@capgate/telemetry";
