@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { type Database, openDatabase } from "@capgate/postgres";
-import { startTestCluster, type TestCluster } from "@capgate/postgres/testing";
+import { startTestCluster, type TestCluster } from "@capgate/test-postgres";
 import { needs } from "@capgate/test-system-parts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
