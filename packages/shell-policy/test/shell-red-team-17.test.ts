@@ -1,9 +1,9 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { checkShellCommand } from "../src/policy/shell-policy.js";
 import { AttackReplay, SYSTEM_DIRS } from "./replay-support.js";
 import { RULES_CONFIG } from "./shell-corpus.js";
-import { checkShellCommand } from "./shell-policy.js";
 import { EFFECT_NAMES } from "./shell-red-team-3.js";
 import { ROUND_17_ALLOW, ROUND_17_ATTACKS, ROUND_17_CONFIGURED_DENY } from "./shell-red-team-17.js";
 
