@@ -69,7 +69,7 @@ describe("script.run in the goal loop, over fs", () => {
     const model = createScriptedModel([
       act("capability_load", { name: "fs" }),
       act("capability_load", { name: "script" }),
-      act("capability_call", { tool: "script.api", arguments: { tools: ["fs"] } }),
+      act("capability_call", { tool: "script.types", arguments: { tools: ["fs"] } }),
       run(source),
       act("verify", { claim: "digest written", command: "test -s digest.json" }),
       act("finish", { summary: "counted" }),
@@ -77,7 +77,7 @@ describe("script.run in the goal loop, over fs", () => {
     const r = await h.runGoal({ goal: "count lines of the notes", profile: "Orchestrator", model });
     expect(r.outcome).toBe("finished");
     const events = trace(stateDir, r.runId);
-    const api = events.find((e) => e.type === "tool_result" && e.tool === "script.api") as {
+    const api = events.find((e) => e.type === "tool_result" && e.tool === "script.types") as {
       summary: string;
     };
     expect(api.summary).toContain("read(args: {");
@@ -120,13 +120,13 @@ describe("script.run over a real stdio MCP server", () => {
     const model = createScriptedModel([
       act("capability_load", { name: "mcp:every" }),
       act("capability_load", { name: "script" }),
-      act("capability_call", { tool: "script.api", arguments: { tools: ["mcp:every"] } }),
+      act("capability_call", { tool: "script.types", arguments: { tools: ["mcp:every"] } }),
       run(source),
       act("mark_impossible", { reason: "done" }),
     ]);
     const r = await h.runGoal({ goal: "sum", profile: "Orchestrator", model, mcp: true });
     const events = trace(stateDir, r.runId);
-    const api = events.find((e) => e.type === "tool_result" && e.tool === "script.api") as {
+    const api = events.find((e) => e.type === "tool_result" && e.tool === "script.types") as {
       summary: string;
     };
     // The output schema the server declares types the structured result.
