@@ -210,8 +210,10 @@ export class McpPool implements McpCaller {
     const generation = current.generation;
     const fetching = (async () => {
       const session = await this.connect(server);
-      const raw = await session.listToolsRaw(options.timeoutMs ?? serverTimeoutMs(config), options.signal);
-      const { tools, skipped } = normalizeToolList(server, raw);
+      const listed = await session.listToolsRaw(options.timeoutMs ?? serverTimeoutMs(config), options.signal);
+      const { tools, skipped } = normalizeToolList(server, listed.tools);
+      // What was not read is reported like a refused tool, so the operator sees why it is missing.
+      if (listed.cut) skipped.push({ server, name: "(the rest of the list)", reason: listed.cut });
       if (skipped.length > 0) this.emit({ type: "tools_skipped", server, skipped });
       current.skipped = skipped;
       current.tools = tools;

@@ -38,6 +38,13 @@ export interface SessionDeps {
 
 // Paging guard: a server that keeps returning cursors must not keep a listing going forever.
 const MAX_LIST_PAGES = 1_000;
+/**
+ * Most tool entries read from one server, over all its pages: every entry is admitted (its
+ * schema compiled) and kept, so a server paging out millions would hold the gate's memory
+ * and CPU for minutes (measured: 1,000,000 entries took 110 s and 970 MB) — and every other
+ * server and session of the process with it. Twice the 10,000 tools a server may list.
+ */
+export const MAX_LISTED_TOOLS = 20_000;
 
 function politeRefusal(method: string): string {
   if (method === "sampling/createMessage")
@@ -242,8 +249,12 @@ export class McpSession {
     this.markClosed();
   }
 
-  /** Raw tool entries, following `nextCursor` until the last page. */
-  async listToolsRaw(timeoutMs: number, signal?: AbortSignal): Promise<unknown[]> {
+  /**
+   * Raw tool entries, following `nextCursor` until the last page — or until MAX_LISTED_TOOLS
+   * entries, a repeated cursor or MAX_LIST_PAGES pages: then what was read so far, with
+   * `cut` saying why the rest was not read.
+   */
+  async listToolsRaw(timeoutMs: number, signal?: AbortSignal): Promise<{ tools: unknown[]; cut?: string }> {
     const tools: unknown[] = [];
     const seen = new Set<string>();
     let cursor: string | undefined;
@@ -251,14 +262,25 @@ export class McpSession {
       const result = await this.request("tools/list", timeoutMs, signal, (options) =>
         this.client.listTools(cursor === undefined ? undefined : { cursor }, options),
       );
-      tools.push(...result.tools);
+      // One by one: a page of hundreds of thousands of entries would overflow push(...page).
+      for (const tool of result.tools) {
+        if (tools.length === MAX_LISTED_TOOLS)
+          return {
+            tools,
+            cut: `the server lists more than ${MAX_LISTED_TOOLS} tools; capgate read the first ${MAX_LISTED_TOOLS} and left the rest out`,
+          };
+        tools.push(tool);
+      }
       cursor = result.nextCursor;
-      if (cursor === undefined) return tools;
+      if (cursor === undefined) return { tools };
       // A cursor seen before would loop forever: stop with what we have.
-      if (seen.has(cursor)) return tools;
+      if (seen.has(cursor)) return { tools };
       seen.add(cursor);
     }
-    return tools;
+    return {
+      tools,
+      cut: `the server's tool list goes on past ${MAX_LIST_PAGES} pages; capgate read the first ${MAX_LIST_PAGES}`,
+    };
   }
 
   /** One tools/call with a timeout that cancels it on the server; never retried. */

@@ -34,10 +34,15 @@ export async function add(args: { paths: string[] }, ctx: ToolContext): Promise<
   // skips without a word; it is named too.
   const root = await realWorkspace(ctx.workspace);
   const nested = [
-    ...toStage.filter((p) => p.endsWith("/")).map((p) => p.slice(0, -1)),
-    ...(await Promise.all(specs.map((spec) => nestedRepositoryAbove(root, spec)))).filter(
-      (p): p is string => p !== undefined,
-    ),
+    ...new Set([
+      ...toStage.filter((p) => p.endsWith("/")).map((p) => p.slice(0, -1)),
+      ...(await Promise.all(specs.map((spec) => nestedRepositoryAbove(root, spec)))).filter(
+        (p): p is string => p !== undefined,
+      ),
+      // Looked up on disk too: git (in the sandbox) does not take a `.git` file whose
+      // repository it cannot see for one, and lists the files under it.
+      ...(await repositoriesAmong(root, toStage)),
+    ]),
   ];
   if (nested.length > 0) return { success: false, summary: nestedRefusal(nested), data: { nested } };
   const filtered = await filteredPaths(ctx, toStage);
@@ -87,6 +92,19 @@ async function nestedRepositoryAbove(root: string, spec: string): Promise<string
     if (await lstat(join(root, ...parts.slice(0, i), ".git")).catch(() => null)) return dir;
   }
   return undefined;
+}
+
+/** Directories holding a `.git` (directory, file or link) above the listed paths, each looked at once. */
+async function repositoriesAmong(root: string, paths: readonly string[]): Promise<string[]> {
+  const dirs = new Set<string>();
+  for (const p of paths) {
+    const parts = p.split("/").filter((part) => part !== "");
+    for (let i = 1; i < parts.length; i++) dirs.add(parts.slice(0, i).join("/"));
+  }
+  const found: string[] = [];
+  for (const dir of dirs)
+    if (await lstat(join(root, ...dir.split("/"), ".git")).catch(() => null)) found.push(dir);
+  return found;
 }
 
 /** The git tools' `git` as a @capgate/git-guard runner (for its gitlink checks). */

@@ -124,4 +124,45 @@ describeGit("nested repositories and gitlinks", () => {
     }
     expect(existsSync(marker)).toBe(false);
   });
+
+  // Outside review of issue 17: `git add` of a directory holding a gitlink runs `git status`
+  // in the nested repository to see whether it is dirty; a file there whose size is
+  // unchanged but whose time is not must be read, through the nested repository's own
+  // clean filter — a program of the model's, which git ran on the host.
+  it("a gitlink planted over a nested repository with a filter: git.add of '.' and every other tool run nothing of it on the host", async () => {
+    const { repo, marker } = plant("directory");
+    const sub = join(repo.workspace, "sub");
+    const head = execFileSync("git", ["rev-parse", "HEAD"], {
+      cwd: sub,
+      env: repo.env,
+      encoding: "utf8",
+    }).trim();
+    // Tracked in the nested repository (its own filter and fsmonitor kept out of this setup).
+    execFileSync(
+      "git",
+      ["-c", "core.fsmonitor=false", "-c", "filter.evil.clean=cat", "add", "f", ".gitattributes"],
+      {
+        cwd: sub,
+        env: repo.env,
+      },
+    );
+    // What a sandboxed shell command can do: put the gitlink in the index directly.
+    repo.git("update-index", "--add", "--cacheinfo", `160000,${head},sub`);
+    // Same size, another time: git must read the file (through the filter) to know it changed.
+    writeFileSync(join(sub, "f"), "chang!\n");
+    execFileSync("touch", ["-d", "2001-01-01", join(sub, "f")]);
+    repo.write("README.md", "# changed\n");
+    for (const [tool, args] of [
+      ["git.add", { paths: ["."] }],
+      ["git.status", {}],
+      ["git.diff", {}],
+      ["git.commit", { message: "readme" }],
+    ] as const)
+      await repo.call(tool, args);
+    expect(existsSync(marker)).toBe(false);
+    // The control: plain git on the host runs the filter in the same tree.
+    execFileSync("touch", ["-d", "2002-02-02", join(sub, "f")]);
+    spawnSync("git", ["add", "--", "."], { cwd: repo.workspace, env: repo.env, stdio: "ignore" });
+    expect(readFileSync(marker, "utf8")).toMatch(/uid=/);
+  });
 });

@@ -1,4 +1,4 @@
-import { GIT_GLOBAL_ARGS, gitEnv, gitFailure, treeGit } from "@capgate/git-guard";
+import { GIT_GLOBAL_ARGS, gitEnv, gitFailure, sandboxedRunner, treeGit } from "@capgate/git-guard";
 import { CapgateError } from "@capgate/schema";
 import { type ProcessResult, realWorkspace, runProcess, type ToolContext } from "@capgate/tools";
 import { hiddenAmong, hiddenPathExcludes, hiddenRelativePaths } from "./hidden-excludes.js";
@@ -39,6 +39,15 @@ export async function git(
     env: ctx.env,
     timeoutMs,
     signal: ctx.signal,
+    // In the shell's sandbox (the workspace the only writable place, no network, secrets and
+    // the state directory hidden): git enters the repositories a gitlink points at (`git add`
+    // asks a nested one whether it is dirty) and obeys their config, which the model writes —
+    // their filters are the model's programs, and run with no more than shell.run has.
+    run: sandboxedRunner({
+      workspace: root,
+      stateDir: ctx.stateDir,
+      ...(ctx.policy.shell ? { shell: ctx.policy.shell } : {}),
+    }),
     settings: async (checked) => [
       ...(await operatorIdentity(ctx.env, checked.keys)),
       ...hiddenPathExcludes(hidden),

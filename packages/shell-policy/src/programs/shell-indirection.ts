@@ -262,6 +262,9 @@ function deny(reason: string): Continuation[] {
   return [{ kind: "unresolvable", reason }];
 }
 
+/** `NAME=(…)`, `NAME+=(…)`, `NAME[sub]=(…)`: an argument a declaration reads as a compound assignment. */
+const COMPOUND_ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=\(/s;
+
 /** Options of the name-taking builtins that take a value (the value is not a name). */
 const BUILTIN_VALUE_OPTIONS: Readonly<Record<string, string>> = {
   read: "dinNptu",
@@ -346,6 +349,8 @@ export function builtinContinuations(cmd: ResolvedCommand): Continuation[] {
   const valueOptions = BUILTIN_VALUE_OPTIONS[name]!;
   const declareLike = ["declare", "typeset", "local", "export", "readonly"].includes(name);
   let nameref = false;
+  // Declarations that make arrays read a quoted `NAME=(…)` again (`export` does not).
+  const rereadsArrays = declareLike && name !== "export";
   for (let i = 0; i < args.length; i++) {
     const w = args[i]!;
     const v = w.value;
@@ -401,6 +406,12 @@ export function builtinContinuations(cmd: ResolvedCommand): Continuation[] {
       continue;
     }
     const bare = v.replace(/[[=].*$/s, "");
+    if (rereadsArrays && COMPOUND_ASSIGNMENT.test(v)) {
+      // `declare -a 'a=($(cmd))'`: bash reads a quoted `NAME=(…)` argument of a declaration
+      // again as a compound assignment, with every expansion in it, so it is walked as the
+      // statement bash runs (quoting it hides nothing).
+      out.push({ kind: "script", script: v, via: `the compound assignment \`${name}\` reads again` });
+    }
     if (STARTUP_DIR_VARIABLES.has(bare) && !declareLike) {
       // `read HOME`, `printf -v HOME …`: the value comes at run time (declarations bring their own assignments).
       out.push({
@@ -416,6 +427,19 @@ export function builtinContinuations(cmd: ResolvedCommand): Continuation[] {
         kind: "unresolvable",
         reason: `\`${name} ${v}\`: bash evaluates the array subscript as arithmetic and runs the command substitution in it`,
       });
+    }
+  }
+  if (rereadsArrays) {
+    // `declare -a a='($(cmd))'`: the declaration's own assignment, its value quoted, is read
+    // again as a compound assignment all the same.
+    for (const a of cmd.assignments ?? []) {
+      const value = a.value?.value;
+      if (a.name !== undefined && value?.startsWith("("))
+        out.push({
+          kind: "script",
+          script: `${a.name}=${value}`,
+          via: `the compound assignment \`${name}\` reads again`,
+        });
     }
   }
   if (nameref) {

@@ -96,7 +96,7 @@ export const PROGRAM_OPTIONS: Readonly<Record<string, readonly ProgramOption[]>>
   ],
   emacs: [
     {
-      names: ["--eval", "-eval", "--funcall", "-f", "--load", "-l", "-batch", "--batch", "--script"],
+      names: ["--eval", "--execute", "--funcall", "-f", "--load", "-l", "--batch", "--script"],
       kind: "deny",
       note: "Emacs Lisp can open URLs and run programs",
     },
@@ -132,22 +132,37 @@ export function isLongSpelling(a: string, name: string, tool: string): boolean {
   return name.startsWith(given);
 }
 
+/**
+ * Tools whose long options take one dash as well as two, each abbreviated as far as it stays
+ * unambiguous (Emacs: `-eval`, `-exec` for `--execute`); their short options never cluster.
+ */
+const SINGLE_DASH_LONG = new Set(["emacs"]);
+
 function valueAt(
   args: readonly (string | undefined)[],
   i: number,
   name: string,
   tool: string,
 ): { value: string | undefined; next: number } | undefined {
-  const a = args[i];
-  if (a === undefined) return undefined;
-  if (a === name) return { value: args[i + 1], next: i + 1 };
+  const given = args[i];
+  if (given === undefined) return undefined;
+  if (given === name) return { value: args[i + 1], next: i + 1 };
+  const singleDashLong = SINGLE_DASH_LONG.has(tool);
+  const a = singleDashLong && /^-[^-]./.test(given) ? `-${given}` : given;
   if (a.startsWith("--") && isLongSpelling(a, name, tool)) {
     const eq = a.indexOf("=");
     return eq === -1 ? { value: args[i + 1], next: i + 1 } : { value: a.slice(eq + 1), next: i };
   }
-  if (!name.startsWith("--") && name.length === 2 && a.startsWith(name) && a.length > 2)
-    return { value: a.slice(2), next: i };
-  return undefined;
+  if (singleDashLong || name.startsWith("--") || name.length !== 2) return undefined;
+  if (given.startsWith(name) && given.length > 2) return { value: given.slice(2), next: i };
+  // getopt clusters flags: `rsync -avze CMD`, `tar -cvICMD`, `git rebase -qx CMD` — the
+  // option's value is the rest of the word, or the next word. Letters before it are read as
+  // flags (one of them taking a value would make this a misreading, which only checks more).
+  const at = /^-[^-]/.test(given) ? given.indexOf(name[1]!, 2) : -1;
+  if (at === -1) return undefined;
+  return at === given.length - 1
+    ? { value: args[i + 1], next: i + 1 }
+    : { value: given.slice(at + 1), next: i };
 }
 
 function soft(script: string, via: string): Continuation {
@@ -231,6 +246,7 @@ export function programOptionContinuations(cmd: ResolvedCommand): Continuation[]
         },
       ];
   }
+  if (cmd.name === "tar") out.push(...tarTraditionalPrograms(args));
   if (cmd.name === "git") out.push(...gitSubcommandContinuations(cmd));
   const sub = cmd.name === "git" ? gitSubcommand(args) : undefined;
   const specs = (Object.hasOwn(PROGRAM_OPTIONS, cmd.name) ? PROGRAM_OPTIONS[cmd.name]! : []).filter(
@@ -273,6 +289,27 @@ export function programOptionContinuations(cmd: ResolvedCommand): Continuation[]
         }
       }
     }
+  }
+  return out;
+}
+
+/**
+ * tar's traditional form, `tar cIf PROG x.tar dir`: the first word is option letters without
+ * a dash, and the letters that take a value take the next words in order. When those letters
+ * include one whose value is a command (`I`, `F`), which word is that value depends on every
+ * letter before it, so each later word is checked as a command line (a file name there
+ * passes: the check is soft).
+ */
+function tarTraditionalPrograms(args: readonly (string | undefined)[]): Continuation[] {
+  const first = args[1];
+  if (first === undefined || first.startsWith("-") || !/[IF]/.test(first)) return [];
+  const out: Continuation[] = [];
+  for (const a of args.slice(2)) {
+    if (a === undefined)
+      return [
+        { kind: "unresolvable", reason: "a tar argument that may be a program is only known at run time" },
+      ];
+    out.push(soft(a, `tar ${first}`));
   }
   return out;
 }
