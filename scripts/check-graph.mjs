@@ -87,10 +87,17 @@ const allowed = (from, to) => {
       return false;
     case "@capgate/loop":
       return CORE.includes(to) && to !== "@capgate/loop";
+    case "@capgate/telemetry":
+      // Opt-in OpenTelemetry: it reads the loop's events and nothing else of ours.
+      return ["@capgate/loop", "@capgate/schema"].includes(to);
     case "@capgate/harness":
       // The guard packages too: the harness provides the peers of the capabilities it composes.
       return (
-        CORE.includes(to) || isCapability(to) || GUARDS.includes(to) || to === "@capgate/search-semantic"
+        CORE.includes(to) ||
+        isCapability(to) ||
+        GUARDS.includes(to) ||
+        to === "@capgate/search-semantic" ||
+        to === "@capgate/telemetry"
       );
     case "@capgate/postgres":
       // The database side stays out of the core: it implements loop's interfaces and nothing more.

@@ -56,9 +56,21 @@ describe("capgate basics", () => {
   it("lists capabilities and shows one with signatures", async () => {
     const box = sandbox();
     const list = await cli(["capabilities", "--json"], box);
-    const manifests = JSON.parse(list.stdout) as Array<{ tools: unknown[] }>;
+    const manifests = JSON.parse(list.stdout) as Array<{ name: string; tools: Array<{ signature: string }> }>;
     expect(manifests).toHaveLength(11);
     expect(manifests.reduce((n, m) => n + m.tools.length, 0)).toBe(49);
+    // Every tool carries the signature capgate search --json gives, not only its schema.
+    for (const m of manifests)
+      for (const t of m.tools) expect(t.signature).toMatch(/^[a-z_]+\.[a-z_]+\(.*\)$/);
+    expect(manifests.find((m) => m.name === "fs")?.tools.map((t) => t.signature)).toContain(
+      "fs.patch(path: string, old: string, new: string)",
+    );
+    const shown = JSON.parse((await cli(["capabilities", "show", "fs", "--json"], box)).stdout) as {
+      tools: Array<{ signature: string }>;
+    };
+    expect(shown.tools.map((t) => t.signature)).toContain(
+      "fs.read(path: string, offset?: integer, limit?: integer)",
+    );
     const show = await cli(["capabilities", "show", "fs"], box);
     expect(show.stdout).toContain("fs.patch(path: string, old: string, new: string)");
     const missing = await cli(["capabilities", "show", "fss"], box);

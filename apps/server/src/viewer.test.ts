@@ -147,6 +147,60 @@ describe.skipIf(chromiumPart.skip)(`web run viewer in Chromium${chromiumPart.not
     }
   }, 60_000);
 
+  it("links only http(s) addresses from the server's data (an OAuth login's authorization URL)", async () => {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(String(e)));
+    // What an MCP server's metadata could make /mcp-logins hold: the page must not link it.
+    const startedAt = new Date().toISOString();
+    await page.route("**/mcp-logins", (route) =>
+      route.fulfill({
+        json: {
+          logins: [
+            {
+              server: "evil",
+              auth: { state: "logged_out" },
+              pending: { authorizationUrl: "javascript:window.__pwned=1", startedAt },
+            },
+            {
+              server: "data",
+              auth: { state: "logged_out" },
+              pending: { authorizationUrl: "data:text/html,<script>parent.__pwned=1</script>", startedAt },
+            },
+            {
+              server: "good",
+              auth: { state: "logged_out" },
+              pending: { authorizationUrl: "https://auth.example/authorize?state=1", startedAt },
+            },
+          ],
+        },
+      }),
+    );
+    try {
+      await page.goto(`${server.url}/#token=${encodeURIComponent(server.token)}`);
+      await page.locator('.mcp-login[data-server="good"] a').waitFor();
+      expect(await page.locator('.mcp-login[data-server="good"] a').getAttribute("href")).toBe(
+        "https://auth.example/authorize?state=1",
+      );
+      for (const name of ["evil", "data"]) {
+        const item = page.locator(`.mcp-login[data-server="${name}"]`);
+        await item.waitFor();
+        expect(await item.locator("a").count()).toBe(0);
+        expect(await item.textContent()).toContain("not an http(s) URL");
+      }
+      // No element in the page's body carries a script or data URL.
+      expect(
+        await page.evaluate(
+          "[...document.body.querySelectorAll('[href],[src]')].filter((n) => /^(javascript|data):/i.test(n.getAttribute('href') ?? n.getAttribute('src') ?? '')).length",
+        ),
+      ).toBe(0);
+      expect(await page.evaluate("window.__pwned")).toBeUndefined();
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 30_000);
+
   it("shows a script's nested calls under their script.run, and its nested approval is answered from the page", async () => {
     const page = await browser.newPage({ viewport: { width: 1366, height: 900 } });
     const errors: string[] = [];

@@ -7,14 +7,49 @@ const POLL_MS = 2000;
 
 const $ = (id) => document.getElementById(id);
 
-/** Create an element; children are nodes or strings (set as text, never parsed as HTML). */
+/** Attributes a browser follows or loads as a URL. */
+const URL_ATTRIBUTES = new Set([
+  "href",
+  "src",
+  "action",
+  "formaction",
+  "srcset",
+  "poster",
+  "ping",
+  "xlink:href",
+]);
+
+/**
+ * The URL as an absolute http(s) address, or null: event data (an MCP server's OAuth
+ * authorization URL, a tool's resource link) is untrusted, and a `javascript:` or `data:`
+ * link would run in this page, which holds the bearer token.
+ */
+function safeHttpUrl(value) {
+  if (typeof value !== "string") return null;
+  let url;
+  try {
+    url = new URL(value);
+  } catch {
+    return null;
+  }
+  return url.protocol === "http:" || url.protocol === "https:" ? url.href : null;
+}
+
+/**
+ * Create an element; children are nodes or strings (set as text, never parsed as HTML).
+ * A URL attribute is set only to an http(s) URL (see safeHttpUrl); anything else is left
+ * off, so no value from event data can become a script link.
+ */
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs)) {
     if (value === undefined || value === null || value === false) continue;
     if (key === "className") node.className = value;
     else if (key.startsWith("on") && typeof value === "function") node.addEventListener(key.slice(2), value);
-    else node.setAttribute(key, String(value));
+    else if (URL_ATTRIBUTES.has(key.toLowerCase())) {
+      const safe = safeHttpUrl(value);
+      if (safe !== null) node.setAttribute(key, safe);
+    } else node.setAttribute(key, String(value));
   }
   for (const child of children.flat()) {
     if (child === undefined || child === null || child === false) continue;
@@ -236,17 +271,24 @@ function renderLogin(login) {
     if (!response.ok) setStatus(body.error?.message ?? `login refused (${response.status})`, true);
     void refreshMcp();
   };
+  const authorizationUrl = login.pending ? safeHttpUrl(login.pending.authorizationUrl) : null;
   const pending = login.pending
-    ? el(
-        "p",
-        {},
-        "Open on this machine: ",
-        el(
-          "a",
-          { href: login.pending.authorizationUrl, target: "_blank", rel: "noreferrer noopener" },
-          "authorization page",
-        ),
-      )
+    ? authorizationUrl
+      ? el(
+          "p",
+          {},
+          "Open on this machine: ",
+          el(
+            "a",
+            { href: authorizationUrl, target: "_blank", rel: "noreferrer noopener" },
+            "authorization page",
+          ),
+        )
+      : el(
+          "p",
+          { className: "dim" },
+          "The server's authorization address is not an http(s) URL; it is not shown as a link.",
+        )
     : null;
   return el(
     "li",

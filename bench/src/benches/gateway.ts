@@ -1,9 +1,13 @@
 // SPEC §14.6 — gateway: POST /tools/call requests/s on a trivial tool vs a bare route
 // (GET /healthz) on the same Fastify instance, in the same run, with autocannon. The
 // server runs in its own process (as it would in use), so the load generator does not
-// share its thread.
+// share its thread. A second server exports every call's span over OTLP/HTTP to a sink on
+// 127.0.0.1 (issue 23's overhead figure), measured in the same rounds.
 import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -73,10 +77,47 @@ async function measure(
   return { rps: result.requests.average, cpuUs };
 }
 
-function startServerProcess(root: string): Promise<{ child: ChildProcess; url: string }> {
+/** The environment without OpenTelemetry variables, so "off" is off whatever the shell set. */
+function envWithoutOtel(): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("OTEL_")));
+}
+
+/**
+ * An OTLP/HTTP sink on 127.0.0.1: reads each export request whole and answers 200, as a
+ * collector does, without decoding (decoding would load the bench's cores, not the server's).
+ */
+async function startOtlpSink(): Promise<{
+  endpoint: string;
+  requests: () => number;
+  close(): Promise<void>;
+}> {
+  let requests = 0;
+  const sink = createServer((req, res) => {
+    req.resume();
+    req.once("end", () => {
+      requests++;
+      res.writeHead(200, { "content-type": "application/x-protobuf" }).end();
+    });
+  });
+  sink.listen(0, "127.0.0.1");
+  await once(sink, "listening");
+  return {
+    endpoint: `http://127.0.0.1:${(sink.address() as AddressInfo).port}`,
+    requests: () => requests,
+    async close() {
+      sink.closeAllConnections();
+      sink.close();
+    },
+  };
+}
+
+function startServerProcess(
+  root: string,
+  env: NodeJS.ProcessEnv = envWithoutOtel(),
+): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, ["--input-type=module", "-e", SERVER], {
     cwd: benchDir,
-    env: { ...process.env, BENCH_ROOT: root, BENCH_TOKEN: TOKEN },
+    env: { ...env, BENCH_ROOT: root, BENCH_TOKEN: TOKEN },
     stdio: ["ignore", "pipe", "inherit"],
   });
   return new Promise((resolve, reject) => {
@@ -92,38 +133,63 @@ function startServerProcess(root: string): Promise<{ child: ChildProcess; url: s
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const round1 = (x: number) => Math.round(x * 10) / 10;
 
+async function stop(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  await exited;
+}
+
 export async function run(): Promise<Figure[]> {
   const root = mkdtempSync(join(tmpdir(), "capgate-bench-gateway-"));
-  const { child, url } = await startServerProcess(root);
+  const tracedRoot = mkdtempSync(join(tmpdir(), "capgate-bench-gateway-otel-"));
+  const sink = await startOtlpSink();
+  let plain: { child: ChildProcess; url: string } | undefined;
+  let traced: { child: ChildProcess; url: string } | undefined;
   const headers = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
   const body = JSON.stringify({ tool: "bench.noop", arguments: {} });
-  const call: autocannon.Options = { url: `${url}/tools/call`, method: "POST", headers, body };
-  const bare: autocannon.Options = { url: `${url}/healthz` };
   const gateway: number[] = [];
   const bareRps: number[] = [];
   const gatewayCpu: number[] = [];
   const bareCpu: number[] = [];
+  const tracedRps: number[] = [];
+  const tracedCpu: number[] = [];
   try {
-    // Check the call works, warm both paths, then alternate so machine noise hits both alike.
-    const probe = await fetch(call.url, { method: "POST", headers, body });
-    if (probe.status !== 200) throw new Error(`/tools/call answered ${probe.status}: ${await probe.text()}`);
-    await measure({ ...call, duration: 1 });
+    plain = await startServerProcess(root);
+    traced = await startServerProcess(tracedRoot, {
+      ...envWithoutOtel(),
+      OTEL_EXPORTER_OTLP_ENDPOINT: sink.endpoint,
+    });
+    const call: autocannon.Options = { url: `${plain.url}/tools/call`, method: "POST", headers, body };
+    const tracedCall: autocannon.Options = { ...call, url: `${traced.url}/tools/call` };
+    const bare: autocannon.Options = { url: `${plain.url}/healthz` };
+    // Check the calls work, warm every path, then alternate so machine noise hits all alike.
+    for (const target of [call, tracedCall]) {
+      const probe = await fetch(target.url, { method: "POST", headers, body });
+      if (probe.status !== 200)
+        throw new Error(`/tools/call answered ${probe.status}: ${await probe.text()}`);
+      await measure({ ...target, duration: 1 });
+    }
     await measure({ ...bare, duration: 1 });
     for (let i = 0; i < ROUNDS; i++) {
-      const b = await measure(bare, child.pid);
+      const b = await measure(bare, plain.child.pid);
       bareRps.push(b.rps);
       if (b.cpuUs !== undefined) bareCpu.push(b.cpuUs);
-      const g = await measure(call, child.pid);
+      const g = await measure(call, plain.child.pid);
       gateway.push(g.rps);
       if (g.cpuUs !== undefined) gatewayCpu.push(g.cpuUs);
+      const t = await measure(tracedCall, traced.child.pid);
+      tracedRps.push(t.rps);
+      if (t.cpuUs !== undefined) tracedCpu.push(t.cpuUs);
     }
+    // The spans really left: the batch processor exported to the sink.
+    if (sink.requests() === 0) throw new Error("the traced server exported no spans to the OTLP sink");
   } finally {
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.kill("SIGTERM");
-      await exited;
-    }
+    await stop(plain?.child);
+    await stop(traced?.child);
+    await sink.close();
     rmSync(root, { recursive: true, force: true });
+    rmSync(tracedRoot, { recursive: true, force: true });
   }
   const rps = Math.round(mean(gateway));
   const bareMean = Math.round(mean(bareRps));
@@ -131,6 +197,12 @@ export async function run(): Promise<Figure[]> {
     { key: "gateway.rps", value: rps, target: `${(rps / bareMean).toFixed(2)}× the bare route (≥ 0.5×)` },
     { key: "gateway.bare_rps", value: bareMean },
   ];
+  const otelRps = Math.round(mean(tracedRps));
+  figures.push({
+    key: "gateway.otel_rps",
+    value: otelRps,
+    target: `${(otelRps / rps).toFixed(2)}× gateway.rps with OTLP export on (≥ 0.9×)`,
+  });
   // Absent, not faked, where /proc is missing.
   if (gatewayCpu.length === ROUNDS && bareCpu.length === ROUNDS) {
     const callUs = mean(gatewayCpu);
@@ -143,6 +215,14 @@ export async function run(): Promise<Figure[]> {
         target: `per bare request; ${(bareUs / callUs).toFixed(2)}× by CPU`,
       },
     );
+  }
+  if (tracedCpu.length === ROUNDS && gatewayCpu.length === ROUNDS) {
+    const tracedUs = mean(tracedCpu);
+    figures.push({
+      key: "gateway.otel_cpu_us",
+      value: round1(tracedUs),
+      target: `per /tools/call with OTLP export on; ${(tracedUs / mean(gatewayCpu)).toFixed(2)}× export off`,
+    });
   }
   return figures;
 }

@@ -7,6 +7,7 @@ import { Router } from "@capgate/router";
 import { type CapabilityManifest, CapgateError, closestMatch, type ToolRisk } from "@capgate/schema";
 import {
   type ApprovalHook,
+  type ApprovalRequest,
   type CapabilitySet,
   type ExecuteContext,
   executeTool,
@@ -33,6 +34,11 @@ export interface CallToolOptions {
   workspace?: string;
   /** Route unknown names to the configured MCP servers (default true). */
   mcp?: boolean;
+  /** Told about each approval the call asks for and its answer (telemetry's span events). */
+  onApproval?: {
+    requested(request: ApprovalRequest): void;
+    resolved(answer: { approved: boolean }): void;
+  };
 }
 
 export interface CallToolOutcome {
@@ -80,11 +86,12 @@ export async function callTool(
   const router = owned ? routerFor(env.capabilities, owned.capability.manifest) : EMPTY_ROUTER;
   const loopApprove = env.approve;
   // The host's loop approver expects ids to answer by; a direct call gets its own.
-  const approve: ApprovalHook | undefined =
+  const asked: ApprovalHook | undefined =
     options.approve ??
     (loopApprove
       ? (request, signal) => loopApprove({ ...request, approvalId: randomUUID(), runId: "direct" }, signal)
       : undefined);
+  const approve = asked && options.onApproval ? observedApprover(asked, options.onApproval) : asked;
   // Without a signal of the caller's, the call's abort side stays lazy too: no AbortSignal
   // is made unless something reads it.
   const ctx = new DirectCallContext(
@@ -110,6 +117,22 @@ export async function callTool(
 }
 
 const EMPTY_ROUTER = new Router();
+
+function observedApprover(
+  approve: ApprovalHook,
+  observer: NonNullable<CallToolOptions["onApproval"]>,
+): ApprovalHook {
+  return async (request, signal) => {
+    observer.requested(request);
+    let approved = false;
+    try {
+      approved = await approve(request, signal);
+      return approved;
+    } finally {
+      observer.resolved({ approved });
+    }
+  };
+}
 
 /**
  * Nested calls of a direct call (script.run through `capgate call` or `/tools/call`): each

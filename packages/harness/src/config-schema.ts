@@ -292,6 +292,38 @@ export const configSchema: JsonSchema = {
         },
       },
     },
+    telemetry: {
+      type: "object",
+      additionalProperties: false,
+      description:
+        "OpenTelemetry traces over OTLP/HTTP: a span per run, model turn and tool call (GenAI semantic conventions). Off unless enabled here or by OTEL_EXPORTER_OTLP_ENDPOINT / OTEL_EXPORTER_OTLP_TRACES_ENDPOINT / OTEL_TRACES_EXPORTER=otlp; OTEL_* variables take precedence over these keys.",
+      properties: {
+        enabled: {
+          type: "boolean",
+          description: "true exports traces; false never does, whatever the environment says.",
+        },
+        endpoint: {
+          type: "string",
+          pattern: "^https?://",
+          description: "Base OTLP/HTTP endpoint (/v1/traces is appended); default http://localhost:4318.",
+        },
+        protocol: { enum: ["http/protobuf", "http/json"], description: "Default http/protobuf." },
+        headers: {
+          ...stringMap,
+          description: "Headers on every export request (e.g. a collector's API key).",
+        },
+        serviceName: {
+          type: "string",
+          minLength: 1,
+          description: "service.name of the spans (default capgate).",
+        },
+        captureContent: {
+          type: "boolean",
+          description:
+            "true records the goal, tool arguments and results, policy messages and model replies on the spans. Default false: names, outcomes, sizes and token counts only.",
+        },
+      },
+    },
     env: {
       type: "object",
       additionalProperties: false,

@@ -4,6 +4,7 @@ import { type McpServersMap, parseMcpServersConfig } from "@capgate/mcp-client";
 import { parseModelSpec } from "@capgate/models";
 import { type ProfileSet, resolveProfiles } from "@capgate/profiles";
 import { CapgateError, parseJsonStrict, validate } from "@capgate/schema";
+import type { TelemetryConfig } from "@capgate/telemetry";
 import {
   type ApprovalMode,
   POLICY_FILE_NAME,
@@ -37,6 +38,8 @@ export interface CapgateConfig {
   env?: { inherit?: string[]; set?: Record<string, string> };
   /** The MCP gate (`capgate mcp serve`, the server's /mcp): each session's profile and preloads, and /mcp session limits. */
   gate?: GateConfig;
+  /** OpenTelemetry traces over OTLP/HTTP (off unless enabled here or by the OTEL_* variables). */
+  telemetry?: TelemetryConfig;
 }
 
 export interface GateConfig {

@@ -24,6 +24,7 @@ import { createModel, type ModelClient } from "@capgate/models";
 import type { ProfileSet } from "@capgate/profiles";
 import type { Registry } from "@capgate/registry";
 import { CapgateError } from "@capgate/schema";
+import { startTelemetry, type Telemetry, telemetrySettings } from "@capgate/telemetry";
 import {
   type Capability,
   CapabilitySet,
@@ -80,6 +81,12 @@ export interface HarnessOptions {
    * the most recently started run or chat (else the configured model).
    */
   onSampling?: SamplingHandler;
+  /**
+   * Traces of runs and direct calls: a started Telemetry, or `false` for none. Default: the
+   * config's `telemetry` section and the OTEL_* variables of `processEnv` (off unless they
+   * enable it; the SDK is loaded only then).
+   */
+  telemetry?: Telemetry | false;
 }
 
 export interface McpIndexResult {
@@ -112,6 +119,8 @@ export interface Harness {
   readonly resources: HostResources;
   /** The configured MCP servers' pool (undefined when none is configured). */
   readonly mcp: McpPool | undefined;
+  /** Traces being exported (undefined when telemetry is off). Closed with the harness. */
+  readonly telemetry: Telemetry | undefined;
   /** The loop environment, for calling runGoal/createChat from @capgate/loop directly. */
   readonly environment: LoopEnvironment;
   readonly maxSteps: number | undefined;
@@ -212,6 +221,10 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     },
   });
 
+  const telemetry =
+    options.telemetry === false
+      ? undefined
+      : (options.telemetry ?? (await configuredTelemetry(config, processEnv)));
   const store = new FileRunStore(stateDir);
   const memory = new MemoryStore(stateDir);
   const resources = createHostResources();
@@ -222,7 +235,8 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     capabilities,
     profiles: resolved.profiles,
     stateDir,
-    store,
+    // Every event a run, chat or gate session records also becomes spans when telemetry is on.
+    store: telemetry ? telemetry.traceRunStore(store) : store,
     memory,
     policy,
     limits,
@@ -251,6 +265,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     memory,
     resources,
     mcp,
+    telemetry,
     environment,
     maxSteps: config.limits?.maxSteps,
     model: (spec) => model(spec),
@@ -292,8 +307,12 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
         return chat.send(message, sendOptions);
       });
     },
-    callTool: (tool, args, callOptions = {}) =>
-      callTool(environment, workspace, tool, args ?? {}, callOptions),
+    callTool: telemetry
+      ? (tool, args, callOptions = {}) =>
+          telemetry.traceToolCall({ tool, arguments: args ?? {} }, (approval) =>
+            callTool(environment, workspace, tool, args ?? {}, { ...callOptions, onApproval: approval }),
+          )
+      : (tool, args, callOptions = {}) => callTool(environment, workspace, tool, args ?? {}, callOptions),
     indexMcpTools: (indexOptions = {}) => indexer.indexNow(indexOptions.connectTimeoutMs),
     createGateSession: (gateOptions = {}) => {
       const profile = gateOptions.profile ?? config.gate?.profile;
@@ -311,11 +330,22 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
       // Where no pid namespace could hold configured servers, what they left behind goes by its mark.
       for (const mark of marks) killMarkedProcesses(mark);
       store.close();
+      // After the sessions: their last events are spans too.
+      await telemetry?.shutdown().catch(() => undefined);
       const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
       if (failed) throw failed.reason;
     },
   };
   return harness;
+}
+
+/** The telemetry the config and the OTEL_* variables ask for, started; undefined when off (the SDK is not loaded). */
+async function configuredTelemetry(
+  config: CapgateConfig,
+  env: Record<string, string | undefined>,
+): Promise<Telemetry | undefined> {
+  const settings = telemetrySettings(config.telemetry, env);
+  return settings ? startTelemetry(settings) : undefined;
 }
 
 /**

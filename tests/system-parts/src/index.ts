@@ -1,3 +1,5 @@
+export type { AttributeValue, OtlpReceiver, ReceivedSpan } from "./otlp-receiver.js";
+export { startOtlpReceiver } from "./otlp-receiver.js";
 export type { MarkedProcess } from "./process-scan.js";
 export { leaveBehind, processesWith, uniqueSleep } from "./process-scan.js";
 export type { Needs, PartStatus, SystemPart } from "./system-parts.js";

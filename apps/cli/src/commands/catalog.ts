@@ -1,4 +1,4 @@
-import { signatureFromSchema } from "@capgate/schema";
+import { type CapabilityManifest, signatureFromSchema, type ToolManifest } from "@capgate/schema";
 import { type GlobalOptions, openHarness } from "../context.js";
 import { CliError, ExitCode } from "../errors.js";
 import { type CliIO, paint } from "../io.js";
@@ -38,6 +38,22 @@ export async function searchCommand(
   }
 }
 
+/**
+ * A manifest as `--json` prints it: each tool with its one-line `signature`, the same line
+ * `capgate search --json` and capability_load show, so a script needs no renderer of its own.
+ */
+function withSignatures(manifest: CapabilityManifest): CapabilityManifest & {
+  tools: Array<ToolManifest & { signature: string }>;
+} {
+  return {
+    ...manifest,
+    tools: manifest.tools.map((tool) => ({
+      ...tool,
+      signature: signatureFromSchema(tool.name, tool.inputSchema),
+    })),
+  };
+}
+
 /** `built-in`, or the plugin's package@version / path it was loaded from. */
 function sourceLabel(
   source: { kind: string; spec?: string; package?: string; file?: string } | undefined,
@@ -60,7 +76,10 @@ export async function capabilitiesCommand(
     if (options.json) {
       printJson(
         io,
-        manifests.map((m) => ({ ...m, source: harness.capabilitySources.get(m.name) ?? { kind: "mcp" } })),
+        manifests.map((m) => ({
+          ...withSignatures(m),
+          source: harness.capabilitySources.get(m.name) ?? { kind: "mcp" },
+        })),
       );
       return ExitCode.ok;
     }
@@ -113,7 +132,7 @@ export async function showCapabilityCommand(
       );
     const source = harness.capabilitySources.get(manifest.name);
     if (options.json) {
-      printJson(io, { ...manifest, source: source ?? { kind: "mcp" } });
+      printJson(io, { ...withSignatures(manifest), source: source ?? { kind: "mcp" } });
       return ExitCode.ok;
     }
     const p = paint(io);

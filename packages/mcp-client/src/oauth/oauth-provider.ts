@@ -216,6 +216,14 @@ export class McpOAuthProvider implements OAuthClientProvider {
 
   async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
     if (!this.interactive) throw this.loginRequired();
+    // The URL comes from the server's metadata: whoever shows it (a terminal, the viewer's
+    // link) must only ever be handed a web address, never `javascript:` or `file:`.
+    if (authorizationUrl.protocol !== "https:" && authorizationUrl.protocol !== "http:")
+      throw new McpClientError(
+        "mcp_auth_failed",
+        `MCP server '${this.server}' named an authorization page with the scheme '${authorizationUrl.protocol}'; only http(s) addresses are shown for a login.`,
+        { server: this.server },
+      );
     this.pending = authorizationUrl;
     await this.interactive.onAuthorizationUrl(authorizationUrl, this.server);
   }

@@ -483,8 +483,12 @@ export const BUILTIN_SHELL_RULES: readonly ShellRule[] = [
       "python3 -m timeit -s 'import webbrowser' 'webbrowser.open(1)'",
       "python3 -m antigravity",
       "python3 //dev/stdin <<'EOF'\nimport webbrowser\nEOF",
+      "python3 -c 'from webbrowser import open_new; open_new(\"x\")'",
+      'python3 -c \'import subprocess; subprocess.run(["python3", "-m", "webbrowser", "x"])\'',
     ],
     mustNotMatch: [
+      "python3 -c 'print(\"webbrowser\")'",
+      "python3 -c \"print('see the webbrowser module')\"",
       "python3 -m http.server 8000",
       "python3 -m pytest -k webbrowser",
       "python3 script.py -m webbrowser",

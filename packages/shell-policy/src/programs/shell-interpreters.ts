@@ -19,6 +19,8 @@ import type { Continuation, ResolvedCommand } from "./resolved-command.js";
 
 interface Language {
   readonly opener: RegExp;
+  /** The opener pattern names a module inside quotes (`require('open')`): test it on the code as written. */
+  readonly openerQuoted?: boolean;
   readonly dynamic: RegExp;
   /** A call that starts a process; the text after it must begin with a literal. */
   readonly spawn: RegExp;
@@ -36,6 +38,7 @@ const PY: Language = {
 };
 
 const JS: Language = {
+  openerQuoted: true,
   opener:
     /\brequire\s*\(\s*['"`](open|opn|opener|better-opn|open-cli)['"`]|\bfrom\s+['"`](open|opn|opener|better-opn)['"`]|\bimport\s*\(\s*['"`](open|opn|opener)['"`]/,
   dynamic:
@@ -52,6 +55,8 @@ const PERL: Language = {
 };
 
 const RUBY: Language = {
+  // `require 'launchy'` names the gem in quotes.
+  openerQuoted: true,
   opener: /\b(launchy|Launchy)\b/,
   dynamic:
     /\b(eval|instance_eval|class_eval|module_eval|instance_exec|send|public_send|__send__|const_get)\b|\brequire\s+[^'"\s]/,
@@ -367,7 +372,43 @@ export function sourceOpensBrowser(cmd: ResolvedCommand, s: CodeSource): boolean
     return false;
   }
   const code = s.code ?? (s.from === "stdin" && cmd.stdin.kind === "text" ? cmd.stdin.text : undefined);
-  return code !== undefined && s.lang.opener.test(code);
+  if (code === undefined) return false;
+  // A name inside a string literal is data (`print("webbrowser")`), not an import or a call —
+  // unless the code starts processes, where a literal can become an argv word
+  // (`subprocess.run(["python3", "-m", "webbrowser", u])`), or the language loads modules by a
+  // quoted name (its opener pattern then holds the quote: node's `require('open')`).
+  if (s.lang.openerQuoted || spawnsProcesses(s.lang, code)) return s.lang.opener.test(code);
+  return s.lang.opener.test(withoutStringLiterals(code));
+}
+
+/** Does the code reach a process API (the same test rule 3 uses)? */
+function spawnsProcesses(lang: Language, code: string): boolean {
+  if (lang.spawnGate !== undefined) return lang.spawnGate.test(code);
+  lang.spawn.lastIndex = 0;
+  const found = lang.spawn.test(code);
+  lang.spawn.lastIndex = 0;
+  return found;
+}
+
+/**
+ * The code with the body of every string literal ('…', "…", `…`, escapes skipped as in
+ * `stringLiterals`) blanked, so a pattern tested on it sees only what is not quoted.
+ */
+function withoutStringLiterals(code: string): string {
+  let out = "";
+  for (let i = 0; i < code.length; i++) {
+    const q = code[i]!;
+    out += q;
+    if (q !== "'" && q !== '"' && q !== "`") continue;
+    let j = i + 1;
+    for (; j < code.length && code[j] !== q; j++) {
+      if (code[j] === "\\") j++;
+      out += " ";
+    }
+    if (j < code.length) out += q;
+    i = j;
+  }
+  return out;
 }
 
 /**
