@@ -53,6 +53,7 @@ describe("@capgate/tools public surface", () => {
       "isInside",
       "isPolicyFile",
       "isRejection",
+      "isRepositoryLayout",
       "isUnknownToolError",
       "killMarkedProcesses",
       "manifestContractProblems",

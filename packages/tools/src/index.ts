@@ -35,7 +35,7 @@ export {
 export type { ExecuteContext, LoadedTools } from "./execute.js";
 export { executeTool } from "./execute.js";
 export type { GitMetadataEntry } from "./git-metadata.js";
-export { PROTECTED_GIT_ENTRIES } from "./git-metadata.js";
+export { isRepositoryLayout, PROTECTED_GIT_ENTRIES } from "./git-metadata.js";
 export type { GuardedFetchOptions, GuardedResponse } from "./guarded-fetch.js";
 export { guardedFetch } from "./guarded-fetch.js";
 export type { HiddenPath, HiddenScope } from "./hidden-paths.js";
@@ -100,6 +100,7 @@ export type {
   HostServices,
   MemoryEntry,
   MemoryService,
+  NestedCallOptions,
   PolicyCheck,
   PolicyConfig,
   PolicyVerdict,
@@ -107,6 +108,7 @@ export type {
   ShellNetwork,
   ShellPolicyConfig,
   ShellPrefixRule,
+  ToolCallService,
   ToolContent,
   ToolContentAnnotations,
   ToolContext,
