@@ -193,7 +193,7 @@ describe("admitMcpTools: required properties that carry a default", () => {
 });
 
 describe("admitMcpTools: tools for the MCP App only", () => {
-  it("marks _meta.ui.visibility without \"model\" as appOnly; other tools are for both", () => {
+  it('marks _meta.ui.visibility without "model" as appOnly; other tools are for both', () => {
     const { admitted } = admitMcpTools([
       { name: "read_pdf_bytes", inputSchema: obj, _meta: { ui: { visibility: ["app"] } } },
       { name: "display_pdf", inputSchema: obj, _meta: { ui: { resourceUri: "ui://pdf/app.html" } } },

@@ -132,7 +132,12 @@ export function admitMcpTools(raw: readonly unknown[]): {
     taken.add(callable);
     // Servers fill defaults in themselves: a defaulted property may be left out, nothing else
     // changes. A new object, not the checked one changed in place: validators are cached by object too.
-    const tool: AdmittedMcpTool = { name, callable, inputSchema: optionalWhereDefaulted(input.schema), entry };
+    const tool: AdmittedMcpTool = {
+      name,
+      callable,
+      inputSchema: optionalWhereDefaulted(input.schema),
+      entry,
+    };
     if (isAppOnlyMcpTool(entry)) tool.appOnly = true;
     if (entry.outputSchema !== undefined) {
       const output = checkToolSchema(entry.outputSchema, "outputSchema");
