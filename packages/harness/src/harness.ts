@@ -1,5 +1,6 @@
 import { mkdirSync, realpathSync } from "node:fs";
-import { resolve } from "node:path";
+import { basename, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import {
   type Chat,
   type CreateChatOptions,
@@ -14,6 +15,7 @@ import {
 } from "@capgate/loop";
 import type {
   ElicitationHandler,
+  GateCallExtra,
   McpPool,
   McpServersMap,
   McpStdioServerConfig,
@@ -261,6 +263,8 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   const mcp = hasServers
     ? createNodeMcpPool(servers, {
         stateDir,
+        // Servers that work on files (filesystem, pdf) ask where: the workspace, and only it.
+        roots: [{ uri: pathToFileURL(workspace).href, name: basename(workspace) || workspace }],
         onSampling: options.onSampling ?? modelSamplingHandler(currentSamplingModel),
         ...(options.onElicitation ? { onElicitation: options.onElicitation } : {}),
         // Every listing the pool takes (the first, one that outlasted the indexing budget, one
@@ -408,12 +412,14 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
       const gate = createGateSession(environment, workspace, {
         ...(profile ? { profile } : {}),
         ...(preload ? { preload } : {}),
+        ...(gateOptions.upstream ? { upstream: gateOptions.upstream } : {}),
+        ...(gateOptions.upstreamRequests ? { upstreamRequests: gateOptions.upstreamRequests } : {}),
       });
       void ensureMcpIndexed();
       const handlers = Object.fromEntries(
         Object.entries(gate.handlers).map(([name, handler]) => [
           name,
-          async (args: Record<string, unknown>, extra: { signal: AbortSignal }) => {
+          async (args: Record<string, unknown>, extra: GateCallExtra) => {
             await ensureMcpIndexed();
             return handler(args, extra);
           },
