@@ -5,16 +5,7 @@ export type {
   McpServersMap,
   McpStdioServerConfig,
 } from "./config.js";
-export {
-  DEFAULT_MCP_TIMEOUT_MS,
-  enabledServerNames,
-  isHttpServer,
-  isStdioServer,
-  parseMcpServersConfig,
-  SERVER_NAME_PATTERN,
-  serverMaxTotalTimeoutMs,
-  serverTimeoutMs,
-} from "./config.js";
+export { isHttpServer, isStdioServer, parseMcpServersConfig, serverTimeoutMs } from "./config.js";
 export type { ElicitationField } from "./elicitation.js";
 export { elicitationFields, parseElicitationAnswer } from "./elicitation.js";
 export type { ConfigProblem, McpClientErrorOptions, McpErrorCode } from "./errors.js";
@@ -31,7 +22,7 @@ export type {
   GateServerOptions,
   GateToolName,
 } from "./gate-server.js";
-export { createGateServer, GATE_TOOL_NAMES, RESOURCE_NOT_FOUND, rpcError } from "./gate-server.js";
+export { createGateServer, RESOURCE_NOT_FOUND, rpcError } from "./gate-server.js";
 export type { McpAuthStatus } from "./oauth/auth-status.js";
 export { describeAuth } from "./oauth/auth-status.js";
 export type { McpAuthStore, StoredMcpAuth } from "./oauth/auth-store.js";
@@ -47,7 +38,7 @@ export type {
   McpScopeOptions,
   McpServerFeatures,
 } from "./pool.js";
-export { configHash, DEFAULT_MAX_SESSIONS_PER_SERVER, McpPool } from "./pool.js";
+export { McpPool } from "./pool.js";
 export type {
   ElicitationHandler,
   McpPoolEvent,
@@ -64,16 +55,10 @@ export type {
   RenderedContent,
   ToolResult,
 } from "./render.js";
-export { DEFAULT_BINARY_BYTES, DEFAULT_OUTPUT_BYTES, renderCallToolResult, stripControl } from "./render.js";
+export { DEFAULT_OUTPUT_BYTES, renderCallToolResult } from "./render.js";
 export type { McpRoute } from "./routing.js";
-export { qualifyToolName, routeMcpTool } from "./routing.js";
-export type {
-  McpPromptInfo,
-  McpPromptMessage,
-  McpResourceInfo,
-  McpResourceListing,
-  McpResourceTemplateInfo,
-} from "./server-features.js";
+export { routeMcpTool } from "./routing.js";
+export type { McpPromptInfo, McpResourceListing } from "./server-features.js";
 export type { McpProgress } from "./session.js";
 export type { McpToolInfo, SkippedTool } from "./tool-list.js";
 export { normalizeToolList, toCapabilityManifest } from "./tool-list.js";
