@@ -1,9 +1,11 @@
+import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type RunningServer, startServer } from "@capgate/server";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { childEnv, everything, httpGate, REPO, sandbox, stdioGate } from "./support.js";
+import { CLI_BIN, childEnv, everything, httpGate, REPO, sandbox, stdioGate } from "./support.js";
 
 // What real servers do that the gate passes on: progress of long calls, resource links its
 // tools return, prompts, a server's instructions, and one upstream session per /mcp client.
@@ -182,6 +184,38 @@ describe("capgate mcp serve passes progress on", () => {
       expect(reports.length).toBeGreaterThanOrEqual(11);
     } finally {
       await client.close();
+    }
+  }, 120_000);
+});
+
+describe("capgate serve --workspace DIR", () => {
+  it("reads DIR/capgate.config.json, as mcp serve does, and says which file and servers it uses", async () => {
+    const box = sandbox({});
+    const config = join(box.workspace, "capgate.config.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { everything: everything() } }));
+    // Started from elsewhere: the current directory has no config.
+    const child = spawn(process.execPath, [CLI_BIN, "serve", "--workspace", box.workspace, "--port", "0"], {
+      cwd: box.root,
+      env: childEnv(box.home, { CAPGATE_TOKEN: TOKEN }),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    try {
+      let out = "";
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on("data", (d: Buffer) => {
+          out += d.toString();
+          if (out.includes("viewer:")) resolve();
+        });
+        child.once("exit", (code) => reject(new Error(`capgate serve exited with ${code}: ${out}`)));
+      });
+      expect(out).toContain(`config ${config}`);
+      expect(out).toContain("MCP servers everything");
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((resolve) => child.once("exit", resolve));
+        child.kill("SIGTERM");
+        await exited;
+      }
     }
   }, 120_000);
 });
