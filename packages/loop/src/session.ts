@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { executeCapabilityStep, type McpCaller, type McpProgress } from "@capgate/mcp-client";
 import { applyProfile, type ProfilePolicy } from "@capgate/profiles";
-import { mcpServerOf } from "@capgate/registry";
 import { Router } from "@capgate/router";
 import { type CapabilityManifest, CapgateError, type ToolAction, type ToolRisk } from "@capgate/schema";
 import {
@@ -323,8 +322,8 @@ export class Session {
 
   /** The `instructions` an MCP server sent at initialize, for the reply that loads its capability. */
   #instructionsOf(capability: string): { server: string; text: string } | undefined {
-    const server = mcpServerOf(capability);
-    if (server === undefined) return undefined;
+    if (!capability.startsWith("mcp:")) return undefined;
+    const server = capability.slice("mcp:".length);
     const features = this.mcp as { serverInstructions?: (server: string) => string | undefined } | undefined;
     const text = features?.serverInstructions?.(server);
     return text ? { server, text } : undefined;
