@@ -38,7 +38,7 @@ export const manifest = {
     {
       name: "mcp.call",
       description:
-        "Call one tool of an MCP server and return its result as text. `command` names a configured server or starts one over stdio; `arguments` must match the tool's input schema from mcp.list_tools.",
+        "Call one tool of an MCP server and return its result. `command` names a configured server or starts one over stdio; `arguments` must match the tool's input schema from mcp.list_tools.",
       risk: "exec",
       inputSchema: {
         type: "object",
@@ -76,7 +76,7 @@ export const manifest = {
     {
       name: "mcp.list_resources",
       description:
-        "List a configured MCP server's resources (files, documents, records it exposes by URI) and URI templates. Read one with mcp.read_resource.",
+        "List a configured MCP server's resources (what it exposes by URI) and URI templates. Read one with mcp.read_resource.",
       risk: "read",
       inputSchema: {
         type: "object",
@@ -115,7 +115,7 @@ export const manifest = {
     {
       name: "mcp.get_prompt",
       description:
-        "Get one prompt of a configured MCP server, filled in with its arguments: the messages it returns, as text.",
+        "Fill in one prompt of a configured MCP server with its arguments and return its messages.",
       risk: "read",
       inputSchema: {
         type: "object",
