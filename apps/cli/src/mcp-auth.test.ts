@@ -89,6 +89,8 @@ describe("capgate mcp login / logout / status", () => {
       const status = await cli(["mcp", "status", "--json", "--timeout", "10000"], box);
       const [row] = JSON.parse(status.stdout) as Array<{ connection: { state: string; code?: string } }>;
       expect(row?.connection).toMatchObject({ state: "failed", code: "mcp_auth_required" });
+      // A server that did not connect makes the command fail (exit 1), so scripts notice.
+      expect(status.code).toBe(1);
     } finally {
       server.close();
     }

@@ -37,6 +37,8 @@ export function renderEvent(e: RunEvent, p: Paint): string | undefined {
       const nest = e.parent ? `  ${p.dim(`│ ${e.parent.index}.`)} ` : "";
       return `${nest}${p.cyan("→")} ${p.bold(e.tool)} ${p.dim(args(e.arguments))}`;
     }
+    case "tool_progress":
+      return `  ${p.dim(`… ${progressText(e)}`)}`;
     case "tool_result": {
       const mark = e.rejected ? p.red(`✗ ${e.rejected}`) : e.success ? p.green("✓") : p.yellow("✗");
       const via = e.via === "mcp" ? p.dim(` via mcp:${e.server ?? ""}`) : "";
@@ -90,4 +92,13 @@ export function exitCodeForOutcome(outcome: string): number {
     default:
       return 1;
   }
+}
+
+/** One progress report as the CLI prints it: `3/6 (50%) message`. */
+export function progressText(e: { progress: number; total?: number; message?: string }): string {
+  const share =
+    e.total !== undefined && e.total > 0
+      ? `${e.progress}/${e.total} (${Math.round((100 * e.progress) / e.total)}%)`
+      : String(e.progress);
+  return `${share}${e.message ? ` ${oneLine(e.message, 200)}` : ""}`;
 }

@@ -140,11 +140,14 @@ export class McpEndpoint {
 
   async #open(owner: string): Promise<McpSession> {
     const policy = this.options.policy();
-    const gate = this.options.harness.createGateSession();
+    // Each /mcp session is a different client: its upstream sessions of stateful MCP servers are its own.
+    const gate = this.options.harness.createGateSession({ upstream: "per-session" });
     const server = createGateServer({
       name: "capgate",
       version: this.options.version,
       handlers: gate.handlers,
+      ...(gate.resources ? { resources: gate.resources } : {}),
+      ...(gate.prompts ? { prompts: gate.prompts } : {}),
     });
     let session: McpSession | undefined;
     const transport = new StreamableHTTPServerTransport({

@@ -484,6 +484,11 @@ function describe(e) {
         title: `${e.parent ? `↳ ${e.parent.tool} call ${e.parent.index}: ` : ""}Call ${e.tool} (${e.risk})`,
         body: [pre(e.arguments ?? {})],
       };
+    case "tool_progress":
+      return {
+        title: `${e.tool}: ${e.total ? `${e.progress}/${e.total}` : e.progress}${e.message ? ` ${e.message}` : ""}`,
+        body: [],
+      };
     case "tool_result": {
       const how = e.rejected ? `rejected: ${e.rejected}` : e.success ? "ok" : "failed";
       const via = e.via === "mcp" ? ` via MCP ${e.server ?? ""}` : "";

@@ -11,7 +11,7 @@ import { capability as web } from "@capgate/capability-web";
 import { capability as workers } from "@capgate/capability-workers";
 import type { Capability } from "@capgate/tools";
 
-/** The eleven built-in capabilities (49 tools), in registry order. */
+/** The eleven built-in capabilities (53 tools), in registry order. */
 export function builtinCapabilities(): Capability[] {
   return [fs, shell, git, web, browserPanel, cua, mcp, workers, memory, code, script];
 }

@@ -2,7 +2,12 @@ import { randomUUID } from "node:crypto";
 import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import { approvingMcpCaller, createToolCallService, type LoopEnvironment } from "@capgate/loop";
-import { type CapabilityStepOptions, executeCapabilityStep, type McpCaller } from "@capgate/mcp-client";
+import {
+  type CapabilityStepOptions,
+  executeCapabilityStep,
+  type McpCaller,
+  type McpProgress,
+} from "@capgate/mcp-client";
 import { Router } from "@capgate/router";
 import { type CapabilityManifest, CapgateError, closestMatch, type ToolRisk } from "@capgate/schema";
 import {
@@ -32,6 +37,8 @@ export interface CallToolOptions {
   abort?: LazyAbortController;
   /** Another workspace for this call. */
   workspace?: string;
+  /** Progress an MCP server reports while the call runs (`notifications/progress`). */
+  onProgress?: (progress: McpProgress) => void;
   /** Route unknown names to the configured MCP servers (default true). */
   mcp?: boolean;
   /** Told about each approval the call asks for and its answer (telemetry's span events). */
@@ -111,7 +118,13 @@ export async function callTool(
   const mcp = options.mcp === false || !env.mcp ? undefined : approvingMcpCaller(env.mcp, ctx, riskOf);
   const outcome = await executeCapabilityStep(
     { tool, arguments: args },
-    new StepOptions(() => executeTool(tool, args, ctx), mcp, options.abort, options.signal),
+    new StepOptions(
+      () => executeTool(tool, args, ctx),
+      mcp,
+      options.abort,
+      options.signal,
+      options.onProgress,
+    ),
   );
   return { via: outcome.via, ...(outcome.server ? { server: outcome.server } : {}), result: outcome.result };
 }
@@ -208,6 +221,7 @@ class StepOptions implements CapabilityStepOptions {
     readonly mcp: McpCaller | undefined,
     private readonly abort: LazyAbortController | undefined,
     private readonly given: AbortSignal | undefined,
+    readonly onProgress?: ((progress: McpProgress) => void) | undefined,
   ) {}
 
   get signal(): AbortSignal | undefined {

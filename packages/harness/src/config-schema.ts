@@ -105,7 +105,19 @@ const mcpServer: JsonSchema = {
       type: "integer",
       minimum: 1,
       maximum: 3600000,
-      description: "Per-call timeout (default 30000).",
+      description: "Per-call timeout (default 30000); each progress report restarts it.",
+    },
+    maxTotalTimeoutMs: {
+      type: "integer",
+      minimum: 1,
+      maximum: 3600000,
+      description:
+        "Hard limit of a call that keeps reporting progress (default ten times timeoutMs, at most 3600000).",
+    },
+    share: {
+      type: "boolean",
+      description:
+        "true: one upstream session serves every /mcp client (a stateless server). Default false: each /mcp session gets its own.",
     },
     enabled: {
       type: "boolean",

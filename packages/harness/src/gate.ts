@@ -1,19 +1,41 @@
 import { EventEmitterForRun, type LoopEnvironment, newRunId, Session } from "@capgate/loop";
-import type { GateHandler, GateToolName } from "@capgate/mcp-client";
+import type {
+  GateCallExtra,
+  GateHandler,
+  GatePrompts,
+  GateResources,
+  GateToolName,
+  McpPoolScope,
+  McpScopeOptions,
+} from "@capgate/mcp-client";
 import { CapgateError, closestMatch } from "@capgate/schema";
 import { createHostResources } from "@capgate/tools";
+import { gatePrompts, gateResources, LinkMemory } from "./gate-resources.js";
 
 export interface GateSessionOptions {
   /** Profile whose rights and preloads apply (default Orchestrator). */
   profile?: string;
   /** Capabilities loaded from the start, so a client that never keeps a session (one call per connection) can call their tools. */
   preload?: string[];
+  /**
+   * `per-session`: this session opens its own upstream session of every MCP server not
+   * marked `"share": true`, closed with it (the server app's `/mcp`, where sessions are
+   * different clients). Default `shared`: the harness pool's sessions (`capgate mcp serve`,
+   * one client).
+   */
+  upstream?: "shared" | "per-session";
+  /** With `per-session`: who answers its upstream sessions' elicitation and sampling requests. */
+  upstreamRequests?: McpScopeOptions;
 }
 
 export interface GateSession {
   readonly runId: string;
   /** The four gate tools' implementations, for createGateServer from @capgate/mcp-client. */
   readonly handlers: Record<GateToolName, GateHandler>;
+  /** Resources its tools returned links to (resources/read of the gate server), when MCP servers are configured. */
+  readonly resources?: GateResources;
+  /** The MCP servers' prompts as `<server>/<prompt>`, when MCP servers are configured. */
+  readonly prompts?: GatePrompts;
   /** Capabilities loaded in this session. */
   loaded(): string[];
   /** Load the preloaded capabilities now (otherwise done on the first call). */
@@ -40,6 +62,10 @@ export function createGateSession(
   const lifetime = new AbortController();
   // The session's own background processes, browser and ad-hoc MCP servers: closed by close().
   const resources = createHostResources();
+  const scope: McpPoolScope | undefined =
+    options.upstream === "per-session" && env.mcp ? env.mcp.scope(options.upstreamRequests ?? {}) : undefined;
+  const features = scope ?? env.mcp;
+  const links = new LinkMemory();
   const session = new Session({
     env,
     emitter,
@@ -48,6 +74,7 @@ export function createGateSession(
     mcp: true,
     verifyGate: "after-change",
     resources,
+    ...(scope ? { mcpCaller: scope } : {}),
   });
   emitter.emit({
     type: "run_started",
@@ -72,9 +99,14 @@ export function createGateSession(
   let closed = false;
   // Calls in progress: run_ended waits for them, so none of their events comes after it.
   const inflight = new Set<Promise<unknown>>();
-  const dispatch = (name: GateToolName, args: Record<string, unknown>) => {
+  const dispatch = (name: GateToolName, args: Record<string, unknown>, extra?: GateCallExtra) => {
     if (closed) throw new CapgateError("session_closed", "This gate session is closed; open a new one.");
-    const call = preload().then(() => session.dispatch({ name, arguments: normalise(name, args) }, ++step));
+    const call = preload().then(() =>
+      session.dispatch({ name, arguments: normalise(name, args) }, ++step, {
+        ...(extra?.signal ? { signal: extra.signal } : {}),
+        ...(extra?.onProgress ? { onProgress: extra.onProgress } : {}),
+      }),
+    );
     const settled: Promise<unknown> = call.then(
       () => inflight.delete(settled),
       () => inflight.delete(settled),
@@ -82,8 +114,10 @@ export function createGateSession(
     inflight.add(settled);
     return call;
   };
-  const run = (name: GateToolName) => async (args: Record<string, unknown>) => {
-    const outcome = await dispatch(name, args);
+  const run = (name: GateToolName) => async (args: Record<string, unknown>, extra?: GateCallExtra) => {
+    const outcome = await dispatch(name, args, extra);
+    // Links to an upstream server's resources can be read through the gate (resources/read).
+    if (outcome.server && outcome.content) links.remember(outcome.server, outcome.content);
     // Content blocks and structuredContent go to the client unflattened (the gate server sends them as they are).
     return {
       success: outcome.success,
@@ -101,6 +135,12 @@ export function createGateSession(
       capability_call: run("capability_call"),
       memory_search: run("memory_search"),
     },
+    ...(features
+      ? {
+          resources: gateResources(features, links),
+          prompts: gatePrompts(features, env.mcp?.serverNames() ?? []),
+        }
+      : {}),
     loaded: () => session.router.loaded(),
     preload: () => preload().then(() => undefined),
     async close() {
@@ -112,6 +152,8 @@ export function createGateSession(
       await resources.closeAll().catch(() => undefined);
       await Promise.allSettled([...inflight]);
       await session.close();
+      // This session's own upstream sessions (per-session mode) end with it.
+      await scope?.close().catch(() => undefined);
       emitter.emit({ type: "run_ended", outcome: "finished", steps: step, rejections: 0 });
     },
   };

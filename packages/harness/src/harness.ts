@@ -1,5 +1,6 @@
 import { mkdirSync, realpathSync } from "node:fs";
-import { resolve } from "node:path";
+import { basename, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import {
   type Chat,
   type CreateChatOptions,
@@ -14,6 +15,7 @@ import {
 } from "@capgate/loop";
 import type {
   ElicitationHandler,
+  GateCallExtra,
   McpPool,
   McpServersMap,
   McpStdioServerConfig,
@@ -320,6 +322,8 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
       const gate = createGateSession(environment, workspace, {
         ...(profile ? { profile } : {}),
         ...(preload ? { preload } : {}),
+        ...(gateOptions.upstream ? { upstream: gateOptions.upstream } : {}),
+        ...(gateOptions.upstreamRequests ? { upstreamRequests: gateOptions.upstreamRequests } : {}),
       });
       return afterMcpIndexed(gate, indexer.ensureIndexed);
     },
@@ -479,6 +483,8 @@ async function startMcpPool(inputs: {
   const mcp = hasServers
     ? createNodeMcpPool(servers, {
         stateDir,
+        // Servers that work on files (filesystem, pdf) ask where: the workspace, and only it.
+        roots: [{ uri: pathToFileURL(workspace).href, name: basename(workspace) || workspace }],
         onSampling: options.onSampling ?? modelSamplingHandler(inputs.samplingModel),
         ...(options.onElicitation ? { onElicitation: options.onElicitation } : {}),
         // Every listing the pool takes (the first, one that outlasted the indexing budget, one
@@ -546,7 +552,7 @@ function afterMcpIndexed(gate: GateSession, ensureIndexed: () => Promise<unknown
   const handlers = Object.fromEntries(
     Object.entries(gate.handlers).map(([name, handler]) => [
       name,
-      async (args: Record<string, unknown>, extra: { signal: AbortSignal }) => {
+      async (args: Record<string, unknown>, extra: GateCallExtra) => {
         await ensureIndexed();
         return handler(args, extra);
       },

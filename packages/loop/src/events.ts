@@ -83,6 +83,15 @@ export type RunEventBody =
       /** Set on a call a tool made (a script.run's nested calls): the enclosing call. */
       parent?: ParentCall;
     }
+  /** An MCP server's progress report (`notifications/progress`) while the step's call runs. */
+  | {
+      type: "tool_progress";
+      step: number;
+      tool: string;
+      progress: number;
+      total?: number;
+      message?: string;
+    }
   | {
       type: "tool_result";
       step: number;
@@ -152,6 +161,7 @@ export const RUN_EVENT_TYPES: readonly RunEventType[] = [
   "capability_searched",
   "capability_loaded",
   "tool_called",
+  "tool_progress",
   "tool_result",
   "goal_updated",
   "memory_searched",

@@ -41,7 +41,7 @@ export { isValidRunId, newRunId } from "./run-id.js";
 export type { ReadTraceResult } from "./run-store.js";
 export { FileRunStore, readTraceFile, summarise } from "./run-store.js";
 export type { RunStore, RunSummary } from "./run-store-api.js";
-export type { StepOutcome } from "./session.js";
+export type { DispatchOptions, StepOutcome } from "./session.js";
 export { Session } from "./session.js";
 export type { ExposedSurface, SurfaceTool, ToolSurfaceKind } from "./surface.js";
 export { exposedSurface, exposedToolName } from "./surface.js";

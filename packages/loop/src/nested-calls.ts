@@ -1,4 +1,4 @@
-import { executeCapabilityStep } from "@capgate/mcp-client";
+import { executeCapabilityStep, type McpCaller } from "@capgate/mcp-client";
 import type { ToolManifest, ToolRisk } from "@capgate/schema";
 import {
   type ApprovalHook,
@@ -50,6 +50,8 @@ export interface ToolCallServiceOptions {
   scope: NestedCallScope;
   /** Fall through to the configured MCP servers, as the enclosing call's loop allows. */
   mcp: boolean;
+  /** The MCP servers as the enclosing session reaches them (a gate session's own scope); default `env.mcp`. */
+  mcpCaller?: McpCaller | undefined;
   riskOf: (tool: string) => ToolRisk;
   observer?: NestedCallObserver;
   /** Nesting level of the calls made through this service (1 for a top-level call's). */
@@ -66,6 +68,7 @@ export interface ToolCallServiceOptions {
  */
 export function createToolCallService(options: ToolCallServiceOptions): ToolCallService {
   const depth = options.depth ?? 1;
+  const caller = options.mcpCaller ?? options.env.mcp;
   // One question at a time: a script's concurrent calls queue for the operator in the order they ask
   // (a terminal prompt cannot ask two things at once, and a person should not have to).
   const asking = { turn: Promise.resolve() };
@@ -90,10 +93,7 @@ export function createToolCallService(options: ToolCallServiceOptions): ToolCall
                 capabilities: options.env.capabilities,
                 loaded: options.scope,
               }),
-            mcp:
-              options.mcp && options.env.mcp
-                ? approvingMcpCaller(options.env.mcp, ctx, options.riskOf)
-                : undefined,
+            mcp: options.mcp && caller ? approvingMcpCaller(caller, ctx, options.riskOf) : undefined,
             signal: callOptions.signal,
           },
         );

@@ -102,3 +102,25 @@ describe("capability_search and capability_load replies stay within a budget", (
     expect(packet.system).toMatch(/\n- … \d+ more loaded tools, callable as they are: capability_search/);
   });
 });
+
+describe("capability_load of an MCP server's capability", () => {
+  it("shows the server's instructions first, marked as its own words and capped, within the budget", async () => {
+    const { loadReply, MAX_INSTRUCTIONS_CHARS } = await import("./replies.js");
+    const signatures = Array.from({ length: 500 }, (_, i) => `srv/tool_${i}(region: string)`);
+    const reply = loadReply("mcp:srv", signatures, REPLY_CHARS, {
+      server: "srv",
+      text: "Call tool_1 first.",
+    });
+    expect(
+      reply.startsWith(
+        "Instructions of the MCP server 'srv' (its own words, not capgate's):\nCall tool_1 first.\n\nLoaded mcp:srv.",
+      ),
+    ).toBe(true);
+    expect(reply.length).toBeLessThanOrEqual(REPLY_CHARS);
+    const long = loadReply("mcp:srv", signatures, REPLY_CHARS, { server: "srv", text: "x".repeat(50_000) });
+    expect(long.length).toBeLessThanOrEqual(REPLY_CHARS);
+    expect(long).toContain("(50000 characters in all)");
+    expect(long.split("\n")[1]?.length).toBeLessThanOrEqual(MAX_INSTRUCTIONS_CHARS + 40);
+    expect(loadReply("mcp:srv", signatures)).not.toContain("Instructions");
+  });
+});

@@ -68,9 +68,29 @@ export function orderedSignatures(manifest: CapabilityManifest, first: readonly 
   return tools.map((t) => signatureFromSchema(t.name, t.inputSchema));
 }
 
-/** capability_load's reply: its tools' signatures (most relevant first), the count of the rest and how to find them, within `budget`. */
-export function loadReply(name: string, signatures: readonly string[], budget = REPLY_CHARS): string {
-  return fitListing(
+/** Most characters of an MCP server's `instructions` shown in the reply that loads its capability. */
+export const MAX_INSTRUCTIONS_CHARS = 2_000;
+
+/**
+ * capability_load's reply: its tools' signatures (most relevant first), the count of the rest
+ * and how to find them, within `budget`. For an MCP server's capability the `instructions`
+ * it sent at initialize come first (capped, at most a third of the budget), marked as the
+ * server's own words: the guidance a client connected directly would give the model.
+ */
+export function loadReply(
+  name: string,
+  signatures: readonly string[],
+  budget = REPLY_CHARS,
+  instructions?: { server: string; text: string },
+): string {
+  let about = "";
+  if (instructions && instructions.text.trim() !== "") {
+    const text = instructions.text.trim();
+    const max = Math.min(MAX_INSTRUCTIONS_CHARS, Math.floor(budget / 3));
+    const capped = text.length > max ? `${text.slice(0, max - 1)}… (${text.length} characters in all)` : text;
+    about = `Instructions of the MCP server '${instructions.server}' (its own words, not capgate's):\n${capped}\n\n`;
+  }
+  const listing = fitListing(
     [
       {
         head: [`Loaded ${name}. Call its tools with capability_call:`],
@@ -79,8 +99,9 @@ export function loadReply(name: string, signatures: readonly string[], budget = 
           `  … ${omitted} more of its ${signatures.length} tools, all loaded and callable: ${findMore(name)}`,
       },
     ],
-    { budget },
+    { budget: budget - about.length },
   ).text;
+  return `${about}${listing}`;
 }
 
 /** The packet's list of loaded tools within `budget` characters, with the count of the rest. */

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { executeCapabilityStep } from "@capgate/mcp-client";
+import { executeCapabilityStep, type McpCaller, type McpProgress } from "@capgate/mcp-client";
 import { applyProfile, type ProfilePolicy } from "@capgate/profiles";
 import { Router } from "@capgate/router";
 import { type CapabilityManifest, CapgateError, type ToolAction, type ToolRisk } from "@capgate/schema";
@@ -30,6 +30,8 @@ export interface StepOutcome {
   structuredContent?: unknown;
   /** Warnings about the result a client should see beside its content (a schema that did not compile, a structuredContent mismatch). */
   warnings?: string[];
+  /** The MCP server that answered a capability_call, when one did. */
+  server?: string;
   /** False when the action failed or was rejected (a tool failure, an unknown capability, a refused verify). */
   success: boolean;
   /** Set when the action ends the run (or the chat turn). */
@@ -54,7 +56,23 @@ export interface SessionOptions {
   resources?: HostResources;
   /** Most tool calls in the run, a script's nested calls included (default: the environment's, else no limit). */
   maxToolCalls?: number;
+  /**
+   * The MCP servers as this session reaches them (default `env.mcp`): a gate session passes
+   * its own scope of the pool, so its upstream sessions are its own.
+   */
+  mcpCaller?: McpCaller;
 }
+
+/** What one action may be given beside its arguments (a gate client's call). */
+export interface DispatchOptions {
+  /** Aborts this action only (the client cancelled the call); the session's signal still applies. */
+  signal?: AbortSignal;
+  /** Progress an MCP server reports while a capability_call runs. */
+  onProgress?: (progress: McpProgress) => void;
+}
+
+/** Progress reports of one call kept in the trace (all still reach `onProgress`). */
+const MAX_TRACED_PROGRESS = 200;
 
 const STATE_CHANGING: ReadonlySet<ToolRisk> = new Set(["write", "exec"]);
 
@@ -78,6 +96,11 @@ export class Session {
 
   get env(): LoopEnvironment {
     return this.options.env;
+  }
+
+  /** The MCP servers as this session reaches them: its own scope, else the host's pool. */
+  get mcp(): McpCaller | undefined {
+    return this.options.mcpCaller ?? this.env.mcp;
   }
 
   /** clear, then preload: after Coder → Researcher, shell.run is no longer loaded. */
@@ -124,7 +147,7 @@ export class Session {
       services: {
         ...(this.options.workers ? { workers: this.options.workers } : {}),
         ...(env.memory ? { memory: env.memory } : {}),
-        ...(env.mcp ? { mcp: env.mcp } : {}),
+        ...(this.mcp ? { mcp: this.mcp } : {}),
         ...(env.browserExecutable ? { browserExecutable: env.browserExecutable } : {}),
       },
       resources: this.options.resources ?? env.resources,
@@ -207,7 +230,7 @@ export class Session {
    * in its model_response): when the store failed, this throws `events_not_stored` and
    * nothing runs, so no action goes without a trace.
    */
-  async dispatch(action: ToolAction, step: number): Promise<StepOutcome> {
+  async dispatch(action: ToolAction, step: number, options: DispatchOptions = {}): Promise<StepOutcome> {
     if (this.#closed) throw new CapgateError("run_ended", "This run has ended; it takes no more actions.");
     await this.options.emitter.stored();
     const args = action.arguments;
@@ -217,7 +240,12 @@ export class Session {
       case "capability_load":
         return this.#load(String(args.name), step);
       case "capability_call":
-        return this.#call(String(args.tool), (args.arguments ?? {}) as Record<string, unknown>, step);
+        return this.#call(
+          String(args.tool),
+          (args.arguments ?? {}) as Record<string, unknown>,
+          step,
+          options,
+        );
       case "goal_update":
         return this.#goalUpdate(args, step);
       case "memory_search":
@@ -289,7 +317,16 @@ export class Session {
     // The tools the last search ranked for this capability first: the ones the model was looking for.
     const signatures = orderedSignatures(manifest, this.#lastHits.get(name));
     this.options.emitter.emit({ type: "capability_loaded", step, name, ok: true, signatures });
-    return { result: loadReply(name, signatures), success: true };
+    return { result: loadReply(name, signatures, undefined, this.#instructionsOf(name)), success: true };
+  }
+
+  /** The `instructions` an MCP server sent at initialize, for the reply that loads its capability. */
+  #instructionsOf(capability: string): { server: string; text: string } | undefined {
+    if (!capability.startsWith("mcp:")) return undefined;
+    const server = capability.slice("mcp:".length);
+    const features = this.mcp as { serverInstructions?: (server: string) => string | undefined } | undefined;
+    const text = features?.serverInstructions?.(server);
+    return text ? { server, text } : undefined;
   }
 
   /** Tool calls made so far in this run (a script's nested calls included). */
@@ -344,6 +381,7 @@ export class Session {
       context: ctx,
       scope: { isToolLoaded: (t) => this.router.isToolLoaded(t), tools: () => this.#loadedTools() },
       mcp: this.options.mcp,
+      mcpCaller: this.mcp,
       riskOf: (t) => this.riskOf(t),
       observer,
     });
@@ -356,15 +394,37 @@ export class Session {
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
-  async #call(tool: string, toolArgs: Record<string, unknown>, step: number): Promise<StepOutcome> {
+  async #call(
+    tool: string,
+    toolArgs: Record<string, unknown>,
+    step: number,
+    options: DispatchOptions = {},
+  ): Promise<StepOutcome> {
     const { emitter } = this.options;
     const risk = this.riskOf(tool);
     emitter.emit({ type: "tool_called", step, tool, arguments: toolArgs, risk });
     const started = Date.now();
-    const base = this.toolContext();
+    const signal = options.signal
+      ? AbortSignal.any([this.options.signal, options.signal])
+      : this.options.signal;
+    const base = { ...this.toolContext(), signal };
     const ctx: ToolContext = {
       ...base,
       services: { ...base.services, calls: this.#nestedCalls(base, step, tool) },
+    };
+    let traced = 0;
+    const onProgress = (progress: McpProgress) => {
+      // A server may report as often as it likes: the trace keeps the first reports, the client gets all.
+      if (traced++ < MAX_TRACED_PROGRESS && !emitter.ended)
+        emitter.emit({
+          type: "tool_progress",
+          step,
+          tool,
+          progress: progress.progress,
+          ...(progress.total !== undefined ? { total: progress.total } : {}),
+          ...(progress.message !== undefined ? { message: progress.message.slice(0, 500) } : {}),
+        });
+      options.onProgress?.(progress);
     };
     let result: ToolResult;
     let via: "native" | "mcp" | "none" = "none";
@@ -378,9 +438,11 @@ export class Session {
           native: () =>
             executeTool(tool, toolArgs, { ...ctx, capabilities: this.env.capabilities, loaded: this.router }),
           mcp:
-            this.options.mcp && this.env.mcp
-              ? approvingMcpCaller(this.env.mcp, ctx, (t) => this.riskOf(t))
+            this.options.mcp && this.mcp
+              ? approvingMcpCaller(this.mcp, ctx, (t) => this.riskOf(t))
               : undefined,
+          signal,
+          onProgress,
         },
       );
       result = out.result;
@@ -415,6 +477,7 @@ export class Session {
       ...(result.content ? { content: result.content } : {}),
       ...(result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}),
       ...warningsOf(result),
+      ...(server ? { server } : {}),
     };
   }
 

@@ -13,6 +13,18 @@ export interface McpServerCommon {
    * refused by default, since the server would spend the run's model on its own prompts.
    */
   sampling?: boolean;
+  /**
+   * A call that keeps reporting progress (`notifications/progress`) has its `timeoutMs`
+   * restarted by each report, up to this hard limit from the call's start (default ten
+   * times `timeoutMs`, at most one hour).
+   */
+  maxTotalTimeoutMs?: number;
+  /**
+   * `true`: one upstream session serves every gate session (a stateless server). Default
+   * `false`: where the host opens a session per client (the server app's `/mcp`), each gets
+   * its own upstream session, so one client never sees another's browser page or state.
+   */
+  share?: boolean;
 }
 
 /** A server spawned over stdio (Claude Desktop / Cursor shape). */
@@ -44,8 +56,9 @@ export const DEFAULT_MCP_TIMEOUT_MS = 30_000;
 export const MAX_MCP_TIMEOUT_MS = 3_600_000;
 export const SERVER_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
-const STDIO_KEYS = ["type", "command", "args", "env", "cwd", "timeoutMs", "enabled", "sampling"] as const;
-const HTTP_KEYS = ["type", "url", "headers", "oauth", "timeoutMs", "enabled", "sampling"] as const;
+const COMMON_KEYS = ["timeoutMs", "maxTotalTimeoutMs", "enabled", "sampling", "share"] as const;
+const STDIO_KEYS = ["type", "command", "args", "env", "cwd", ...COMMON_KEYS] as const;
+const HTTP_KEYS = ["type", "url", "headers", "oauth", ...COMMON_KEYS] as const;
 const ALL_KEYS = [...new Set<string>([...STDIO_KEYS, ...HTTP_KEYS])];
 const HTTP_TYPES = ["http", "streamable-http", "sse"];
 // RFC 9110 token characters.
@@ -63,6 +76,14 @@ export function isHttpServer(config: McpServerConfig): config is McpHttpServerCo
 /** The entry's per-call timeout, with the default applied. */
 export function serverTimeoutMs(config: McpServerConfig): number {
   return config.timeoutMs ?? DEFAULT_MCP_TIMEOUT_MS;
+}
+
+/** The hard limit of a call that keeps reporting progress: `maxTotalTimeoutMs`, else ten times the timeout (at most one hour). */
+export function serverMaxTotalTimeoutMs(
+  config: McpServerConfig,
+  timeoutMs = serverTimeoutMs(config),
+): number {
+  return Math.max(timeoutMs, config.maxTotalTimeoutMs ?? Math.min(MAX_MCP_TIMEOUT_MS, timeoutMs * 10));
 }
 
 /** Names of the enabled servers, in config order. */
@@ -163,6 +184,23 @@ function parseServer(entry: unknown, path: string, problems: ConfigProblem[]) {
         message: `${path}.timeoutMs must be an integer from 1 to ${MAX_MCP_TIMEOUT_MS} (ms), got ${describe(t)}`,
       });
     else out.timeoutMs = t;
+  }
+  if (entry.maxTotalTimeoutMs !== undefined) {
+    const t = entry.maxTotalTimeoutMs;
+    if (typeof t !== "number" || !Number.isInteger(t) || t < 1 || t > MAX_MCP_TIMEOUT_MS)
+      problems.push({
+        property: `${path}.maxTotalTimeoutMs`,
+        message: `${path}.maxTotalTimeoutMs must be an integer from 1 to ${MAX_MCP_TIMEOUT_MS} (ms), got ${describe(t)}`,
+      });
+    else out.maxTotalTimeoutMs = t;
+  }
+  if (entry.share !== undefined) {
+    if (typeof entry.share !== "boolean")
+      problems.push({
+        property: `${path}.share`,
+        message: `${path}.share must be a boolean (true: one upstream session for every client), got ${describe(entry.share)}`,
+      });
+    else out.share = entry.share;
   }
   if (entry.enabled !== undefined) {
     if (typeof entry.enabled !== "boolean")

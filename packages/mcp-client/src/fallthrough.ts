@@ -4,6 +4,7 @@ import { McpClientError } from "./errors.js";
 import type { McpCaller } from "./pool.js";
 import type { ToolResult } from "./render.js";
 import { routeMcpTool } from "./routing.js";
+import type { McpProgress } from "./session.js";
 
 export interface CapabilityStep {
   tool: string;
@@ -20,6 +21,8 @@ export interface CapabilityStepOptions {
   mcp: McpCaller | McpServersMap | undefined;
   signal?: AbortSignal;
   timeoutMs?: number;
+  /** Progress an MCP server reports while the call runs. */
+  onProgress?: (progress: McpProgress) => void;
 }
 
 export interface CapabilityStepOutcome {
@@ -81,6 +84,7 @@ export async function executeCapabilityStep(
   const callOptions = {
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
   };
   if (!route.explicit) {
     if (ownedByNativeCapability(nativeError)) throw nativeError;

@@ -264,3 +264,19 @@ describe("startup failures", () => {
     await pool.close();
   }, 30_000);
 });
+
+describe("a server that fails to start", () => {
+  it("keeps the first error line of its stderr, not only the tail (Node's 'Cannot find module', not its version)", async () => {
+    const pool = createNodeMcpPool({
+      gone: { command: process.execPath, args: ["/nonexistent/missing-server.js"] },
+    });
+    try {
+      const error = await caught(pool.callTool("gone", "anything", {}));
+      expect(error.code).toBe("mcp_connect_failed");
+      expect(error.message).toContain("Cannot find module '/nonexistent/missing-server.js'");
+      expect(error.message).toContain("Node.js v");
+    } finally {
+      await pool.close();
+    }
+  }, 30_000);
+});

@@ -3,12 +3,15 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
-import { createGateServer, GATE_TOOL_NAMES } from "./gate-server.js";
+import { createGateServer, GATE_TOOL_NAMES, RESOURCE_NOT_FOUND, rpcError } from "./gate-server.js";
 import { connectAdHoc } from "./stdio/ad-hoc.js";
 import { FIXTURES } from "./test-support/fixtures.js";
 
-async function connected(handlers: Parameters<typeof createGateServer>[0]["handlers"]) {
-  const server = createGateServer({ name: "capgate", version: "1.2.3", handlers });
+async function connected(
+  handlers: Parameters<typeof createGateServer>[0]["handlers"],
+  more: Partial<Parameters<typeof createGateServer>[0]> = {},
+) {
+  const server = createGateServer({ name: "capgate", version: "1.2.3", handlers, ...more });
   const [a, b] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: "t", version: "0" });
   await Promise.all([server.connect(a), client.connect(b)]);
@@ -76,6 +79,9 @@ describe("createGateServer", () => {
     expect(unknown).toBeInstanceOf(McpError);
     expect((unknown as McpError).code).toBe(ErrorCode.InvalidParams);
     expect((unknown as McpError).message).toContain("capability_search, capability_load");
+    // The client prefixes "MCP error -32602: " itself; the server's message must not carry it too.
+    expect((unknown as McpError).message).not.toMatch(/MCP error -32602: MCP error/);
+    expect((unknown as McpError).message).toMatch(/^MCP error -32602: Unknown tool 'finish'/);
     await close();
   });
 
@@ -112,6 +118,88 @@ describe("createGateServer", () => {
     const w = await client.callTool({ name: "capability_call", arguments: { tool: "warned" } });
     expect(w.content).toEqual([content[0], { type: "text", text: "warning: mismatch" }]);
     await close();
+  });
+
+  it("sends a call's progress to a client that asked for it (progressToken), and aborts the handler on cancel", async () => {
+    let aborted: string | undefined;
+    const { client, close } = await connected({
+      ...handlers,
+      capability_call: async (_args, extra) => {
+        extra.onProgress?.({ progress: 1, total: 2, message: "half" });
+        extra.onProgress?.({ progress: 2, total: 2 });
+        if (_args.tool === "wait")
+          await new Promise<void>((resolve) =>
+            extra.signal.addEventListener("abort", () => {
+              aborted = String(extra.signal.reason);
+              resolve();
+            }),
+          );
+        return { success: true, summary: "done" };
+      },
+    });
+    const reports: unknown[] = [];
+    const r = await client.callTool({ name: "capability_call", arguments: { tool: "x.y" } }, undefined, {
+      onprogress: (p) => reports.push(p),
+    });
+    expect(r.content).toEqual([{ type: "text", text: "done" }]);
+    expect(reports).toEqual([
+      { progress: 1, total: 2, message: "half" },
+      { progress: 2, total: 2 },
+    ]);
+    // Without a progressToken the handler gets no onProgress (nothing is sent).
+    const quiet = await client.callTool({ name: "capability_call", arguments: { tool: "x.y" } });
+    expect(quiet.content).toEqual([{ type: "text", text: "done" }]);
+    // A cancelled request (notifications/cancelled from the client) aborts the handler's signal.
+    const controller = new AbortController();
+    const pending = client
+      .callTool({ name: "capability_call", arguments: { tool: "wait" } }, undefined, {
+        signal: controller.signal,
+        onprogress: () => controller.abort("stop"),
+      })
+      .catch((e: unknown) => e);
+    await pending;
+    await new Promise<void>((resolve) => {
+      const check = () => (aborted !== undefined ? resolve() : setTimeout(check, 10));
+      check();
+    });
+    expect(aborted).toBeDefined();
+    await close();
+  });
+
+  it("serves resources and prompts when given, declaring them; without them answers -32601", async () => {
+    const { client, close } = await connected(handlers, {
+      resources: {
+        list: () => [{ uri: "demo://a", name: "a" }],
+        read: async (uri) => {
+          if (uri !== "demo://a") throw rpcError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`);
+          return { contents: [{ uri, text: "A" }] };
+        },
+      },
+      prompts: {
+        list: async () => [{ name: "srv/greet", arguments: [{ name: "who", required: true }] }],
+        get: async (name, args) => ({
+          messages: [{ role: "user", content: { type: "text", text: `${name}: hello ${args.who}` } }],
+        }),
+      },
+    });
+    expect(client.getServerCapabilities()).toMatchObject({ resources: {}, prompts: {} });
+    expect((await client.listResources()).resources).toEqual([{ uri: "demo://a", name: "a" }]);
+    expect((await client.readResource({ uri: "demo://a" })).contents).toEqual([
+      { uri: "demo://a", text: "A" },
+    ]);
+    const missing = await client.readResource({ uri: "demo://b" }).catch((e: unknown) => e);
+    expect((missing as McpError).code).toBe(RESOURCE_NOT_FOUND);
+    expect((missing as McpError).message).toBe("MCP error -32002: Resource not found: demo://b");
+    expect((await client.listPrompts()).prompts.map((p) => p.name)).toEqual(["srv/greet"]);
+    const got = await client.getPrompt({ name: "srv/greet", arguments: { who: "you" } });
+    expect(got.messages[0]?.content).toEqual({ type: "text", text: "srv/greet: hello you" });
+    await close();
+
+    const bare = await connected(handlers);
+    expect(bare.client.getServerCapabilities()?.resources).toBeUndefined();
+    const none = await bare.client.listResources().catch((e: unknown) => e);
+    expect((none as McpError).code).toBe(ErrorCode.MethodNotFound);
+    await bare.close();
   });
 
   it("requires every handler", () => {

@@ -4,9 +4,18 @@ import {
   CallToolRequestSchema,
   type CallToolResult,
   ErrorCode,
+  GetPromptRequestSchema,
+  type GetPromptResult,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
-  McpError,
+  type Prompt,
+  ReadResourceRequestSchema,
+  type ReadResourceResult,
+  type Resource,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { McpProgress } from "./session.js";
 
 /** The four top-level tools the gate exposes to MCP clients (the loop-only ones stay inside). */
 export const GATE_TOOL_NAMES = [
@@ -25,7 +34,31 @@ export type GateToolName = (typeof GATE_TOOL_NAMES)[number];
  * `structuredContent`, and any `warnings` (strings) as one more text block. A rejection
  * becomes `isError: true` with its message.
  */
-export type GateHandler = (args: Record<string, unknown>, extra: { signal: AbortSignal }) => Promise<unknown>;
+export type GateHandler = (args: Record<string, unknown>, extra: GateCallExtra) => Promise<unknown>;
+
+/** What a gate tool's handler gets beside its arguments. */
+export interface GateCallExtra {
+  /** Aborted when the client cancels the call (`notifications/cancelled`) or the connection ends. */
+  signal: AbortSignal;
+  /** Present when the client asked for progress (a `progressToken`): reports go to it as `notifications/progress`. */
+  onProgress?: (progress: McpProgress) => void;
+}
+
+/**
+ * Resources the gate serves: those its tools returned links to (`resource_link` blocks of
+ * upstream results), each read from the server that returned it. `read` throws for any
+ * other URI.
+ */
+export interface GateResources {
+  list(): Resource[];
+  read(uri: string, extra: { signal: AbortSignal }): Promise<ReadResourceResult>;
+}
+
+/** The upstream servers' prompts, named `<server>/<prompt>`. */
+export interface GatePrompts {
+  list(extra: { signal: AbortSignal }): Promise<Prompt[]>;
+  get(name: string, args: Record<string, string>, extra: { signal: AbortSignal }): Promise<GetPromptResult>;
+}
 
 export interface GateServerOptions {
   name: string;
@@ -33,6 +66,22 @@ export interface GateServerOptions {
   handlers: Record<GateToolName, GateHandler>;
   /** Shown to clients in initialize (default: how to use search → load → call). */
   instructions?: string;
+  /** Serve `resources/list` and `resources/read` (declares the resources capability). */
+  resources?: GateResources;
+  /** Serve `prompts/list` and `prompts/get` (declares the prompts capability). */
+  prompts?: GatePrompts;
+}
+
+/** Code of a JSON-RPC error for a resource the server does not have (MCP spec). */
+export const RESOURCE_NOT_FOUND = -32002;
+
+/**
+ * A JSON-RPC error whose message goes on the wire as written. The SDK's McpError puts
+ * "MCP error <code>: " into its message, which the SDK sends, and a client built on the
+ * SDK prefixes its own again ("MCP error -32602: MCP error -32602: …").
+ */
+export function rpcError(code: number, message: string): Error & { code: number } {
+  return Object.assign(new Error(message), { code });
 }
 
 const DEFAULT_INSTRUCTIONS =
@@ -88,7 +137,14 @@ export function createGateServer(options: GateServerOptions): Server {
       throw new TypeError(`createGateServer: handlers.${name} must be a function`);
   const server = new Server(
     { name: options.name, version: options.version },
-    { capabilities: { tools: {} }, instructions: options.instructions ?? DEFAULT_INSTRUCTIONS },
+    {
+      capabilities: {
+        tools: {},
+        ...(options.resources ? { resources: {} } : {}),
+        ...(options.prompts ? { prompts: {} } : {}),
+      },
+      instructions: options.instructions ?? DEFAULT_INSTRUCTIONS,
+    },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: definitions.map((t) => ({
@@ -101,7 +157,7 @@ export function createGateServer(options: GateServerOptions): Server {
     const name = request.params.name;
     // An unknown tool is a protocol error (JSON-RPC -32602), as the MCP spec says, not a tool result.
     if (!(GATE_TOOL_NAMES as readonly string[]).includes(name))
-      throw new McpError(
+      throw rpcError(
         ErrorCode.InvalidParams,
         `Unknown tool '${name}'. This server exposes: ${GATE_TOOL_NAMES.join(", ")}.`,
       );
@@ -112,11 +168,41 @@ export function createGateServer(options: GateServerOptions): Server {
       return errorResult(
         check.errors.map((e) => (e.property ? `${e.property}: ${e.message}` : e.message)).join("\n"),
       );
+    const token = request.params._meta?.progressToken;
+    const onProgress =
+      token === undefined
+        ? undefined
+        : (progress: McpProgress) =>
+            void extra
+              .sendNotification({
+                method: "notifications/progress",
+                params: { ...progress, progressToken: token },
+              })
+              .catch(() => undefined);
     try {
-      return toCallToolResult(await options.handlers[tool](args, { signal: extra.signal }));
+      return toCallToolResult(
+        await options.handlers[tool](args, { signal: extra.signal, ...(onProgress ? { onProgress } : {}) }),
+      );
     } catch (error) {
       return errorResult(error instanceof Error ? error.message : String(error));
     }
   });
+  const resources = options.resources;
+  if (resources) {
+    server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: resources.list() }));
+    server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: [] }));
+    server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
+      resources.read(request.params.uri, { signal: extra.signal }),
+    );
+  }
+  const prompts = options.prompts;
+  if (prompts) {
+    server.setRequestHandler(ListPromptsRequestSchema, async (_request, extra) => ({
+      prompts: await prompts.list({ signal: extra.signal }),
+    }));
+    server.setRequestHandler(GetPromptRequestSchema, (request, extra) =>
+      prompts.get(request.params.name, request.params.arguments ?? {}, { signal: extra.signal }),
+    );
+  }
   return server;
 }

@@ -14,8 +14,15 @@ export type { CapabilityStep, CapabilityStepOptions, CapabilityStepOutcome } fro
 export { executeCapabilityStep, isUnknownToolErrorLike } from "./fallthrough.js";
 export type { GateApprovalRequest } from "./gate-approval.js";
 export { elicitingApprover } from "./gate-approval.js";
-export type { GateHandler, GateServerOptions, GateToolName } from "./gate-server.js";
-export { createGateServer } from "./gate-server.js";
+export type {
+  GateCallExtra,
+  GateHandler,
+  GatePrompts,
+  GateResources,
+  GateServerOptions,
+  GateToolName,
+} from "./gate-server.js";
+export { createGateServer, RESOURCE_NOT_FOUND, rpcError } from "./gate-server.js";
 export type { McpAuthStatus } from "./oauth/auth-status.js";
 export { describeAuth } from "./oauth/auth-status.js";
 export type { McpAuthStore, StoredMcpAuth } from "./oauth/auth-store.js";
@@ -23,11 +30,19 @@ export { memoryAuthStore } from "./oauth/auth-store.js";
 export type { McpOAuthConfig, McpOAuthGrant } from "./oauth/oauth-config.js";
 export type { InteractiveAuthorization } from "./oauth/oauth-provider.js";
 export { loginCommand, McpOAuthProvider } from "./oauth/oauth-provider.js";
-export type { McpCaller, McpCallOptions, McpPoolOptions } from "./pool.js";
+export type {
+  McpCaller,
+  McpCallOptions,
+  McpPoolOptions,
+  McpPoolScope,
+  McpScopeOptions,
+  McpServerFeatures,
+} from "./pool.js";
 export { McpPool } from "./pool.js";
 export type {
   ElicitationHandler,
   McpPoolEvent,
+  McpRoot,
   McpServerTools,
   SamplingHandler,
   ToolListCache,
@@ -43,6 +58,8 @@ export type {
 export { DEFAULT_OUTPUT_BYTES, renderCallToolResult } from "./render.js";
 export type { McpRoute } from "./routing.js";
 export { routeMcpTool } from "./routing.js";
+export type { McpPromptInfo, McpResourceListing } from "./server-features.js";
+export type { McpProgress } from "./session.js";
 export type { McpToolInfo, SkippedTool } from "./tool-list.js";
 export { normalizeToolList, toCapabilityManifest } from "./tool-list.js";
 export type { ManagedTransport, StdioTransportFactory, TransportHooks } from "./transport.js";

@@ -20,6 +20,12 @@ export type ElicitationHandler = (request: {
   signal: AbortSignal;
 }) => Promise<ElicitResult>;
 
+/** A root offered to servers (`roots/list`): the host's workspace, as a `file://` URI. */
+export interface McpRoot {
+  uri: string;
+  name?: string;
+}
+
 /** What the pool tells its host about servers (for logs and `--debug`; never needed for correctness). */
 export type McpPoolEvent =
   | { type: "connected"; server: string; transport: "stdio" | "streamable-http" | "sse"; pid?: number }

@@ -5,6 +5,7 @@ import {
   type McpServerConfig,
   type McpServersMap,
   parseMcpServersConfig,
+  serverMaxTotalTimeoutMs,
   serverTimeoutMs,
 } from "./config.js";
 import { McpClientError, type McpErrorCode } from "./errors.js";
@@ -13,12 +14,24 @@ import type { InteractiveAuthorization } from "./oauth/oauth-provider.js";
 import type {
   ElicitationHandler,
   McpPoolEvent,
+  McpRoot,
   McpServerTools,
   SamplingHandler,
   ToolListCache,
 } from "./pool-types.js";
 import { DEFAULT_OUTPUT_BYTES, renderCallToolResult, type ToolResult } from "./render.js";
-import { McpSession } from "./session.js";
+import {
+  MAX_LISTED_ITEMS,
+  type McpPromptInfo,
+  type McpResourceListing,
+  renderPrompt,
+  renderResourceContents,
+  toPromptInfo,
+  toResourceInfo,
+  toTemplateInfo,
+} from "./server-features.js";
+import { type McpProgress, McpSession } from "./session.js";
+import { SessionSet } from "./session-set.js";
 import { ToolIndex } from "./tool-index.js";
 import { type McpToolInfo, normalizeToolList, type SkippedTool } from "./tool-list.js";
 import type { StdioTransportFactory } from "./transport.js";
@@ -44,12 +57,60 @@ export interface McpPoolOptions {
   authStore?: McpAuthStore;
   /** A person who can complete logins (`capgate mcp login`); without it a needed login is `mcp_auth_required`. */
   interactiveAuth?: InteractiveAuthorization;
+  /** Roots servers may ask for (`roots/list`): the host's workspace. Without them the capability is not declared. */
+  roots?: readonly McpRoot[];
+  /** Upstream sessions of one server open at once for scopes (one per gate session; default 16). */
+  maxSessionsPerServer?: number;
 }
 
 export interface McpCallOptions {
   signal?: AbortSignal;
-  /** Overrides the server's `timeoutMs` for this call. */
+  /** Overrides the server's `timeoutMs` for this call (each progress report restarts it). */
   timeoutMs?: number;
+  /** The server's progress reports (`notifications/progress`) while the call runs. */
+  onProgress?: (progress: McpProgress) => void;
+  /** The call comes from an MCP App the host renders: tools for the app only may be called too. */
+  app?: boolean;
+}
+
+/** A configured server's resources, prompts and instructions, as a pool (or a scope of one) reaches them. */
+export interface McpServerFeatures {
+  /** The `instructions` the server sent at initialize (untrusted text, as sent), when connected. */
+  serverInstructions(server: string): string | undefined;
+  /** Whether a connected server declared resources and prompts at initialize (undefined: not connected). */
+  serverOffers(server: string): { resources: boolean; prompts: boolean } | undefined;
+  /** Its resources and templates (`resources/list`, `resources/templates/list`), bounded and sanitised. */
+  listResources(server: string, options?: McpCallOptions): Promise<McpResourceListing>;
+  /** `resources/read`, bounded like a tool result; `content` holds one embedded `resource` block per item. */
+  readResource(server: string, uri: string, options?: McpCallOptions): Promise<ToolResult>;
+  listPrompts(server: string, options?: McpCallOptions): Promise<McpPromptInfo[]>;
+  /** `prompts/get`, bounded like a tool result; `data.messages` keeps the messages. */
+  getPrompt(
+    server: string,
+    name: string,
+    args: Record<string, string>,
+    options?: McpCallOptions,
+  ): Promise<ReturnType<typeof renderPrompt>>;
+}
+
+/** Server-initiated requests answered differently in one scope (a gate session asking its own client). */
+export interface McpScopeOptions {
+  onElicitation?: ElicitationHandler;
+  onSampling?: SamplingHandler;
+}
+
+/**
+ * A pool as one gate session sees it: the pool's tool lists and admission, and for every
+ * server not marked `share: true` an upstream session of its own, opened on first use and
+ * closed by `close()` — so one client's browser page or server state is never another's.
+ */
+export interface McpPoolScope extends McpCaller, McpServerFeatures {
+  /** The pool's admitted tools of a server (the same list for every scope). */
+  listTools(server: string, options?: McpCallOptions): Promise<McpToolInfo[]>;
+  refusalOf(server: string, tool: string, options?: McpCallOptions): Promise<string | undefined>;
+  /** pid of this scope's own stdio session of a server (undefined for shared servers or none yet). */
+  pidOf(server: string): Promise<number | undefined>;
+  close(): Promise<void>;
 }
 
 /** What the fallthrough needs from a pool; McpPool implements it. */
@@ -76,6 +137,8 @@ interface ToolListEntry {
   skipped?: SkippedTool[];
   /** The last listing by the names calls use: what may be called. */
   index?: ToolIndex;
+  /** Tools of the last listing for the MCP App only (never offered to the model). */
+  appTools?: McpToolInfo[];
 }
 
 /**
@@ -84,13 +147,15 @@ interface ToolListEntry {
  * pending calls at once with an error naming the server; the next call reconnects; nothing
  * is replayed. `close()` ends every session (for stdio servers, their whole process group).
  */
-export class McpPool implements McpCaller {
+export class McpPool implements McpCaller, McpServerFeatures {
   readonly servers: McpServersMap;
   private readonly options: McpPoolOptions;
-  private readonly sessions = new Map<string, Promise<McpSession>>();
-  /** Connected sessions, for the hot path (no promise hop per call). */
-  private readonly live = new Map<string, McpSession>();
+  /** The sessions every caller shares (and through which tool lists are taken). */
+  private readonly shared: SessionSet;
   private readonly toolLists = new Map<string, ToolListEntry>();
+  /** Upstream sessions scopes hold per server (open or opening), against `maxSessionsPerServer`. */
+  private readonly scoped = new Map<string, number>();
+  private readonly scopes = new Set<McpPoolScope>();
   private closed = false;
   private readonly closing = new AbortController();
   /** OAuth state: the host's store, or one in memory shared by this pool's reconnects. */
@@ -103,6 +168,11 @@ export class McpPool implements McpCaller {
     this.options = options;
     this.authStore = options.authStore ?? memoryAuthStore();
     this.checks = new CallChecks((warning) => this.emit({ type: "schema_warning", ...warning }));
+    this.shared = new SessionSet(
+      (server) => this.openSession(server, {}),
+      (server, session) => this.emitDisconnected(server, session),
+      "MCP pool",
+    );
   }
 
   /** Enabled server names in config order (the first takes bare tool names). */
@@ -125,51 +195,34 @@ export class McpPool implements McpCaller {
     this.options.onEvent?.(event);
   }
 
-  /** The live session of a server, connecting on first use (concurrent callers share one connect). */
-  async connect(server: string): Promise<McpSession> {
+  private emitDisconnected(server: string, session: McpSession): void {
+    this.emit({
+      type: "disconnected",
+      server,
+      reason: session.transport.exitReason?.() ?? "connection closed",
+    });
+  }
+
+  private openSession(server: string, scope: McpScopeOptions): Promise<McpSession> {
     if (this.closed) throw new McpClientError("mcp_unavailable", "This MCP pool is closed.", { server });
-    const existing = this.sessions.get(server);
-    if (existing) {
-      const session = await existing;
-      if (session.isAlive) return session;
-      if (this.sessions.get(server) === existing) this.sessions.delete(server);
-      return this.connect(server);
-    }
-    const config = this.config(server);
-    const opening = McpSession.open(server, config, {
+    return McpSession.open(server, this.config(server), {
       clientInfo: this.options.clientInfo ?? { name: "capgate", version: "0" },
       stdio: this.options.stdio,
-      onSampling: this.options.onSampling,
-      onElicitation: this.options.onElicitation,
+      onSampling: scope.onSampling ?? this.options.onSampling,
+      onElicitation: scope.onElicitation ?? this.options.onElicitation,
       onEvent: this.options.onEvent,
       authStore: this.authStore,
       interactiveAuth: this.options.interactiveAuth,
       onToolListChanged: () => this.onToolListChanged(server),
       signal: this.closing.signal,
+      roots: this.options.roots,
     });
-    this.sessions.set(server, opening);
-    let session: McpSession;
-    try {
-      session = await opening;
-    } catch (error) {
-      if (this.sessions.get(server) === opening) this.sessions.delete(server);
-      throw error;
-    }
-    if (this.closed) {
-      await session.close();
-      throw new McpClientError("mcp_unavailable", "This MCP pool was closed while connecting.", { server });
-    }
-    this.live.set(server, session);
-    void session.closed.then(() => {
-      if (this.sessions.get(server) === opening) this.sessions.delete(server);
-      if (this.live.get(server) === session) this.live.delete(server);
-      this.emit({
-        type: "disconnected",
-        server,
-        reason: session.transport.exitReason?.() ?? "connection closed",
-      });
-    });
-    return session;
+  }
+
+  /** The shared live session of a server, connecting on first use (concurrent callers share one connect). */
+  async connect(server: string): Promise<McpSession> {
+    this.config(server);
+    return this.shared.connect(server);
   }
 
   private onToolListChanged(server: string): void {
@@ -211,13 +264,14 @@ export class McpPool implements McpCaller {
     const fetching = (async () => {
       const session = await this.connect(server);
       const listed = await session.listToolsRaw(options.timeoutMs ?? serverTimeoutMs(config), options.signal);
-      const { tools, skipped } = normalizeToolList(server, listed.tools);
+      const { tools, appTools, skipped } = normalizeToolList(server, listed.tools);
       // What was not read is reported like a refused tool, so the operator sees why it is missing.
       if (listed.cut) skipped.push({ server, name: "(the rest of the list)", reason: listed.cut });
       if (skipped.length > 0) this.emit({ type: "tools_skipped", server, skipped });
       current.skipped = skipped;
       current.tools = tools;
-      current.index = new ToolIndex(server, tools, skipped);
+      current.index = new ToolIndex(server, tools, skipped, appTools);
+      current.appTools = appTools;
       this.emit({ type: "tools_listed", server, tools });
       current.stale = current.generation !== generation;
       await this.options.toolCache?.save(server, configHash(config), tools).catch(() => {});
@@ -236,12 +290,25 @@ export class McpPool implements McpCaller {
    * sanitises it like a tool description); undefined when it sent none or is not connected.
    */
   serverInstructions(server: string): string | undefined {
-    return this.live.get(server)?.instructions;
+    return this.shared.current(server)?.instructions;
+  }
+
+  serverOffers(server: string): { resources: boolean; prompts: boolean } | undefined {
+    return offers(this.shared.current(server));
   }
 
   /** True when the server lists a tool callable by this name and capgate admits it. */
   async hasTool(server: string, tool: string, options: McpCallOptions = {}): Promise<boolean> {
-    return (await this.index(server, options)).find(tool) !== undefined;
+    return (await this.index(server, options)).find(tool, options.app === true) !== undefined;
+  }
+
+  /**
+   * The server's tools for the MCP App only (`_meta.ui.visibility` without "model"), for a
+   * host that renders the app: callable with `{ app: true }`, never listed for the model.
+   */
+  async appTools(server: string, options: McpCallOptions = {}): Promise<McpToolInfo[]> {
+    await this.index(server, options);
+    return this.toolLists.get(server)?.appTools ?? [];
   }
 
   /** Tools the last listing of a server left out (hostile or malformed names, schemas that cannot check arguments). */
@@ -300,18 +367,29 @@ export class McpPool implements McpCaller {
     args: Record<string, unknown> = {},
     options: McpCallOptions = {},
   ): Promise<ToolResult> {
+    return this.callVia(this.shared, server, tool, args, options);
+  }
+
+  /** A call through one set of sessions (the shared one, or a scope's). */
+  private async callVia(
+    sessions: SessionSet,
+    server: string,
+    tool: string,
+    args: Record<string, unknown>,
+    options: McpCallOptions,
+  ): Promise<ToolResult> {
     const config = this.config(server);
     // The callable name (whitespace mapped to `_`) goes out as the server's own name.
-    const info = (await this.index(server, options)).require(tool);
+    const info = (await this.index(server, options)).require(tool, options.app === true);
     this.checks.checkArguments(info, args);
-    const live = this.live.get(server);
-    const session = live?.isAlive ? live : await this.connect(server);
-    const raw = await session.callTool(
-      info.name,
-      args,
-      options.timeoutMs ?? serverTimeoutMs(config),
-      options.signal,
-    );
+    const session = sessions.current(server) ?? (await sessions.connect(server));
+    const timeoutMs = options.timeoutMs ?? serverTimeoutMs(config);
+    const raw = await session.callTool(info.name, args, {
+      timeoutMs,
+      maxTotalTimeoutMs: serverMaxTotalTimeoutMs(config, timeoutMs),
+      signal: options.signal,
+      onProgress: options.onProgress,
+    });
     const result = renderCallToolResult(raw, {
       server,
       tool,
@@ -319,6 +397,164 @@ export class McpPool implements McpCaller {
       ...(this.options.binaryBytes !== undefined ? { binaryBytes: this.options.binaryBytes } : {}),
     });
     return this.checks.checkResult(info, result);
+  }
+
+  listResources(server: string, options: McpCallOptions = {}): Promise<McpResourceListing> {
+    return this.listResourcesVia(this.shared, server, options);
+  }
+
+  readResource(server: string, uri: string, options: McpCallOptions = {}): Promise<ToolResult> {
+    return this.readResourceVia(this.shared, server, uri, options);
+  }
+
+  listPrompts(server: string, options: McpCallOptions = {}): Promise<McpPromptInfo[]> {
+    return this.listPromptsVia(this.shared, server, options);
+  }
+
+  getPrompt(server: string, name: string, args: Record<string, string>, options: McpCallOptions = {}) {
+    return this.getPromptVia(this.shared, server, name, args, options);
+  }
+
+  private async featureSession(
+    sessions: SessionSet,
+    server: string,
+    feature: "resources" | "prompts",
+  ): Promise<{ session: McpSession; timeoutMs: number }> {
+    const config = this.config(server);
+    const session = sessions.current(server) ?? (await sessions.connect(server));
+    if (!session.serverCapabilities?.[feature])
+      throw new McpClientError(
+        "mcp_unavailable",
+        `MCP server '${server}' offers no ${feature} (it did not declare the ${feature} capability at initialize).`,
+        { server },
+      );
+    return { session, timeoutMs: serverTimeoutMs(config) };
+  }
+
+  private async listResourcesVia(
+    sessions: SessionSet,
+    server: string,
+    options: McpCallOptions,
+  ): Promise<McpResourceListing> {
+    const { session, timeoutMs } = await this.featureSession(sessions, server, "resources");
+    const t = options.timeoutMs ?? timeoutMs;
+    const listed = await session.listResources(t, MAX_LISTED_ITEMS, options.signal);
+    // Templates are optional for a server with resources: one that has none may answer -32601.
+    const templates = await session
+      .listResourceTemplates(t, MAX_LISTED_ITEMS, options.signal)
+      .catch((error: unknown) => {
+        if ((error as { rpcCode?: unknown } | null)?.rpcCode === -32601) return { items: [], complete: true };
+        throw error;
+      });
+    return {
+      resources: listed.items.flatMap((r) => toResourceInfo(server, r) ?? []),
+      templates: templates.items.flatMap((r) => toTemplateInfo(server, r) ?? []),
+      complete: listed.complete && templates.complete,
+    };
+  }
+
+  private async readResourceVia(
+    sessions: SessionSet,
+    server: string,
+    uri: string,
+    options: McpCallOptions,
+  ): Promise<ToolResult> {
+    const { session, timeoutMs } = await this.featureSession(sessions, server, "resources");
+    const raw = await session.readResource(uri, options.timeoutMs ?? timeoutMs, options.signal);
+    return renderResourceContents(server, uri, raw, this.caps());
+  }
+
+  private async listPromptsVia(
+    sessions: SessionSet,
+    server: string,
+    options: McpCallOptions,
+  ): Promise<McpPromptInfo[]> {
+    const { session, timeoutMs } = await this.featureSession(sessions, server, "prompts");
+    const listed = await session.listPrompts(
+      options.timeoutMs ?? timeoutMs,
+      MAX_LISTED_ITEMS,
+      options.signal,
+    );
+    return listed.items.flatMap((p) => toPromptInfo(server, p) ?? []);
+  }
+
+  private async getPromptVia(
+    sessions: SessionSet,
+    server: string,
+    name: string,
+    args: Record<string, string>,
+    options: McpCallOptions,
+  ) {
+    const { session, timeoutMs } = await this.featureSession(sessions, server, "prompts");
+    const raw = await session.getPrompt(name, args, options.timeoutMs ?? timeoutMs, options.signal);
+    return renderPrompt(server, name, raw, this.caps());
+  }
+
+  private caps(): { outputBytes: number; binaryBytes?: number } {
+    return {
+      outputBytes: this.options.outputBytes ?? DEFAULT_OUTPUT_BYTES,
+      ...(this.options.binaryBytes !== undefined ? { binaryBytes: this.options.binaryBytes } : {}),
+    };
+  }
+
+  /**
+   * A view of this pool for one gate session (see McpPoolScope): same tool lists and
+   * checks; its own upstream session of each server not marked `share: true`, closed with
+   * the scope. Server-initiated requests of those sessions go to `options`' handlers when given.
+   */
+  scope(options: McpScopeOptions = {}): McpPoolScope {
+    if (this.closed) throw new McpClientError("mcp_unavailable", "This MCP pool is closed.");
+    const own = new SessionSet(
+      (server) => this.openScoped(server, options),
+      (server, session) => {
+        this.scoped.set(server, Math.max(0, (this.scoped.get(server) ?? 1) - 1));
+        this.emitDisconnected(server, session);
+      },
+      "gate session's MCP scope",
+    );
+    const via = (server: string): SessionSet => (this.config(server).share === true ? this.shared : own);
+    const scope: McpPoolScope = {
+      servers: this.servers,
+      hasTool: (server, tool, options) => this.hasTool(server, tool, options),
+      checkArguments: (server, tool, args) => this.checkArguments(server, tool, args),
+      callTool: (server, tool, args, callOptions = {}) =>
+        this.callVia(via(server), server, tool, args, callOptions),
+      listTools: (server, o) => this.listTools(server, o),
+      refusalOf: (server, tool, o) => this.refusalOf(server, tool, o),
+      serverInstructions: (server) =>
+        via(server).current(server)?.instructions ?? this.serverInstructions(server),
+      serverOffers: (server) => offers(via(server).current(server)) ?? this.serverOffers(server),
+      listResources: (server, o = {}) => this.listResourcesVia(via(server), server, o),
+      readResource: (server, uri, o = {}) => this.readResourceVia(via(server), server, uri, o),
+      listPrompts: (server, o = {}) => this.listPromptsVia(via(server), server, o),
+      getPrompt: (server, name, args, o = {}) => this.getPromptVia(via(server), server, name, args, o),
+      pidOf: (server) => own.pidOf(server),
+      close: async () => {
+        this.scopes.delete(scope);
+        await own.close();
+      },
+    };
+    this.scopes.add(scope);
+    return scope;
+  }
+
+  /** A scope's own session of a server, within `maxSessionsPerServer`. */
+  private async openScoped(server: string, options: McpScopeOptions): Promise<McpSession> {
+    const max = this.options.maxSessionsPerServer ?? DEFAULT_MAX_SESSIONS_PER_SERVER;
+    const open = this.scoped.get(server) ?? 0;
+    if (open >= max)
+      throw new McpClientError(
+        "mcp_unavailable",
+        `MCP server '${server}' already has ${open} sessions open, one per gate session (at most ${max}); close idle sessions, or set "share": true in mcpServers.${server} if the server keeps no per-client state.`,
+        { server },
+      );
+    this.scoped.set(server, open + 1);
+    try {
+      return await this.openSession(server, options);
+    } catch (error) {
+      this.scoped.set(server, Math.max(0, (this.scoped.get(server) ?? 1) - 1));
+      throw error;
+    }
   }
 
   /** Tool lists known without connecting: memory first, then the ToolListCache. */
@@ -380,27 +616,25 @@ export class McpPool implements McpCaller {
 
   /** pid of a connected stdio server (for diagnostics and tests). */
   async pidOf(server: string): Promise<number | undefined> {
-    const pending = this.sessions.get(server);
-    if (!pending) return undefined;
-    const session = await pending.catch(() => undefined);
-    return session?.isAlive ? session.pid : undefined;
+    return this.shared.pidOf(server);
   }
 
-  /** Close every session (stdio servers: their whole process group). The pool cannot be used afterwards. */
+  /** Close every session, scopes' included (stdio servers: their whole process group). The pool cannot be used afterwards. */
   async close(): Promise<void> {
     this.closed = true;
     this.closing.abort();
-    const pending = [...this.sessions.values()];
-    this.sessions.clear();
-    this.live.clear();
-    await Promise.all(
-      pending.map(async (p) => {
-        const session = await p.catch(() => undefined);
-        await session?.close();
-      }),
-    );
+    const scopes = [...this.scopes];
+    await Promise.all([this.shared.close(), ...scopes.map((s) => s.close())]);
   }
 }
+
+function offers(session: McpSession | undefined): { resources: boolean; prompts: boolean } | undefined {
+  const caps = session?.serverCapabilities;
+  return caps ? { resources: caps.resources !== undefined, prompts: caps.prompts !== undefined } : undefined;
+}
+
+/** Upstream sessions of one server that scopes may hold at once. */
+export const DEFAULT_MAX_SESSIONS_PER_SERVER = 16;
 
 /** Hash of one server entry, the disk cache key next to its name. */
 export function configHash(config: McpServerConfig): string {

@@ -8,7 +8,17 @@ import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
   ErrorCode,
+  type GetPromptResult,
+  GetPromptResultSchema,
+  ListPromptsResultSchema,
+  ListResourcesResultSchema,
+  ListResourceTemplatesResultSchema,
+  ListRootsRequestSchema,
   McpError,
+  type Progress,
+  type ReadResourceResult,
+  ReadResourceResultSchema,
+  type ServerCapabilities,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { isStdioServer, type McpServerConfig, serverTimeoutMs } from "./config.js";
@@ -16,7 +26,7 @@ import { McpClientError } from "./errors.js";
 import { type AuthorizingTransport, connectHttp } from "./http-transport.js";
 import { type McpAuthStore, memoryAuthStore } from "./oauth/auth-store.js";
 import { type InteractiveAuthorization, McpOAuthProvider } from "./oauth/oauth-provider.js";
-import type { ElicitationHandler, McpPoolEvent, SamplingHandler } from "./pool-types.js";
+import type { ElicitationHandler, McpPoolEvent, McpRoot, SamplingHandler } from "./pool-types.js";
 import type { ManagedTransport, StdioTransportFactory } from "./transport.js";
 
 export type SessionTransportKind = "stdio" | "streamable-http" | "sse";
@@ -34,6 +44,20 @@ export interface SessionDeps {
   onEvent?: ((event: McpPoolEvent) => void) | undefined;
   /** Aborts a connect in progress (the pool is closing). */
   signal?: AbortSignal | undefined;
+  /** Roots offered to servers (`roots/list`); without them the capability is not declared. */
+  roots?: readonly McpRoot[] | undefined;
+}
+
+/** One progress report of a call, as the server sent it (`notifications/progress`). */
+export type McpProgress = Pick<Progress, "progress" | "total" | "message">;
+
+/** What one tools/call may be given beyond its name and arguments. */
+export interface SessionCallOptions {
+  timeoutMs: number;
+  /** Hard limit from the call's start while progress keeps restarting `timeoutMs`. */
+  maxTotalTimeoutMs: number;
+  signal?: AbortSignal | undefined;
+  onProgress?: ((progress: McpProgress) => void) | undefined;
 }
 
 // Paging guard: a server that keeps returning cursors must not keep a listing going forever.
@@ -128,6 +152,9 @@ export class McpSession {
     // Form mode only (URL mode would send the person to a page the server picks); the SDK
     // fills in schema defaults the person left out (SEP-1034).
     if (deps.onElicitation) capabilities.elicitation = { form: { applyDefaults: true } };
+    // The host's workspace, so servers that work on files (filesystem, pdf) know where.
+    const roots = deps.roots;
+    if (roots) capabilities.roots = {};
     const emit = deps.onEvent ?? (() => {});
     let session: McpSession | undefined;
     const makeClient = () => {
@@ -146,6 +173,10 @@ export class McpSession {
         client.setRequestHandler(ElicitRequestSchema, (request, extra) =>
           onElicitation({ server, params: request.params, signal: extra.signal }),
         );
+      if (roots)
+        client.setRequestHandler(ListRootsRequestSchema, async () => ({
+          roots: roots.map((r) => ({ uri: r.uri, ...(r.name ? { name: r.name } : {}) })),
+        }));
       client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
         deps.onToolListChanged?.();
       });
@@ -283,22 +314,150 @@ export class McpSession {
     };
   }
 
-  /** One tools/call with a timeout that cancels it on the server; never retried. */
+  /** What the server declared at initialize (tools, resources, prompts, …). */
+  get serverCapabilities(): ServerCapabilities | undefined {
+    return this.client.getServerCapabilities();
+  }
+
+  /**
+   * One tools/call, never retried. It always carries a progress token: each
+   * `notifications/progress` the server sends restarts `timeoutMs` (a long job that reports
+   * progress lives on) up to `maxTotalTimeoutMs` from the start, and goes to `onProgress`.
+   * A timeout, the hard limit or an abort cancels the call on the server
+   * (`notifications/cancelled`).
+   */
   async callTool(
     tool: string,
     args: Record<string, unknown>,
+    options: SessionCallOptions,
+  ): Promise<CallToolResult> {
+    const { timeoutMs, maxTotalTimeoutMs, signal, onProgress } = options;
+    // Aborting this controller is how the hard limit cancels the request (the SDK's own
+    // maxTotalTimeout rejects without telling the server); it follows the caller's signal too.
+    const link = new AbortController();
+    const started = Date.now();
+    let hardLimit: ReturnType<typeof setTimeout> | undefined;
+    const overLimit = new McpError(ErrorCode.RequestTimeout, "Maximum total timeout exceeded", {
+      maxTotalTimeout: maxTotalTimeoutMs,
+    });
+    const onprogress = (progress: Progress) => {
+      // Armed at the first report: before any, timeoutMs alone bounds the call (no second timer on the hot path).
+      hardLimit ??= setTimeout(
+        () => link.abort(overLimit),
+        Math.max(0, started + maxTotalTimeoutMs - Date.now()),
+      );
+      if (onProgress)
+        try {
+          onProgress({
+            progress: progress.progress,
+            ...(progress.total !== undefined ? { total: progress.total } : {}),
+            ...(typeof progress.message === "string" ? { message: progress.message } : {}),
+          });
+        } catch {
+          // A listener's failure is not the call's.
+        }
+    };
+    try {
+      // client.request, not client.callTool: the SDK's callTool throws when structuredContent
+      // misses the outputSchema, losing the result; CallChecks reports a mismatch instead.
+      return (await this.request(
+        `tools/call '${tool}'`,
+        timeoutMs,
+        signal,
+        (requestOptions) =>
+          this.client.request(
+            { method: "tools/call", params: { name: tool, arguments: args } },
+            CallToolResultSchema,
+            { ...requestOptions, onprogress, resetTimeoutOnProgress: true },
+          ),
+        { link, overLimit },
+      )) as CallToolResult;
+    } finally {
+      clearTimeout(hardLimit);
+    }
+  }
+
+  /** resources/list, every page (bounded by `maxItems`). */
+  async listResources(timeoutMs: number, maxItems: number, signal?: AbortSignal) {
+    return this.pages("resources/list", timeoutMs, maxItems, signal, async (cursor, options) => {
+      const r = await this.client.request(
+        { method: "resources/list", params: cursor === undefined ? {} : { cursor } },
+        ListResourcesResultSchema,
+        options,
+      );
+      return { items: r.resources as unknown[], nextCursor: r.nextCursor };
+    });
+  }
+
+  /** resources/templates/list, every page (bounded by `maxItems`). */
+  async listResourceTemplates(timeoutMs: number, maxItems: number, signal?: AbortSignal) {
+    return this.pages("resources/templates/list", timeoutMs, maxItems, signal, async (cursor, options) => {
+      const r = await this.client.request(
+        { method: "resources/templates/list", params: cursor === undefined ? {} : { cursor } },
+        ListResourceTemplatesResultSchema,
+        options,
+      );
+      return { items: r.resourceTemplates as unknown[], nextCursor: r.nextCursor };
+    });
+  }
+
+  /** prompts/list, every page (bounded by `maxItems`). */
+  async listPrompts(timeoutMs: number, maxItems: number, signal?: AbortSignal) {
+    return this.pages("prompts/list", timeoutMs, maxItems, signal, async (cursor, options) => {
+      const r = await this.client.request(
+        { method: "prompts/list", params: cursor === undefined ? {} : { cursor } },
+        ListPromptsResultSchema,
+        options,
+      );
+      return { items: r.prompts as unknown[], nextCursor: r.nextCursor };
+    });
+  }
+
+  async readResource(uri: string, timeoutMs: number, signal?: AbortSignal): Promise<ReadResourceResult> {
+    return this.request(`resources/read ${JSON.stringify(uri.slice(0, 200))}`, timeoutMs, signal, (options) =>
+      this.client.request({ method: "resources/read", params: { uri } }, ReadResourceResultSchema, options),
+    );
+  }
+
+  async getPrompt(
+    name: string,
+    args: Record<string, string>,
     timeoutMs: number,
     signal?: AbortSignal,
-  ): Promise<CallToolResult> {
-    // client.request, not client.callTool: the SDK's callTool throws when structuredContent
-    // misses the outputSchema, losing the result; CallChecks reports a mismatch instead.
-    return (await this.request(`tools/call '${tool}'`, timeoutMs, signal, (options) =>
+  ): Promise<GetPromptResult> {
+    return this.request(`prompts/get '${name}'`, timeoutMs, signal, (options) =>
       this.client.request(
-        { method: "tools/call", params: { name: tool, arguments: args } },
-        CallToolResultSchema,
+        { method: "prompts/get", params: { name, arguments: args } },
+        GetPromptResultSchema,
         options,
       ),
-    )) as CallToolResult;
+    );
+  }
+
+  /** A paginated list, following `nextCursor` until the last page, a repeated cursor or `maxItems`. */
+  private async pages(
+    what: string,
+    timeoutMs: number,
+    maxItems: number,
+    signal: AbortSignal | undefined,
+    page: (
+      cursor: string | undefined,
+      options: { signal?: AbortSignal; timeout: number },
+    ) => Promise<{ items: unknown[]; nextCursor?: string | undefined }>,
+  ): Promise<{ items: unknown[]; complete: boolean }> {
+    const items: unknown[] = [];
+    const seen = new Set<string>();
+    let cursor: string | undefined;
+    for (let n = 0; n < MAX_LIST_PAGES; n++) {
+      const result = await this.request(what, timeoutMs, signal, (options) => page(cursor, options));
+      items.push(...result.items);
+      cursor = result.nextCursor;
+      if (items.length >= maxItems) return { items: items.slice(0, maxItems), complete: false };
+      if (cursor === undefined) return { items, complete: true };
+      if (seen.has(cursor)) return { items, complete: false };
+      seen.add(cursor);
+    }
+    return { items, complete: false };
   }
 
   /**
@@ -311,15 +470,16 @@ export class McpSession {
     timeoutMs: number,
     signal: AbortSignal | undefined,
     run: (options: { signal?: AbortSignal; timeout: number }) => Promise<T>,
+    limit?: { link: AbortController; overLimit: McpError },
   ): Promise<T> {
     if (!this.alive) throw this.closedError(what);
     if (signal?.aborted) throw this.abortedError(what);
     // The caller's signal is linked through a per-call controller: the SDK never removes
     // its abort listener, so a long-lived signal passed straight in would collect one per call.
-    let link: AbortController | undefined;
+    let link: AbortController | undefined = limit?.link;
     const onAbort = () => link?.abort(new Error("aborted by the caller"));
     if (signal) {
-      link = new AbortController();
+      link ??= new AbortController();
       signal.addEventListener("abort", onAbort, { once: true });
     }
     const started = Date.now();
@@ -337,6 +497,12 @@ export class McpSession {
       }
     } catch (error) {
       if (signal?.aborted) throw this.abortedError(what);
+      if (limit && error === limit.overLimit)
+        throw new McpClientError(
+          "mcp_timeout",
+          `MCP server '${this.server}' did not finish ${what} within the hard limit of ${(limit.overLimit.data as { maxTotalTimeout: number }).maxTotalTimeout} ms (it kept reporting progress, which restarts the ${timeoutMs} ms timeout; raise maxTotalTimeoutMs for longer jobs); the request was cancelled (notifications/cancelled) and was not retried.`,
+          { server: this.server, cause: error },
+        );
       // Our own errors (a login needed, a bad login) already name the server and what to do.
       if (McpClientError.isInstance(error)) throw error;
       if (error instanceof OAuthError) throw authFailed(this.server, error);

@@ -25,24 +25,28 @@ export class ToolIndex {
     private readonly server: string,
     readonly tools: readonly McpToolInfo[],
     skipped: readonly SkippedTool[],
+    /** Tools for the MCP App only: found only for a call that says it comes from the app. */
+    appTools: readonly McpToolInfo[] = [],
   ) {
     const prefix = `${server}/`;
-    for (const tool of tools) this.byName.set(tool.qualifiedName.slice(prefix.length), tool);
-    for (const tool of tools) if (!this.byName.has(tool.name)) this.byName.set(tool.name, tool);
+    const all = [...tools, ...appTools];
+    for (const tool of all) this.byName.set(tool.qualifiedName.slice(prefix.length), tool);
+    for (const tool of all) if (!this.byName.has(tool.name)) this.byName.set(tool.name, tool);
     for (const skip of skipped)
       if (skip.callable !== undefined && !this.refused.has(skip.callable))
         this.refused.set(skip.callable, skip);
   }
 
-  /** The admitted tool a call's name (after `<server>/`) refers to. */
-  find(tool: string): McpToolInfo | undefined {
-    return this.byName.get(tool);
+  /** The admitted tool a call's name (after `<server>/`) refers to; an app-only one only for `app`. */
+  find(tool: string, app = false): McpToolInfo | undefined {
+    const found = this.byName.get(tool);
+    return found && (!found.appOnly || app) ? found : undefined;
   }
 
   /** The admitted tool, or an `unknown_tool` error saying why there is none (nothing is sent). */
-  require(tool: string): McpToolInfo {
+  require(tool: string, app = false): McpToolInfo {
     const found = this.byName.get(tool);
-    if (found) return found;
+    if (found && (!found.appOnly || app)) return found;
     throw new CapgateError("unknown_tool", `${this.refusal(tool) ?? this.noSuchTool(tool)} ${UNSENT}`, {
       property: "tool",
     });
@@ -54,8 +58,11 @@ export class ToolIndex {
    * Undefined for an admitted tool and for a name the server never listed.
    */
   refusal(tool: string): string | undefined {
-    if (this.byName.has(tool)) return undefined;
     const server = this.server;
+    const found = this.byName.get(tool);
+    if (found?.appOnly)
+      return `MCP server '${server}' marks the tool ${mcpToolLabel(found.name)} for its app only (MCP Apps: _meta.ui.visibility without "model"): a host that renders the app may call it, the model may not.`;
+    if (found) return undefined;
     if (tool.length > MAX_MCP_TOOL_NAME || mcpCallableToolName(tool) === undefined) {
       const why =
         tool.length > MAX_MCP_TOOL_NAME

@@ -29,6 +29,11 @@ export interface McpToolInfo {
   outputSchema?: JsonSchema;
   /** Why a declared outputSchema is not used (its results then carry a warning). */
   outputSchemaProblem?: string;
+  /**
+   * For the MCP App only (`_meta.ui.visibility` without `"model"`): not listed for search or
+   * the model, refused from model calls, callable by a host that renders the app (`app: true`).
+   */
+  appOnly?: true;
 }
 
 /** MCP tool annotations (all optional hints). */
@@ -64,12 +69,13 @@ export const MAX_TOOL_DESCRIPTION = 2_000;
  * @capgate/schema: names, duplicates, schemas that can check arguments); the tools it
  * refuses are returned as `skipped`, with why. Descriptions lose control characters and
  * are capped. Every kept tool is namespaced as `<server>/<name>`, so a server tool called
- * `fs.read` or `other/thing` stays `srv/fs.read` and `srv/other/thing`.
+ * `fs.read` or `other/thing` stays `srv/fs.read` and `srv/other/thing`. Tools for the MCP
+ * App only come back apart (`appTools`): `tools` is what the model may see and call.
  */
 export function normalizeToolList(
   server: string,
   raw: readonly unknown[],
-): { tools: McpToolInfo[]; skipped: SkippedTool[] } {
+): { tools: McpToolInfo[]; appTools: McpToolInfo[]; skipped: SkippedTool[] } {
   const { admitted, refused } = admitMcpTools(raw);
   const skipped = refused.map(
     (r): SkippedTool => ({
@@ -79,7 +85,7 @@ export function normalizeToolList(
       reason: r.reason,
     }),
   );
-  const tools = admitted.map((tool): McpToolInfo => {
+  const all = admitted.map((tool): McpToolInfo => {
     const t = tool.entry;
     let description = stripControl(typeof t.description === "string" ? t.description : "").trim();
     if (description.length > MAX_TOOL_DESCRIPTION)
@@ -108,9 +114,14 @@ export function normalizeToolList(
         : {}),
       ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
       ...(tool.outputSchemaProblem ? { outputSchemaProblem: tool.outputSchemaProblem } : {}),
+      ...(tool.appOnly ? { appOnly: true as const } : {}),
     };
   });
-  return { tools, skipped };
+  return {
+    tools: all.filter((t) => !t.appOnly),
+    appTools: all.filter((t) => t.appOnly),
+    skipped,
+  };
 }
 
 /**

@@ -1,4 +1,5 @@
 export type { ContentAnnotations, ContentBlock } from "./content.js";
+export { optionalWhereDefaulted } from "./defaulted-required.js";
 export type { CapgateErrorOptions } from "./errors.js";
 export { CapgateError } from "./errors.js";
 export type { JsonSchema, JsonSchemaType } from "./json-schema.js";
@@ -7,7 +8,7 @@ export { fitListing } from "./listing.js";
 export type { CapabilityManifest, ToolManifest, ToolRisk } from "./manifest.js";
 export { MANIFEST_FORMAT, mcpCallableToolName, mcpToolRisk, TOOL_RISKS } from "./manifest.js";
 export type { AdmittedMcpTool, RefusedMcpTool } from "./mcp-admission.js";
-export { admitMcpTools, MAX_MCP_TOOL_NAME, mcpToolLabel } from "./mcp-admission.js";
+export { admitMcpTools, isAppOnlyMcpTool, MAX_MCP_TOOL_NAME, mcpToolLabel } from "./mcp-admission.js";
 export type { ParseError, ParseErrorCode, ParseResult, ToolAction } from "./parse.js";
 export { MAX_ACTION_BYTES, MAX_ACTION_DEPTH, PARSE_ERROR_CODES, parseToolAction } from "./parse.js";
 export { MAX_TOOL_SCHEMA_CHARS, MAX_TOOL_SCHEMA_DEPTH } from "./schema-checks.js";

@@ -136,3 +136,77 @@ describe("admitMcpTools: which tools of an MCP server exist", () => {
     expect(toolSchemaProblem(deep)).toBe("inputSchema nests deeper than 64 levels");
   });
 });
+
+describe("admitMcpTools: required properties that carry a default", () => {
+  // Playwright MCP's browser_take_screenshot, as listed: `scale` is required and defaulted.
+  const screenshot = {
+    type: "object",
+    properties: {
+      type: { type: "string", enum: ["png", "jpeg", "webp"] },
+      scale: { default: "css", type: "string", enum: ["css", "device"] },
+    },
+    required: ["scale"],
+    additionalProperties: false,
+  };
+
+  it("lets a defaulted required property be left out, as the server allows", () => {
+    const [tool] = admitMcpTools([{ name: "browser_take_screenshot", inputSchema: screenshot }]).admitted;
+    expect(validate(tool!.inputSchema, {}).ok).toBe(true);
+    expect(validate(tool!.inputSchema, { scale: "device" }).ok).toBe(true);
+    // The server's own entry is not touched.
+    expect(screenshot.required).toEqual(["scale"]);
+  });
+
+  it("loosens nothing else: types, enums, closed objects and undefaulted required properties hold", () => {
+    const nested = {
+      type: "object",
+      properties: {
+        level: { default: "info", type: "string", enum: ["error", "info"] },
+        target: { type: "string" },
+        options: {
+          type: "object",
+          properties: { depth: { type: "integer", default: 1 }, name: { type: "string" } },
+          required: ["depth", "name"],
+          additionalProperties: false,
+        },
+      },
+      required: ["level", "target"],
+      additionalProperties: false,
+    };
+    const [tool] = admitMcpTools([{ name: "t", inputSchema: nested }]).admitted;
+    const schema = tool!.inputSchema;
+    expect(validate(schema, { target: "a" }).ok).toBe(true);
+    expect(validate(schema, {}).ok).toBe(false); // target has no default
+    expect(validate(schema, { target: "a", level: "bogus" }).ok).toBe(false);
+    expect(validate(schema, { target: "a", level: 3 }).ok).toBe(false);
+    expect(validate(schema, { target: "a", extra: 1 }).ok).toBe(false);
+    expect(validate(schema, { target: "a", options: { name: "n" } }).ok).toBe(true);
+    expect(validate(schema, { target: "a", options: { depth: 2 } }).ok).toBe(false);
+    expect(validate(schema, { target: "a", options: { name: "n", depth: "x" } }).ok).toBe(false);
+  });
+
+  it("is what signatures show: the defaulted property is optional", async () => {
+    const { signatureFromSchema } = await import("./signature.js");
+    const [tool] = admitMcpTools([{ name: "shot", inputSchema: screenshot }]).admitted;
+    expect(signatureFromSchema("pw/shot", tool!.inputSchema)).toBe("pw/shot(type?: enum, scale?: enum)");
+  });
+});
+
+describe("admitMcpTools: tools for the MCP App only", () => {
+  it('marks _meta.ui.visibility without "model" as appOnly; other tools are for both', () => {
+    const { admitted } = admitMcpTools([
+      { name: "read_pdf_bytes", inputSchema: obj, _meta: { ui: { visibility: ["app"] } } },
+      { name: "display_pdf", inputSchema: obj, _meta: { ui: { resourceUri: "ui://pdf/app.html" } } },
+      { name: "both", inputSchema: obj, _meta: { ui: { visibility: ["model", "app"] } } },
+      { name: "legacy", inputSchema: obj, _meta: { "ui/visibility": ["app"] } },
+      { name: "plain", inputSchema: obj },
+    ]);
+    expect(admitted.map((t) => [t.name, t.appOnly === true])).toEqual([
+      ["read_pdf_bytes", true],
+      ["display_pdf", false],
+      ["both", false],
+      ["legacy", true],
+      ["plain", false],
+    ]);
+  });
+});

@@ -1,3 +1,4 @@
+import { optionalWhereDefaulted } from "./defaulted-required.js";
 import type { JsonSchema } from "./json-schema.js";
 import { mcpCallableToolName } from "./manifest.js";
 import { checkToolSchema } from "./schema-checks.js";
@@ -11,14 +12,37 @@ export interface AdmittedMcpTool {
   name: string;
   /** The name a model calls it by after `<server>/` (`mcpCallableToolName`). */
   callable: string;
-  /** A checked private copy of its inputSchema (`{ "type": "object" }` when it sent none). */
+  /**
+   * A checked private copy of its inputSchema (`{ "type": "object" }` when it sent none), in
+   * which a required property that carries a `default` may be left out (`optionalWhereDefaulted`).
+   */
   inputSchema: JsonSchema;
   /** A checked private copy of its outputSchema, when it declared a usable one. */
   outputSchema?: JsonSchema;
   /** Why a declared outputSchema is not used (structuredContent then goes unchecked, with a warning). */
   outputSchemaProblem?: string;
+  /**
+   * Marked for the MCP App only (`_meta.ui.visibility` without `"model"`): kept callable for a
+   * host that renders the app, never offered to or called by the model.
+   */
+  appOnly?: true;
   /** The entry as the server sent it: description, title, annotations (untrusted text; sanitise before showing). */
   entry: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Whether an MCP tool entry is for the app only: MCP Apps mark such tools with
+ * `_meta.ui.visibility` (default `["model", "app"]`) lacking `"model"`.
+ */
+export function isAppOnlyMcpTool(entry: Readonly<Record<string, unknown>>): boolean {
+  const meta = entry._meta;
+  if (typeof meta !== "object" || meta === null || Array.isArray(meta)) return false;
+  const ui = (meta as Record<string, unknown>).ui;
+  const visibility =
+    typeof ui === "object" && ui !== null && !Array.isArray(ui)
+      ? (ui as Record<string, unknown>).visibility
+      : (meta as Record<string, unknown>)["ui/visibility"];
+  return Array.isArray(visibility) && !visibility.includes("model");
 }
 
 /** A tool of an MCP server that capgate neither lists nor calls, and why. */
@@ -54,7 +78,8 @@ export function mcpToolLabel(name: unknown): string {
  * `toolSchemaProblem` (a JSON object of at most 64 KiB and 64 levels, printable property
  * names, no reference loop, compiled by ajv). A schema capgate cannot check arguments
  * against refuses the tool: nothing is ever sent unchecked. An unusable outputSchema only
- * drops the result check.
+ * drops the result check. A required property with a `default` may be left out (servers
+ * fill it in), and a tool for the MCP App only is marked `appOnly`.
  */
 export function admitMcpTools(raw: readonly unknown[]): {
   admitted: AdmittedMcpTool[];
@@ -105,7 +130,15 @@ export function admitMcpTools(raw: readonly unknown[]): {
       continue;
     }
     taken.add(callable);
-    const tool: AdmittedMcpTool = { name, callable, inputSchema: input.schema, entry };
+    // Servers fill defaults in themselves: a defaulted property may be left out, nothing else
+    // changes. A new object, not the checked one changed in place: validators are cached by object too.
+    const tool: AdmittedMcpTool = {
+      name,
+      callable,
+      inputSchema: optionalWhereDefaulted(input.schema),
+      entry,
+    };
+    if (isAppOnlyMcpTool(entry)) tool.appOnly = true;
     if (entry.outputSchema !== undefined) {
       const output = checkToolSchema(entry.outputSchema, "outputSchema");
       if ("problem" in output) tool.outputSchemaProblem = output.problem;

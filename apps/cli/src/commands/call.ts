@@ -9,6 +9,7 @@ import { terminalElicitation } from "../elicitation.js";
 import { CliError, ExitCode } from "../errors.js";
 import { type CliIO, paint } from "../io.js";
 import { printJson } from "../json.js";
+import { progressText } from "../render.js";
 import { unknownName } from "../suggest.js";
 
 export interface CallOptions {
@@ -42,8 +43,11 @@ export async function callCommand(
   try {
     if (options.profile && !harness.profiles[options.profile])
       throw await unknownName("profile", options.profile, Object.keys(harness.profiles));
+    // Progress of a long MCP call goes to stderr as it arrives (stdout keeps the result alone).
+    const onProgress = (progress: { progress: number; total?: number; message?: string }) =>
+      io.err(paint(io).dim(`… ${progressText(progress)}`));
     const outcome = await harness
-      .callTool(tool, args, options.profile ? { profile: options.profile } : {})
+      .callTool(tool, args, { ...(options.profile ? { profile: options.profile } : {}), onProgress })
       .catch((error: unknown) => {
         throw asArgumentsError(error);
       });

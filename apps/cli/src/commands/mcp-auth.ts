@@ -1,6 +1,6 @@
 import type { McpAuthStatus, McpServerConfig } from "@capgate/mcp-client";
 import type { GlobalOptions } from "../context.js";
-import { CliError } from "../errors.js";
+import { CliError, ExitCode } from "../errors.js";
 import { type CliIO, paint } from "../io.js";
 import { VERSION } from "../version.js";
 
@@ -164,9 +164,11 @@ export async function mcpStatusCommand(
   }
   const order = Object.keys(servers);
   rows.sort((a, b) => order.indexOf(a.server) - order.indexOf(b.server));
+  // A script (or CI) checking its servers learns from the exit code that one did not start.
+  const code = rows.some((r) => r.connection.state === "failed") ? ExitCode.failure : ExitCode.ok;
   if (options.json) {
     io.out(JSON.stringify(rows, null, 2));
-    return 0;
+    return code;
   }
   const p = paint(io);
   if (rows.length === 0) io.out(p.dim("no MCP servers configured (mcpServers in capgate.config.json)"));
@@ -181,5 +183,5 @@ export async function mcpStatusCommand(
           : p.dim("not checked");
     io.out(`${p.bold(row.server)} (${row.transport}) · ${connection} · auth: ${describeStatus(row.auth)}`);
   }
-  return 0;
+  return code;
 }

@@ -157,7 +157,13 @@ export async function mcpServeCommand(
     throw error;
   }
   const { serveGateOverStdio } = await import("@capgate/mcp-client/stdio");
-  server = createGateServer({ name: "capgate", version: VERSION, handlers: session.handlers });
+  server = createGateServer({
+    name: "capgate",
+    version: VERSION,
+    handlers: session.handlers,
+    ...(session.resources ? { resources: session.resources } : {}),
+    ...(session.prompts ? { prompts: session.prompts } : {}),
+  });
   const servers = Object.keys(config.mcpServers);
   io.err(
     `capgate mcp serve · workspace ${harness.workspace} · config ${config.path ?? "(none)"} · MCP servers ${servers.length ? servers.join(", ") : "(none)"} · trace ${harness.store.pathOf(session.runId)}`,

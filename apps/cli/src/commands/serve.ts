@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { type GlobalOptions, reportCapabilityProblems } from "../context.js";
 import { CliError } from "../errors.js";
 import { type CliIO, paint } from "../io.js";
@@ -20,6 +21,8 @@ export async function serveCommand(options: ServeOptions, global: GlobalOptions,
     host: options.host ?? "127.0.0.1",
     port,
     ...(options.workspace ? { workspace: options.workspace } : {}),
+    // Without --config, the workspace's own capgate.config.json, as `capgate mcp serve` reads it.
+    ...(options.workspace && !global.config ? { cwd: resolve(options.workspace) } : {}),
     ...(options.token ? { token: options.token } : {}),
     ...(options.database ? { database: options.database } : {}),
     ...(global.config ? { configPath: global.config } : {}),
@@ -30,6 +33,12 @@ export async function serveCommand(options: ServeOptions, global: GlobalOptions,
   const p = paint(io);
   io.out(
     `${p.bold("capgate serve")} listening on ${server.url} ${p.dim(`(workspace ${server.harness.workspace})`)}`,
+  );
+  const servers = Object.keys(server.harness.config.mcpServers ?? {});
+  io.out(
+    p.dim(
+      `config ${server.harness.configPath ?? "(none)"} · MCP servers ${servers.length ? servers.join(", ") : "(none)"}`,
+    ),
   );
   io.out(`viewer: ${p.cyan(server.viewerUrl)}`);
   if (server.runs === "queue") io.out(p.dim("runs are queued in PostgreSQL for `capgate worker` nodes"));

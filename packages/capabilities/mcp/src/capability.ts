@@ -2,6 +2,7 @@ import { type McpToolInfo, serverTimeoutMs } from "@capgate/mcp-client";
 import { CapgateError, closestMatch, mcpToolLabel } from "@capgate/schema";
 import { defineCapability, type ToolContext, type ToolResult } from "@capgate/tools";
 import { adHocSession, mcpTimeoutMs } from "./ad-hoc-sessions.js";
+import { configuredServerPolicy, getPrompt, listPrompts, listResources, readResource } from "./features.js";
 import { manifest } from "./manifest.js";
 import { renderToolList } from "./render-tools.js";
 import { type McpTarget, mcpTargetPolicy, resolveTarget, targetName } from "./target.js";
@@ -69,8 +70,17 @@ export const capability = defineCapability({
   policies: {
     call: mcpTargetPolicy,
     list_tools: mcpTargetPolicy,
+    list_resources: configuredServerPolicy,
+    read_resource: configuredServerPolicy,
+    list_prompts: configuredServerPolicy,
+    get_prompt: configuredServerPolicy,
   },
   handlers: {
+    list_resources: listResources,
+    read_resource: readResource,
+    list_prompts: listPrompts,
+    get_prompt: getPrompt,
+
     call: async (args, ctx) => {
       const target = await resolveTarget(args, ctx);
       try {

@@ -8,6 +8,10 @@ import { manifest } from "./manifest.js";
 const EXPECTED: Record<string, [string, ToolRisk]> = {
   "mcp.call": ["mcp.call(command: string, tool: string, args?: string[], arguments?: object)", "exec"],
   "mcp.list_tools": ["mcp.list_tools(command: string, args?: string[])", "exec"],
+  "mcp.list_resources": ["mcp.list_resources(server: string)", "read"],
+  "mcp.read_resource": ["mcp.read_resource(server: string, uri: string)", "read"],
+  "mcp.list_prompts": ["mcp.list_prompts(server: string)", "read"],
+  "mcp.get_prompt": ["mcp.get_prompt(server: string, name: string, arguments?: object)", "read"],
 };
 
 // Calls a model might send: the valid ones must pass, the wrong ones must fail naming the culprit.
@@ -15,6 +19,8 @@ const VALID: [string, unknown][] = [
   ["mcp.call", { command: "github", tool: "search_issues", arguments: { q: "bug", nested: { deep: [1] } } }],
   ["mcp.call", { command: "node", args: ["server.js", "--stdio"], tool: "echo" }],
   ["mcp.list_tools", { command: "npx -y @modelcontextprotocol/server-everything" }],
+  ["mcp.read_resource", { server: "everything", uri: "demo://resource/static/document/architecture.md" }],
+  ["mcp.get_prompt", { server: "everything", name: "args-prompt", arguments: { city: "Lyon" } }],
 ];
 
 const INVALID: [string, unknown, string][] = [
@@ -23,6 +29,9 @@ const INVALID: [string, unknown, string][] = [
   ["mcp.call", { command: "node", tool: "x", args: "server.js" }, "args"],
   ["mcp.call", { command: "node", tool: "x", arguments: "{}" }, "arguments"],
   ["mcp.list_tools", { command: "" }, "command"],
+  ["mcp.read_resource", { server: "everything" }, "uri"],
+  ["mcp.read_resource", { server: "npx -y evil", uri: "x" }, "server"],
+  ["mcp.get_prompt", { server: "everything", name: "p", arguments: { n: 1 } }, "arguments.n"],
 ];
 
 describe("mcp manifest", () => {

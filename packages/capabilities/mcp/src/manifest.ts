@@ -15,6 +15,14 @@ const args = {
   description: "Extra argv for an ad-hoc `command` (default none).",
 } as const;
 
+const server = {
+  type: "string",
+  minLength: 1,
+  maxLength: 64,
+  pattern: "^[A-Za-z0-9_-]{1,64}$",
+  description: "A configured MCP server's name.",
+} as const;
+
 /**
  * The explicit MCP path: the model names a server and a tool. (Configured servers are also
  * reachable implicitly as `mcp:<server>` capabilities; both end in the same session pool.)
@@ -24,13 +32,13 @@ export const manifest = {
   version: "0.1.0",
   manifestFormat: 1,
   description:
-    "Talk to Model Context Protocol (MCP) servers directly: list a server's tools and call one. An ad-hoc command line passes the same policy as shell.run.",
+    "Talk to Model Context Protocol (MCP) servers directly: list a server's tools and call one; read a configured server's resources and prompts. An ad-hoc command line passes the same policy as shell.run.",
   profileFit: ["Orchestrator"],
   tools: [
     {
       name: "mcp.call",
       description:
-        "Call one tool of an MCP server and return its result as text. `command` names a configured server or starts one over stdio; `arguments` must match the tool's input schema from mcp.list_tools.",
+        "Call one tool of an MCP server and return its result. `command` names a configured server or starts one over stdio; `arguments` must match the tool's input schema from mcp.list_tools.",
       risk: "exec",
       inputSchema: {
         type: "object",
@@ -63,6 +71,71 @@ export const manifest = {
         additionalProperties: false,
         properties: { command, args },
         required: ["command"],
+      },
+    },
+    {
+      name: "mcp.list_resources",
+      description:
+        "List a configured MCP server's resources (what it exposes by URI) and URI templates. Read one with mcp.read_resource.",
+      risk: "read",
+      inputSchema: {
+        type: "object",
+        additionalProperties: false,
+        properties: { server },
+        required: ["server"],
+      },
+    },
+    {
+      name: "mcp.read_resource",
+      description:
+        "Read one resource of a configured MCP server by URI: one from mcp.list_resources, a URI matching its templates, or a resource_link a tool of that server returned.",
+      risk: "read",
+      inputSchema: {
+        type: "object",
+        additionalProperties: false,
+        properties: {
+          server,
+          uri: { type: "string", minLength: 1, maxLength: 2048, description: "The resource's URI." },
+        },
+        required: ["server", "uri"],
+      },
+    },
+    {
+      name: "mcp.list_prompts",
+      description:
+        "List a configured MCP server's prompts (message templates it offers) with their arguments. Fill one in with mcp.get_prompt.",
+      risk: "read",
+      inputSchema: {
+        type: "object",
+        additionalProperties: false,
+        properties: { server },
+        required: ["server"],
+      },
+    },
+    {
+      name: "mcp.get_prompt",
+      description:
+        "Fill in one prompt of a configured MCP server with its arguments and return its messages.",
+      risk: "read",
+      inputSchema: {
+        type: "object",
+        additionalProperties: false,
+        properties: {
+          server,
+          name: {
+            type: "string",
+            minLength: 1,
+            maxLength: 200,
+            description: "The prompt's name from mcp.list_prompts.",
+          },
+          arguments: {
+            type: "object",
+            maxProperties: 100,
+            additionalProperties: { type: "string", maxLength: 10000 },
+            description: "The prompt's arguments as strings (default {}).",
+          },
+        },
+        required: ["server", "name"],
       },
     },
   ],

@@ -5,6 +5,10 @@ import type { ManagedTransport, TransportHooks } from "../transport.js";
 import { LineReader, type OversizedLine } from "./line-reader.js";
 import { groupExists, killProcessGroup, trackGroup, untrackGroup } from "./process-group.js";
 
+const HEAD_BYTES = 4096;
+// A line that states what went wrong: "Error: Cannot find module …", "ModuleNotFoundError: …", "fatal: …".
+const ERROR_LINE = /^(?:[A-Za-z]*(?:Error|Exception)\b|error\b|fatal\b|Cannot\b|panic\b)/i;
+
 export interface StdioProcessOptions {
   command: string;
   args?: string[];
@@ -53,6 +57,8 @@ export class StdioProcessTransport implements ManagedTransport {
   private closedByClient = false;
   private finished = false;
   private stderrTail = "";
+  /** The first 4 KiB of stderr: a crash's cause comes first (Node prints "Cannot find module" before its stack and version). */
+  private stderrHead = "";
   private readonly finishedPromise: Promise<void>;
   private resolveFinished!: () => void;
   private readonly reader: LineReader;
@@ -107,6 +113,8 @@ export class StdioProcessTransport implements ManagedTransport {
       const text = chunk.toString("utf8");
       const max = this.options.stderrTailBytes ?? 4096;
       this.stderrTail = (this.stderrTail + text).slice(-max);
+      if (this.stderrHead.length < HEAD_BYTES)
+        this.stderrHead = (this.stderrHead + text).slice(0, HEAD_BYTES);
       this.options.hooks?.onStderr?.(text);
     });
     // EPIPE after the server died is reported through exit/close, not as a second error.
@@ -180,7 +188,13 @@ export class StdioProcessTransport implements ManagedTransport {
     else if (this.exit.signal) reason = `was killed by ${this.exit.signal}`;
     else reason = `exited with code ${this.exit.code}`;
     const tail = this.stderrTail.trim().split("\n").slice(-3).join(" | ").slice(-300);
-    return tail ? `${reason}; stderr: ${tail}` : reason;
+    // The first line that names an error, when the tail (a stack, a version banner) lost it.
+    const cause = this.stderrHead
+      .split("\n")
+      .map((line) => line.trim())
+      .find((line) => ERROR_LINE.test(line));
+    const first = cause && !tail.includes(cause) ? `${cause.slice(0, 300)} … ` : "";
+    return tail ? `${reason}; stderr: ${first}${tail}` : reason;
   }
 
   private finish(): void {
