@@ -13,7 +13,7 @@ const schema = JSON.parse(
 let server: ServerProcess;
 beforeAll(async () => {
   server = await startServerProcess({ files: { "a.txt": "a\n" } });
-}, 60_000);
+}, 180_000);
 afterAll(async () => {
   await server?.stop();
   server?.cleanup();

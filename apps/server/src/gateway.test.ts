@@ -46,7 +46,7 @@ beforeAll(async () => {
       browser: { executablePath: CHROMIUM },
     },
   });
-}, 60_000);
+}, 180_000);
 
 afterAll(async () => {
   await server?.stop();

@@ -45,7 +45,7 @@ beforeAll(async () => {
       };
     },
   });
-}, 60_000);
+}, 180_000);
 
 afterAll(async () => {
   await server?.stop();

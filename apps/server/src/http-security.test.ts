@@ -16,7 +16,7 @@ let host: string;
 beforeAll(async () => {
   server = await startServerProcess({ files: { "hello.txt": "hello\n" }, options: { log: false } });
   host = `127.0.0.1:${server.port}`;
-}, 60_000);
+}, 180_000);
 
 afterAll(async () => {
   await server?.stop();

@@ -12,7 +12,7 @@ let server: ServerProcess;
 
 beforeAll(async () => {
   server = await startServerProcess({ files: { "notes.txt": "the gate works over HTTP\n" } });
-}, 60_000);
+}, 180_000);
 
 afterAll(async () => {
   await server?.stop();

@@ -28,7 +28,7 @@ let server: ServerProcess;
 
 beforeAll(async () => {
   server = await startServerProcess({ options: { maxConcurrentRuns: 1, heartbeatMs: 200 } });
-}, 60_000);
+}, 180_000);
 
 afterAll(async () => {
   await server?.stop();

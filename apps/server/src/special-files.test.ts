@@ -12,7 +12,7 @@ let server: ServerProcess;
 beforeAll(async () => {
   server = await startServerProcess({ files: { "hello.txt": "hello from a file\n" } });
   for (let i = 0; i < 8; i++) execFileSync("mkfifo", [join(server.workspace, `pipe${i}`)]);
-}, 60_000);
+}, 180_000);
 
 afterAll(async () => {
   await server?.stop();
