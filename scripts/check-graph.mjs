@@ -30,21 +30,40 @@ for (const g of groups) {
 }
 
 const CORE = [
+  "@capgate/errors",
   "@capgate/schema",
   "@capgate/shell-policy",
   "@capgate/registry",
   "@capgate/router",
   "@capgate/profiles",
   "@capgate/tools",
+  "@capgate/process-group",
+  "@capgate/workspace",
+  "@capgate/net-guard",
+  "@capgate/sandbox",
   "@capgate/mcp-client",
   "@capgate/models",
   "@capgate/loop",
 ];
 const isCapability = (n) => n.startsWith("@capgate/capability-");
-// @capgate/shell-policy stands alone at run time (the Claude Code hook loads nothing else);
-// its tests run the tools runner with the real policy, so tools and schema may be devDependencies.
+// The bottom of the graph: the one error base (with its cross-copy marker), which even the
+// packages that stand alone (models, shell-policy) share. It depends on nothing.
+const ERRORS = "@capgate/errors";
+// @capgate/shell-policy stands alone at run time (the Claude Code hook loads nothing else but
+// the error base); its tests run the sandbox's runner with the real policy, so the sandbox and
+// the contract may be devDependencies.
 const SHELL_POLICY = "@capgate/shell-policy";
-const SHELL_POLICY_DEV = ["@capgate/tools", "@capgate/schema"];
+const SHELL_POLICY_DEV = ["@capgate/tools", "@capgate/schema", "@capgate/sandbox"];
+// The guards, each one idea on top of the contract (@capgate/tools + @capgate/schema):
+// process groups (Node only, below everything that starts processes, mcp-client's stdio
+// included), the workspace guard, the network guard, and the sandbox, which builds on the
+// three. A capability depends on the guards it uses, as peers, like the contract.
+const PROCESS_GROUP = "@capgate/process-group";
+const WORKSPACE = "@capgate/workspace";
+const NET_GUARD = "@capgate/net-guard";
+const SANDBOX = "@capgate/sandbox";
+const CONTRACT = ["@capgate/tools", "@capgate/schema"];
+const GUARDS = [PROCESS_GROUP, WORKSPACE, NET_GUARD, SANDBOX, SHELL_POLICY];
 // Test support every package's tests may use (private, depends on nothing of ours).
 const TEST_SUPPORT = "@capgate/test-system-parts";
 const allowed = (from, to) => {
@@ -52,10 +71,18 @@ const allowed = (from, to) => {
   if (to === TEST_SUPPORT) return packages.get(from)?.pkg.devDependencies?.[TEST_SUPPORT] !== undefined;
   if (from === TEST_SUPPORT) return false;
   switch (from) {
-    case "@capgate/schema":
+    case ERRORS:
+    case PROCESS_GROUP:
       return false;
+    case "@capgate/schema":
+      return to === ERRORS;
     case SHELL_POLICY:
-      return SHELL_POLICY_DEV.includes(to);
+      return to === ERRORS || SHELL_POLICY_DEV.includes(to);
+    case WORKSPACE:
+    case NET_GUARD:
+      return CONTRACT.includes(to);
+    case SANDBOX:
+      return CONTRACT.includes(to) || [PROCESS_GROUP, WORKSPACE, NET_GUARD].includes(to);
     case "@capgate/registry":
       return to === "@capgate/schema";
     case "@capgate/search-semantic":
@@ -68,13 +95,16 @@ const allowed = (from, to) => {
     case "@capgate/tools":
       return to === "@capgate/schema";
     case "@capgate/mcp-client":
-      return to === "@capgate/schema";
+      // Process groups for its stdio servers (the ./stdio entry; the root stays runtime-neutral).
+      return to === "@capgate/schema" || to === PROCESS_GROUP;
     case "@capgate/models":
-      return false;
+      return to === ERRORS;
     case "@capgate/loop":
       return CORE.includes(to) && to !== "@capgate/loop";
     case "@capgate/harness":
-      return CORE.includes(to) || isCapability(to) || to === "@capgate/search-semantic";
+      return (
+        CORE.includes(to) || isCapability(to) || GUARDS.includes(to) || to === "@capgate/search-semantic"
+      );
     case "@capgate/postgres":
       // The database side stays out of the core: it implements loop's interfaces and nothing more.
       return ["@capgate/loop", "@capgate/schema", "@capgate/tools"].includes(to);
@@ -93,8 +123,10 @@ const allowed = (from, to) => {
       );
   }
   if (isCapability(from)) {
-    // shell-policy: for capabilities that run command lines (shell, mcp's ad-hoc servers).
-    if (to === "@capgate/tools" || to === "@capgate/schema" || to === SHELL_POLICY) return true;
+    // The contract, and the guards it uses: shell-policy for capabilities that run command
+    // lines (shell, mcp's ad-hoc servers), the sandbox for those that start processes, the
+    // workspace guard for paths, the network guard for URLs. Never the host.
+    if (CONTRACT.includes(to) || GUARDS.includes(to)) return true;
     return from === "@capgate/capability-mcp" && to === "@capgate/mcp-client";
   }
   return false;
@@ -108,12 +140,14 @@ for (const [name, { deps, pkg }] of packages) {
   }
   if (name === SHELL_POLICY) {
     for (const dep of Object.keys({ ...pkg.dependencies, ...pkg.peerDependencies })) {
-      if (dep.startsWith("@capgate/"))
+      if (dep.startsWith("@capgate/") && dep !== ERRORS)
         problems.push(`${name}: may not depend on ${dep} at run time (devDependencies only, for its tests)`);
     }
   }
-  if (isCapability(name)) {
-    for (const dep of ["@capgate/tools", "@capgate/schema", SHELL_POLICY]) {
+  // One copy of the contract and of each guard in an install, shared with the host: the
+  // sandbox keeps process-wide state (running sandboxes, egress proxies, tracked groups).
+  if (isCapability(name) || GUARDS.includes(name)) {
+    for (const dep of [...CONTRACT, ...GUARDS]) {
       if (pkg.dependencies?.[dep])
         problems.push(`${name}: ${dep} must be a peer dependency, not a dependency`);
     }
@@ -165,7 +199,7 @@ for (const [name, { dir, deps }] of packages) {
       if (!(pkgName.startsWith("@capgate/") || pkgName === "capgate")) continue;
       if (/\/src(\/|$)/.test(spec)) problems.push(`${where}: imports another package's src/ (${spec})`);
       const isTest = /\.test\.tsx?$/.test(file);
-      if (name === SHELL_POLICY && !isTest)
+      if (name === SHELL_POLICY && !isTest && pkgName !== ERRORS)
         problems.push(`${where}: imports ${pkgName}, but @capgate/shell-policy stands alone at run time`);
       if (/\/apps\/cli\/src\/hook\//.test(file) && !isTest && pkgName !== SHELL_POLICY)
         problems.push(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CapgateError } from "./errors.js";
+import { CapgateError } from "./capgate-error.js";
 
 describe("CapgateError", () => {
   it("carries code, property and cause", () => {

@@ -35,7 +35,6 @@ describe("public exports", () => {
       "serverTimeoutMs",
       "stripControl",
       "toCapabilityManifest",
-      "truncateUtf8",
     ]);
   });
 

@@ -52,4 +52,3 @@ export { qualifyToolName, routeMcpTool } from "./routing.js";
 export type { McpToolInfo, SkippedTool } from "./tool-list.js";
 export { normalizeToolList, toCapabilityManifest } from "./tool-list.js";
 export type { ManagedTransport, StdioTransportFactory, TransportHooks } from "./transport.js";
-export { truncateUtf8 } from "./truncate.js";

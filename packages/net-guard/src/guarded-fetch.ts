@@ -5,8 +5,7 @@ import type { LookupFunction } from "node:net";
 import type { Readable } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import { CapgateError } from "@capgate/schema";
-import { PolicyDeniedError } from "./errors.js";
-import { DEFAULT_LIMITS } from "./types.js";
+import { DEFAULT_LIMITS, PolicyDeniedError } from "@capgate/tools";
 import { type CheckedUrl, type CheckUrlOptions, checkUrl, type ResolvedAddress } from "./url-guard.js";
 
 export interface GuardedFetchOptions extends Omit<CheckUrlOptions, "property"> {

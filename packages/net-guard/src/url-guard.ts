@@ -1,8 +1,8 @@
 import { lookup } from "node:dns/promises";
 import { CapgateError } from "@capgate/schema";
+import type { PolicyCheck } from "@capgate/tools";
+import { PolicyDeniedError } from "@capgate/tools";
 import ipaddr from "ipaddr.js";
-import { PolicyDeniedError } from "./errors.js";
-import type { PolicyCheck } from "./types.js";
 
 export interface ResolvedAddress {
   address: string;

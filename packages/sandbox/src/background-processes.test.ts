@@ -3,14 +3,13 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { groupMembers } from "@capgate/process-group";
 import { CapgateError } from "@capgate/schema";
 import { leaveBehind, needs, processesWith, shellForTests, uniqueSleep } from "@capgate/test-system-parts";
+import { createHostResources, minimalEnv } from "@capgate/tools";
 import { afterAll, describe, expect, it } from "vitest";
 import { BackgroundProcesses, backgroundProcesses } from "./background-processes.js";
-import { groupMembers } from "./process-group.js";
-import { createHostResources } from "./resources.js";
 import type { ShellCheck } from "./shell-check.js";
-import { minimalEnv } from "./tool-context.js";
 
 const dir = mkdtempSync(join(tmpdir(), "capgate-bg-"));
 const env = minimalEnv();

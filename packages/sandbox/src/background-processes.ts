@@ -1,12 +1,17 @@
+import {
+  DEFAULT_KILL_GRACE_MS,
+  killMarkedProcesses,
+  terminateGroup,
+  trackGroup,
+} from "@capgate/process-group";
 import { CapgateError, closestMatch } from "@capgate/schema";
+import type { HostResources } from "@capgate/tools";
 import { execa } from "execa";
 import { HeadTailCapture, tailLines } from "./output-capture.js";
 import { containCommand } from "./process-containment.js";
-import { DEFAULT_KILL_GRACE_MS, killMarkedProcesses, terminateGroup, trackGroup } from "./process-group.js";
 import { bashArgv, sandboxCommand } from "./sandbox.js";
 import { type SandboxTarget, sandboxOptionsFor } from "./sandbox-run.js";
 import { assertShellAllowed, type ShellGateOptions } from "./shell-check.js";
-import type { HostResources } from "./types.js";
 
 /** The `ctx.resources` key under which `backgroundProcesses(ctx)` keeps the manager. */
 export const BACKGROUND_PROCESSES_KEY = "capgate.tools.background-processes";

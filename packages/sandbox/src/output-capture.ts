@@ -1,4 +1,4 @@
-import { type TruncateResult, truncationMarker } from "./truncate.js";
+import { type TruncateResult, truncationMarker } from "@capgate/schema";
 
 const decoder = new TextDecoder();
 

@@ -18,13 +18,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CapgateError } from "@capgate/schema";
 import { needs } from "@capgate/test-system-parts";
+import type { ShellPolicyConfig } from "@capgate/tools";
+import { POLICY_FILE_NAME, resolveInWorkspace } from "@capgate/workspace";
 import { afterAll, describe, expect, it } from "vitest";
-import { resolveInWorkspace } from "./path-guard.js";
-import { POLICY_FILE_NAME } from "./policy-file.js";
 import { runShell } from "./run-shell.js";
 import { closeEgressProxies } from "./sandbox-proxy.js";
 import type { ShellCheck } from "./shell-check.js";
-import type { ShellPolicyConfig } from "./types.js";
 
 const system = needs(["bwrap"]);
 const check: ShellCheck = async () => ({ decision: "allow" });

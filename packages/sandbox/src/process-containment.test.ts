@@ -1,9 +1,9 @@
 import { spawn } from "node:child_process";
+import { killMarkedProcesses, SANDBOX_MARK_VAR, terminateGroup } from "@capgate/process-group";
 import { leaveBehind, needs, processesWith, uniqueSleep } from "@capgate/test-system-parts";
+import { minimalEnv } from "@capgate/tools";
 import { describe, expect, it } from "vitest";
 import { CONTAINMENT_BWRAP_ARGS, containCommand } from "./process-containment.js";
-import { killMarkedProcesses, SANDBOX_MARK_VAR, terminateGroup } from "./process-group.js";
-import { minimalEnv } from "./tool-context.js";
 
 const env = minimalEnv();
 const bwrap = needs(["bwrap"]);

@@ -2,8 +2,8 @@ import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { accessSync, constants, statSync } from "node:fs";
 import { join } from "node:path";
+import { SANDBOX_MARK_VAR } from "@capgate/process-group";
 import { CapgateError } from "@capgate/schema";
-import { SANDBOX_MARK_VAR } from "./process-group.js";
 import { findSystemBinary } from "./sandbox-host.js";
 
 /**

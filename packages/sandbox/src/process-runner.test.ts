@@ -3,10 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CapgateError } from "@capgate/schema";
 import { leaveBehind, processesWith, uniqueSleep } from "@capgate/test-system-parts";
+import { minimalEnv } from "@capgate/tools";
 import { afterAll, describe, expect, it } from "vitest";
 import { HeadTailCapture, tailLines } from "./output-capture.js";
 import { runProcess } from "./process-runner.js";
-import { minimalEnv } from "./tool-context.js";
 
 const dir = mkdtempSync(join(tmpdir(), "capgate-proc-"));
 const env = minimalEnv();

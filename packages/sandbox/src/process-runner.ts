@@ -1,15 +1,15 @@
-import { CapgateError } from "@capgate/schema";
-import { execa } from "execa";
-import { HeadTailCapture } from "./output-capture.js";
-import { containCommand } from "./process-containment.js";
 import {
   DEFAULT_KILL_GRACE_MS,
   killMarkedProcesses,
   terminateGroup,
   trackGroup,
   untrackGroup,
-} from "./process-group.js";
-import { DEFAULT_LIMITS } from "./types.js";
+} from "@capgate/process-group";
+import { CapgateError } from "@capgate/schema";
+import { DEFAULT_LIMITS } from "@capgate/tools";
+import { execa } from "execa";
+import { HeadTailCapture } from "./output-capture.js";
+import { containCommand } from "./process-containment.js";
 
 export interface RunProcessOptions {
   /** The program (looked up on `env.PATH` when it has no slash). Never run through a shell. */

@@ -20,12 +20,12 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { needs } from "@capgate/test-system-parts";
+import type { ShellPolicyConfig } from "@capgate/tools";
+import { PROTECTED_GIT_ENTRIES } from "@capgate/workspace";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PROTECTED_GIT_ENTRIES } from "./git-metadata.js";
 import { runShell } from "./run-shell.js";
 import { closeEgressProxies } from "./sandbox-proxy.js";
 import type { ShellCheck } from "./shell-check.js";
-import type { ShellPolicyConfig } from "./types.js";
 
 // Skipped (the reason in the name) without a working bubblewrap or git; failing under CAPGATE_REQUIRE_SYSTEM_TESTS.
 const system = needs(["bwrap", "git"]);

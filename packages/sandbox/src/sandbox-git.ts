@@ -16,10 +16,14 @@ import {
 import { tmpdir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { CapgateError } from "@capgate/schema";
-import { lstatOrUndefined, realOrUndefined } from "./fs-probe.js";
-import { hasRepositoryLayout, PROTECTED_GIT_ENTRIES } from "./git-metadata.js";
-import { isInside } from "./path-within.js";
-import { renameAside } from "./rename-aside.js";
+import {
+  hasRepositoryLayout,
+  isInside,
+  lstatOrUndefined,
+  PROTECTED_GIT_ENTRIES,
+  realOrUndefined,
+  renameAside,
+} from "@capgate/workspace";
 
 /** Bubblewrap arguments that keep a workspace's git metadata out of a command's reach, and their undo. */
 export interface GitProtection {

@@ -1,6 +1,6 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { releaseMissingPolicyFiles } from "./policy-file.js";
+import { releaseMissingPolicyFiles } from "@capgate/workspace";
 import { disableRootRepository } from "./sandbox-git.js";
 
 /**

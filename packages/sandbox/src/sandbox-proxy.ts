@@ -3,8 +3,8 @@ import { createServer as createHttpServer, request as httpRequest, type Incoming
 import { connect, createServer as createNetServer, isIP, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { checkUrl } from "@capgate/net-guard";
 import { CapgateError } from "@capgate/schema";
-import { checkUrl } from "./url-guard.js";
 
 /** `guarded`: the web.* address rules apply; `full`: any destination (the operator chose it). */
 export type ProxyMode = "guarded" | "full";

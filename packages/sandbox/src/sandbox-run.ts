@@ -1,7 +1,7 @@
+import type { ShellPolicyConfig, ToolContext, WebPolicyConfig } from "@capgate/tools";
 import { resolveProgram } from "./process-containment.js";
 import { type ProcessResult, type RunProcessOptions, runProcess } from "./process-runner.js";
 import { type SandboxOptions, sandboxCommand } from "./sandbox.js";
-import type { ShellPolicyConfig, ToolContext, WebPolicyConfig } from "./types.js";
 
 /** Where a sandboxed command lives: its writable workspace, the hidden state dir, the web rules of its network. */
 export interface SandboxTarget {

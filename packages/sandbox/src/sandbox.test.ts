@@ -17,13 +17,13 @@ import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { needs } from "@capgate/test-system-parts";
+import type { ShellPolicyConfig, WebPolicyConfig } from "@capgate/tools";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BackgroundProcesses } from "./background-processes.js";
 import { runShell } from "./run-shell.js";
 import { closeEgressProxies } from "./sandbox-proxy.js";
 import { runSandboxed } from "./sandbox-run.js";
 import type { ShellCheck } from "./shell-check.js";
-import type { ShellPolicyConfig, WebPolicyConfig } from "./types.js";
 
 // The sandbox is under test here, not the shell policy (its tests live in @capgate/shell-policy,
 // which tools does not depend on): every command line is let through to the sandbox.

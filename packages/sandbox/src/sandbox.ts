@@ -1,17 +1,20 @@
 import { randomBytes } from "node:crypto";
 import { type Dirent, readdirSync, realpathSync, writeSync } from "node:fs";
 import { dirname, join, sep } from "node:path";
+import { killMarkedProcesses, SANDBOX_MARK_VAR } from "@capgate/process-group";
 import { CapgateError } from "@capgate/schema";
-import { lstatOrUndefined, realOrUndefined } from "./fs-probe.js";
-import { hiddenPathsOf } from "./hidden-paths.js";
-import { isInside } from "./path-within.js";
-import { protectPolicyFile } from "./policy-file.js";
-import { killMarkedProcesses, SANDBOX_MARK_VAR } from "./process-group.js";
+import type { ShellNetwork, ShellPolicyConfig, WebPolicyConfig } from "@capgate/tools";
+import {
+  hiddenPathsOf,
+  isInside,
+  lstatOrUndefined,
+  protectPolicyFile,
+  realOrUndefined,
+} from "@capgate/workspace";
 import { protectGit } from "./sandbox-git.js";
 import { BWRAP_BASE_ARGS, DEFAULT_BWRAP, findSystemBinary, probeBwrap, systemBash } from "./sandbox-host.js";
 import { journalSandbox, recoverInterruptedSandboxes } from "./sandbox-journal.js";
 import { egressProxy } from "./sandbox-proxy.js";
-import type { ShellNetwork, ShellPolicyConfig, WebPolicyConfig } from "./types.js";
 
 /** Directories that get a private, empty tmpfs: no host /tmp (X11 and other sockets), no /run (D-Bus, $XDG_RUNTIME_DIR). */
 const PRIVATE_TMPFS = ["/tmp", "/var/tmp", "/run", "/dev/shm"];

@@ -1,10 +1,10 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { minimalEnv } from "@capgate/tools";
 import { afterAll, describe, expect, it } from "vitest";
 import { runShell } from "./run-shell.js";
 import { assertShellAllowed, type ShellCheck, shellCommandPolicy, shellPolicyCheck } from "./shell-check.js";
-import { minimalEnv } from "./tool-context.js";
 
 // The runner's side of the injected shell policy: whatever the check answers is obeyed, and
 // without a check nothing runs. (The real policy behind it is tested in @capgate/shell-policy.)

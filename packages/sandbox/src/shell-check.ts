@@ -1,5 +1,5 @@
-import { PolicyDeniedError } from "./errors.js";
-import type { PolicyCheck, PolicyVerdict, ShellPolicyConfig, ToolContext } from "./types.js";
+import type { PolicyCheck, PolicyVerdict, ShellPolicyConfig, ToolContext } from "@capgate/tools";
+import { PolicyDeniedError } from "@capgate/tools";
 
 /** A shell policy's answer for one command line (the shape `checkShellCommand` of @capgate/shell-policy returns). */
 export interface ShellVerdict {

@@ -30,3 +30,17 @@ describe("truncateMiddle", () => {
     expect(r.omittedBytes).toBeGreaterThan(39_000);
   });
 });
+
+// The case of the copy that @capgate/mcp-client carried (its render now uses this one).
+describe("truncateMiddle on multi-byte text (as MCP results render it)", () => {
+  it("keeps head and tail within the byte cap and never splits a character", () => {
+    const text = `start ${"€".repeat(10_000)} end`;
+    const cut = truncateMiddle(text, 1000);
+    expect(cut.truncated).toBe(true);
+    expect(Buffer.byteLength(cut.text)).toBeLessThanOrEqual(1000);
+    expect(cut.text.startsWith("start ")).toBe(true);
+    expect(cut.text.endsWith(" end")).toBe(true);
+    expect(cut.text).not.toContain("\uFFFD");
+    expect(truncateMiddle("short", 1000)).toEqual({ text: "short", truncated: false, omittedBytes: 0 });
+  });
+});

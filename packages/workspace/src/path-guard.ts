@@ -1,13 +1,13 @@
 import { lstat, readlink, realpath } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { CapgateError } from "@capgate/schema";
-import { PolicyDeniedError } from "./errors.js";
+import type { PolicyCheck } from "@capgate/tools";
+import { PolicyDeniedError } from "@capgate/tools";
 import { lstatOrUndefined } from "./fs-probe.js";
 import { isRepositoryLayout, REPOSITORY_LAYOUT } from "./git-metadata.js";
 import { type HiddenPath, hiddenPathAt, hiddenPathBelow, hiddenPathsInside } from "./hidden-paths.js";
 import { isInside } from "./path-within.js";
 import { isPolicyFile, POLICY_FILE_NAME } from "./policy-file.js";
-import type { PolicyCheck } from "./types.js";
 
 export { isInside };
 

@@ -1,6 +1,8 @@
 import { dirname, join } from "node:path";
+import { type ProcessResult, runProcess } from "@capgate/sandbox";
 import { CapgateError } from "@capgate/schema";
-import { type ProcessResult, realWorkspace, runProcess, type ToolContext } from "@capgate/tools";
+import type { ToolContext } from "@capgate/tools";
+import { realWorkspace } from "@capgate/workspace";
 import { hiddenAmong, hiddenPathExcludes, hiddenRelativePaths } from "./hidden-excludes.js";
 import { operatorIdentity } from "./identity.js";
 import { checkIndexPaths, MAX_INDEX_LISTING_BYTES } from "./index-guard.js";

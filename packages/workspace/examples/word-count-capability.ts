@@ -11,9 +11,8 @@ import {
   defineCapability,
   executeTool,
   type ManifestLike,
-  resolveInWorkspace,
-  workspacePathPolicy,
 } from "@capgate/tools";
+import { resolveInWorkspace, workspacePathPolicy } from "@capgate/workspace";
 
 export const manifest = {
   name: "wordcount",
