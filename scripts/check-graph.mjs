@@ -56,14 +56,17 @@ const SHELL_POLICY = "@capgate/shell-policy";
 const SHELL_POLICY_DEV = ["@capgate/tools", "@capgate/schema", "@capgate/sandbox"];
 // The guards, each one idea on top of the contract (@capgate/tools + @capgate/schema):
 // process groups (Node only, below everything that starts processes, mcp-client's stdio
-// included), the workspace guard, the network guard, and the sandbox, which builds on the
-// three. A capability depends on the guards it uses, as peers, like the contract.
+// included), the workspace guard, the network guard, the sandbox, which builds on the
+// three, and the git guard (git run on a tree the model wrote, nothing from the tree runs),
+// which builds on the sandbox and the workspace guard. A capability depends on the guards
+// it uses, as peers, like the contract.
 const PROCESS_GROUP = "@capgate/process-group";
 const WORKSPACE = "@capgate/workspace";
 const NET_GUARD = "@capgate/net-guard";
 const SANDBOX = "@capgate/sandbox";
+const GIT_GUARD = "@capgate/git-guard";
 const CONTRACT = ["@capgate/tools", "@capgate/schema"];
-const GUARDS = [PROCESS_GROUP, WORKSPACE, NET_GUARD, SANDBOX, SHELL_POLICY];
+const GUARDS = [PROCESS_GROUP, WORKSPACE, NET_GUARD, SANDBOX, GIT_GUARD, SHELL_POLICY];
 // Test support every package's tests may use (private, depends on nothing of ours).
 const TEST_SUPPORT = "@capgate/test-system-parts";
 const allowed = (from, to) => {
@@ -94,6 +97,8 @@ const allowed = (from, to) => {
       return ["@capgate/schema", "@capgate/registry", "@capgate/router"].includes(to);
     case "@capgate/tools":
       return to === "@capgate/schema";
+    case GIT_GUARD:
+      return CONTRACT.includes(to) || [SANDBOX, WORKSPACE].includes(to);
     case "@capgate/mcp-client":
       // Process groups for its stdio servers (the ./stdio entry; the root stays runtime-neutral).
       return to === "@capgate/schema" || to === PROCESS_GROUP;
@@ -102,12 +107,14 @@ const allowed = (from, to) => {
     case "@capgate/loop":
       return CORE.includes(to) && to !== "@capgate/loop";
     case "@capgate/harness":
+      // The guard packages too: the harness provides the peers of the capabilities it composes.
       return (
         CORE.includes(to) || isCapability(to) || GUARDS.includes(to) || to === "@capgate/search-semantic"
       );
     case "@capgate/postgres":
       // The database side stays out of the core: it implements loop's interfaces and nothing more.
-      return ["@capgate/loop", "@capgate/schema", "@capgate/tools"].includes(to);
+      // The git guard: a run's checkout is a tree the model wrote, and publishing it runs git.
+      return ["@capgate/loop", "@capgate/schema", "@capgate/tools", GIT_GUARD].includes(to);
     case "@capgate/eval":
       // The evaluation harness: runs the loop through the harness; apps render it.
       return to === "@capgate/harness" || CORE.includes(to);
@@ -125,7 +132,8 @@ const allowed = (from, to) => {
   if (isCapability(from)) {
     // The contract, and the guards it uses: shell-policy for capabilities that run command
     // lines (shell, mcp's ad-hoc servers), the sandbox for those that start processes, the
-    // workspace guard for paths, the network guard for URLs. Never the host.
+    // workspace guard for paths, the network guard for URLs, git-guard for the one that runs
+    // git. Never the host.
     if (CONTRACT.includes(to) || GUARDS.includes(to)) return true;
     return from === "@capgate/capability-mcp" && to === "@capgate/mcp-client";
   }

@@ -240,6 +240,13 @@ export const configSchema: JsonSchema = {
         readBytes: { type: "integer", minimum: 1024, maximum: 67108864 },
         fetchBytes: { type: "integer", minimum: 1024, maximum: 268435456 },
         maxSteps: { type: "integer", minimum: 1, maximum: 10000 },
+        maxToolCalls: {
+          type: "integer",
+          minimum: 1,
+          maximum: 1000000,
+          description:
+            "Most tool calls per run or chat, a script's nested calls included (default: no limit).",
+        },
         workers: { type: "integer", minimum: 1, maximum: 64, description: "Most workers running at once." },
       },
     },

@@ -32,7 +32,7 @@ afterAll(async () => {
 const act = (name: string, args: Record<string, unknown>) => JSON.stringify({ name, arguments: args });
 
 describe("createHarness", () => {
-  it("registers the ten built-in capabilities with their 47 tools", async () => {
+  it("registers the eleven built-in capabilities with their 49 tools", async () => {
     const { h } = await harness();
     const manifests = h.registry.list();
     expect(manifests.map((m) => m.name)).toEqual([
@@ -43,11 +43,12 @@ describe("createHarness", () => {
       "git",
       "mcp",
       "memory",
+      "script",
       "shell",
       "web",
       "workers",
     ]);
-    expect(manifests.reduce((n, m) => n + m.tools.length, 0)).toBe(47);
+    expect(manifests.reduce((n, m) => n + m.tools.length, 0)).toBe(49);
     expect(h.registry.search("read files", { limit: 1 })[0]?.capability).toBe("fs");
   });
 

@@ -58,7 +58,7 @@ export interface HarnessOptions {
   approve?: LoopApprovalHook;
   /** Overrides the config's approval mode. */
   approval?: PolicyConfig["approval"];
-  /** More capabilities to register beside the ten built-ins. */
+  /** More capabilities to register beside the eleven built-ins. */
   capabilities?: Capability[];
   /**
    * More capability plugins (package names or paths, resolved against `pluginBaseDir`,
@@ -155,7 +155,7 @@ function isResolved(c: CapgateConfig | ResolvedConfig | undefined): c is Resolve
 }
 
 /**
- * Build a harness: the ten built-in capabilities (plus any given), the registry (with
+ * Build a harness: the eleven built-in capabilities (plus any given), the registry (with
  * the configured MCP servers' cached tool lists), profiles with config overrides, the
  * run store and memory under the state dir, one host-resource scope (browser session,
  * background processes), and the MCP pool.
@@ -296,6 +296,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     ...(mcp ? { mcp } : {}),
     ...(browserExecutable ? { browserExecutable } : {}),
     ...(config.limits?.workers ? { workerLimit: config.limits.workers } : {}),
+    ...(config.limits?.maxToolCalls ? { maxToolCalls: config.limits.maxToolCalls } : {}),
   };
 
   const model = (spec?: string | ModelClient): ModelClient => {

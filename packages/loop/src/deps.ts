@@ -63,6 +63,8 @@ export interface LoopEnvironment {
   /** The configured MCP servers' pool: the chat loop falls through to it, the goal loop only with `mcp: true`. */
   mcp?: McpPool;
   browserExecutable?: string;
+  /** Most tool calls per run or chat, a script's nested calls included (default: no limit). */
+  maxToolCalls?: number;
   /** Most workers running at once per host (default 4). */
   workerLimit?: number;
   /** Model for a worker's child run (default: the parent's model). */

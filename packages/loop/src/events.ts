@@ -16,6 +16,16 @@ export interface GoalState {
   notes: string[];
 }
 
+/**
+ * The call a nested call was made from: the top-level call of `step` (one per step), and
+ * the nested call's number within it (1, 2, …), which pairs its tool_called with its tool_result.
+ */
+export interface ParentCall {
+  step: number;
+  tool: string;
+  index: number;
+}
+
 /** Every event a run emits, discriminated on `type`; the payload is enough to replay and audit. */
 export type RunEventBody =
   | {
@@ -64,11 +74,20 @@ export type RunEventBody =
       signatures: string[];
       error?: string;
     }
-  | { type: "tool_called"; step: number; tool: string; arguments: unknown; risk: string }
+  | {
+      type: "tool_called";
+      step: number;
+      tool: string;
+      arguments: unknown;
+      risk: string;
+      /** Set on a call a tool made (a script.run's nested calls): the enclosing call. */
+      parent?: ParentCall;
+    }
   | {
       type: "tool_result";
       step: number;
       tool: string;
+      parent?: ParentCall;
       success: boolean;
       summary: string;
       via: "native" | "mcp" | "none";

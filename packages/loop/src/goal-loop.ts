@@ -36,6 +36,8 @@ export interface RunGoalOptions {
   onEvent?: RunEventListener;
   /** Nesting level: 0 for a top-level run, 1 for a worker's run (workers cannot spawn workers). */
   depth?: number;
+  /** Most tool calls in the run, a script's nested calls included (default: `env.maxToolCalls`, else no limit). */
+  maxToolCalls?: number;
   /** Give up after this many rejected actions in a row (default 8). */
   maxConsecutiveRejections?: number;
   /**
@@ -105,6 +107,7 @@ export async function runGoal(env: LoopEnvironment, options: RunGoalOptions): Pr
     verifyGate: "always",
     workers,
     resources,
+    ...(options.maxToolCalls !== undefined ? { maxToolCalls: options.maxToolCalls } : {}),
   });
 
   emitter.emit({

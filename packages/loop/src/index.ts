@@ -14,6 +14,7 @@ export {
 export type {
   EventEmitterOptions,
   GoalState,
+  ParentCall,
   RunEvent,
   RunEventBody,
   RunEventListener,
@@ -28,6 +29,13 @@ export { approvingMcpCaller } from "./mcp-approval.js";
 export type { ApprovalRegistryOptions } from "./memory-approvals.js";
 export { MemoryApprovalRegistry } from "./memory-approvals.js";
 export { MemoryStore, newMemoryEntry } from "./memory-store.js";
+export type {
+  NestedCallEnd,
+  NestedCallObserver,
+  NestedCallScope,
+  ToolCallServiceOptions,
+} from "./nested-calls.js";
+export { createToolCallService, MAX_CALL_DEPTH } from "./nested-calls.js";
 export type { ContextPacket, PacketInput, PacketStep } from "./packet.js";
 export { BASE_INSTRUCTIONS, buildContextPacket, PACKET_SUFFIX, systemPrompt } from "./packet.js";
 export { isValidRunId, newRunId } from "./run-id.js";

@@ -16,6 +16,7 @@ import { withHostPath } from "@capgate/workspace";
 import type { LoopEnvironment } from "./deps.js";
 import type { EventEmitterForRun, GoalState, RunOutcome } from "./events.js";
 import { approvingMcpCaller } from "./mcp-approval.js";
+import { createToolCallService, type NestedCallObserver } from "./nested-calls.js";
 import { loadReply, orderedSignatures, searchReply } from "./replies.js";
 import { externaliseContent, type StepImage, structuredLine, type TracedContent } from "./rich-content.js";
 import { runVerify } from "./verify.js";
@@ -52,6 +53,8 @@ export interface SessionOptions {
    * outlives it. Default: the host's (`env.resources`).
    */
   resources?: HostResources;
+  /** Most tool calls in the run, a script's nested calls included (default: the environment's, else no limit). */
+  maxToolCalls?: number;
 }
 
 const STATE_CHANGING: ReadonlySet<ToolRisk> = new Set(["write", "exec"]);
@@ -70,6 +73,7 @@ export class Session {
   readonly #asking = new Set<Promise<boolean>>();
   /** Each capability of the last search's hits → its tools, best match first (orders a following load's reply). */
   #lastHits = new Map<string, string[]>();
+  #toolCalls = 0;
 
   constructor(readonly options: SessionOptions) {}
 
@@ -155,18 +159,21 @@ export class Session {
       if (!hook.announcesPending) announce();
       const asked = (async () => {
         let approved = false;
-        let reason: string | undefined;
+        let failure: unknown;
         try {
           approved = await untilAborted(
             hook({ ...request, approvalId, runId: emitter.runId, onPending: announce }, signal),
             signal,
           );
         } catch (error) {
-          reason = (error as Error).message;
+          failure = error;
         }
         // Answered or failed before it announced: the trace still pairs requested with resolved.
         announce();
+        const reason = failure === undefined ? undefined : (failure as Error).message;
         emitter.emit({ type: "approval_resolved", approvalId, approved, ...(reason ? { reason } : {}) });
+        // Why nobody could answer (no one asked in time, a client that cannot be asked) reaches the model too.
+        if (failure !== undefined) throw failure;
         return approved;
       })();
       this.#asking.add(asked);
@@ -286,17 +293,86 @@ export class Session {
     return { result: loadReply(name, signatures), success: true };
   }
 
+  /** Tool calls made so far in this run (a script's nested calls included). */
+  get toolCalls(): number {
+    return this.#toolCalls;
+  }
+
+  /** Count one call against the run's budget; throws `budget_exhausted` when it is spent. */
+  #takeToolCall(tool: string): void {
+    const max = this.options.maxToolCalls ?? this.env.maxToolCalls;
+    if (max !== undefined && this.#toolCalls >= max)
+      throw new CapgateError(
+        "budget_exhausted",
+        `${tool} was not called: this run has used its ${max} tool calls (a script's calls count too).`,
+      );
+    this.#toolCalls++;
+  }
+
+  /**
+   * The service a tool (script.run) calls other tools through: the path below, each call
+   * traced as nested in this one, counted against the run's budget and, when it reached a
+   * write or exec handler, against the verification gate.
+   */
+  #nestedCalls(ctx: ToolContext, step: number, parentTool: string): ToolContext["services"]["calls"] {
+    const { emitter } = this.options;
+    let index = 0;
+    const observer: NestedCallObserver = {
+      begin: ({ tool, arguments: args, risk }) => {
+        this.#takeToolCall(tool);
+        const parent = { step, tool: parentTool, index: ++index };
+        emitter.emit({ type: "tool_called", step, tool, arguments: args, risk, parent });
+        const started = Date.now();
+        return (end) => {
+          if (end.rejected === undefined && STATE_CHANGING.has(risk)) this.#lastChangeStep = step;
+          emitter.emit({
+            type: "tool_result",
+            step,
+            tool,
+            parent,
+            success: end.result.success && end.rejected === undefined,
+            summary: end.result.summary,
+            via: end.via,
+            ...(end.server ? { server: end.server } : {}),
+            ...(end.rejected ? { rejected: end.rejected } : {}),
+            durationMs: Date.now() - started,
+          });
+        };
+      },
+    };
+    return createToolCallService({
+      env: this.env,
+      context: ctx,
+      scope: { isToolLoaded: (t) => this.router.isToolLoaded(t), tools: () => this.#loadedTools() },
+      mcp: this.options.mcp,
+      riskOf: (t) => this.riskOf(t),
+      observer,
+    });
+  }
+
+  #loadedTools() {
+    return this.router
+      .loadedManifests()
+      .flatMap((m) => m.tools)
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
   async #call(tool: string, toolArgs: Record<string, unknown>, step: number): Promise<StepOutcome> {
     const { emitter } = this.options;
     const risk = this.riskOf(tool);
     emitter.emit({ type: "tool_called", step, tool, arguments: toolArgs, risk });
     const started = Date.now();
-    const ctx = this.toolContext();
+    const base = this.toolContext();
+    const ctx: ToolContext = {
+      ...base,
+      services: { ...base.services, calls: this.#nestedCalls(base, step, tool) },
+    };
     let result: ToolResult;
     let via: "native" | "mcp" | "none" = "none";
     let server: string | undefined;
     let rejected: string | undefined;
     try {
+      this.#takeToolCall(tool);
       const out = await executeCapabilityStep(
         { tool, arguments: toolArgs },
         {

@@ -99,8 +99,12 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     let published: RunResult | undefined;
     try {
       const model = options.model(request.model);
-      checkout = await prepareRunWorkspace(options.workspace, workRoot, runId);
       const base = options.environment;
+      // Publishing runs git in the run's own sandbox (the operator's shell policy), hiding the same state directory.
+      checkout = await prepareRunWorkspace(options.workspace, workRoot, runId, {
+        env: base.env,
+        sandbox: { stateDir: base.stateDir, ...(base.policy.shell ? { shell: base.policy.shell } : {}) },
+      });
       const env: LoopEnvironment = {
         ...base,
         store,

@@ -136,12 +136,15 @@ function pythonSource(cmd: ResolvedCommand): CodeSource | { unknown: string } | 
     }
     if (!a.startsWith("-") || a === "-") return isStdinPath(a) ? { lang: PY, from: "stdin" } : undefined; // a script file
     if (a.startsWith("--")) {
+      // Python prints its version or help and exits before running anything.
+      if (/^--(version|help|help-env|help-xoptions|help-all)$/.test(a)) return undefined;
       if (a === "--check-hash-based-pycs") i++;
       continue;
     }
     for (let j = 1; j < a.length; j++) {
       const letter = a[j]!;
       const rest = a.slice(j + 1);
+      if (letter === "V" || letter === "h" || letter === "?") return undefined;
       if (letter === "c" || letter === "m") {
         const value = rest !== "" ? rest : argv[i + 1];
         if (value === undefined) {
@@ -165,7 +168,9 @@ function pythonSource(cmd: ResolvedCommand): CodeSource | { unknown: string } | 
     }
   }
   if (cmd.openArgs) return { lang: PY, from: "open" };
-  return { lang: PY, from: "stdin" };
+  // With the input it inherited (a terminal, or capgate's /dev/null) Python reads what the
+  // operator types, not what the command line gives it; a pipe, a file or a here-document is read.
+  return cmd.stdin.kind === "inherited" ? undefined : { lang: PY, from: "stdin" };
 }
 
 function isStdinPath(path: string): boolean {

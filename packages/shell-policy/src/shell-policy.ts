@@ -1,5 +1,6 @@
 import type { ShellPrefixRule, ShellRules } from "./config.js";
 import { ShellRulesError } from "./errors.js";
+import { GIT_GLOBAL_VALUE, gitSubcommandIndex } from "./git-programs.js";
 import {
   type Continuation,
   commandName,
@@ -205,8 +206,11 @@ function compilePrefixRule(
  * the rule (`-rf`, `--force`) anywhere among the command's options, a short cluster by its
  * letters (`-rf` = `-r -f` = `-fr`); the other rule words in order against the command's
  * non-option words, where an option may or may not have taken the next word (`git -C dir
- * push` is `git push`). A word only known at run time, or arguments xargs appends, count as
- * matching. `git -c alias.x=…` defines a subcommand on the fly: it counts as matching.
+ * push` is `git push`). A word only known at run time may stand for any words where it
+ * stands — the rule's words (`git "$verb"`), options, nothing — and arguments xargs appends
+ * count as matching; but a literal word that is not the rule's settles it: `git commit -m
+ * "$(cat msg)"` is `git commit`, whatever the message. `git -c alias.x=…` (or a run-time
+ * `-c` value) defines a subcommand on the fly: it counts as matching.
  */
 function prefixMatches(
   patterns: readonly RegExp[],
@@ -224,19 +228,32 @@ function prefixMatches(
   const optionRules = rest.filter((p) => p.source.startsWith("^-"));
   const wordRules = rest.filter((p) => !p.source.startsWith("^-"));
   const wordLiterals = restLiterals.filter((_l, i) => !rest[i]!.source.startsWith("^-"));
-  if (!anywhere && args.some((a) => a === undefined)) return true;
   if (
     wordRules.length > 0 &&
-    (optionArea.some((a) => /^alias\./i.test(a ?? "") || /^--config-env=alias\./i.test(a ?? "")) ||
+    (optionArea.some(
+      (a, i) =>
+        /^alias\./i.test(a ?? "") ||
+        /^--config-env=alias\./i.test(a ?? "") ||
+        // `git -c "$kv" p`: the run-time value may define the alias p (`-c user.name="$n"` cannot).
+        (!anywhere &&
+          cmd.name === "git" &&
+          a === undefined &&
+          /^(-c|--config-env)$/.test(args[i - 1] ?? "") &&
+          !/^(?!alias\.)[A-Za-z][\w.-]*=/i.test(words[i]?.raw ?? "")),
+    ) ||
       (cmd.name === "git" && cmd.gitEnvAlias === true))
   )
     return true;
+  // At command position a word only known at run time may be any option (`rm "$flags" d`).
+  const runtimeOption = !anywhere && optionArea.some((a) => a === undefined);
   for (const p of optionRules) {
     const literal = p.source.slice(1, -1).replace(/\\(.)/g, "$1");
     // A glob word (`-[r]f`, `*`) becomes whatever file names match it: count each spelling it could become.
     const area = [...optionArea, ...globSpellings(cmd.name, literal, words.slice(0, optionArea.length))];
-    if (!cmd.openArgs && !optionPresent(cmd.name, literal, p, area)) return false;
+    if (!cmd.openArgs && !runtimeOption && !optionPresent(cmd.name, literal, p, area)) return false;
   }
+  // Where git's subcommand stands, in `args` (which starts after the program word).
+  const gitAt = cmd.name === "git" ? gitSubcommandIndex(cmd.argv) - 1 : -1;
   const memo = new Map<number, boolean>();
   const walk = (ri: number, ci: number): boolean => {
     if (ri === wordRules.length) return true;
@@ -248,8 +265,20 @@ function prefixMatches(
     const word = words[ci];
     let result: boolean;
     if (a === undefined) {
-      // Only in an anywhere match: a run-time word is not the rule's word, but it may be an option (and its value).
+      // At command position a run-time word may be any words at all: the rule's next words
+      // (`git "$verb"`), nothing, or an option and its value. In an anywhere match it is not
+      // the rule's word (§11), but it may still be an option.
       result = walk(ri, ci + 1) || walk(ri, ci + 2);
+      for (let k = ri + 1; !anywhere && !result && k <= wordRules.length; k++) result = walk(k, ci + 1);
+    } else if (
+      !anywhere &&
+      cmd.name === "git" &&
+      ci < gitAt &&
+      GIT_GLOBAL_VALUE.test(a) &&
+      !(words[ci + 1] !== undefined && mayBeSeveralWords(words[ci + 1]!))
+    ) {
+      // git's global options that take a value take the next word whole (`git -C "$dir" status`).
+      result = walk(ri, ci + 2);
     } else if (end !== -1 && ci === end) result = walk(ri, ci + 1);
     else if (word?.glob && (end === -1 || ci < end)) {
       // `pus[h]` is `push` once a file of that name exists; a glob that may start with `-` may also be an option.
@@ -266,6 +295,14 @@ function prefixMatches(
     return result;
   };
   return walk(0, 0);
+}
+
+/**
+ * Can a word become several words at run time? An unquoted expansion splits; `"$@"` and
+ * `"${a[@]}"` become one word per element even quoted.
+ */
+function mayBeSeveralWords(word: ShellWord): boolean {
+  return word.value === undefined && (word.splits || /\$\{?[@*]|\[[@*]\]\}|\$\{![^}]*[@*]\}/.test(word.raw));
 }
 
 /**
@@ -475,26 +512,37 @@ class CompiledShellPolicy implements ShellPolicy {
     this.#sawGitEnvAlias = false;
     this.#startupRedirect = false;
     this.#sawStartupRedirect = false;
+    this.#stdinMoved = false;
+    this.#sawStdinMoved = false;
     this.#script(command, 0, out);
-    if (this.#sawGitEnvAlias || this.#sawStartupRedirect) {
+    if (this.#sawGitEnvAlias || this.#sawStartupRedirect || this.#sawStdinMoved) {
       // An alias defined in the environment applies to every git in the line, wherever the
       // definition stood (`export GIT_CONFIG_KEY_0=alias.p …; git p`), and so does a moved
-      // HOME to every shell that reads startup files (`export HOME=.; bash -ic …`): judge
-      // them all again.
+      // HOME to every shell that reads startup files (`export HOME=.; bash -ic …`), and an
+      // `exec < file` to every command after it that reads the shell's input: judge them all again.
       out.length = 0;
       this.#gitEnvAlias = this.#sawGitEnvAlias;
       this.#startupRedirect = this.#sawStartupRedirect;
+      this.#stdinMoved = this.#sawStdinMoved;
       this.#script(command, 0, out);
     }
     return out;
   }
+
+  /** `exec < file` (any redirection of standard input without a command) moves the shell's own input. */
+  #stdinMoved = false;
+  #sawStdinMoved = false;
 
   #gitEnvAlias = false;
   #sawGitEnvAlias = false;
   #startupRedirect = false;
   #sawStartupRedirect = false;
 
-  #script(source: string, depth: number, out: Match[]): void {
+  /**
+   * `stdin` is where the code's own input comes from, for code run by a shell or `eval`
+   * (`cat f | bash -c node` hands the pipe to node): its commands that read the inherited input read that.
+   */
+  #script(source: string, depth: number, out: Match[], stdin: StdinSource = { kind: "inherited" }): void {
     const parsed = this.#parser.parse(source);
     if (!parsed.ok) {
       out.push({
@@ -509,7 +557,9 @@ class CompiledShellPolicy implements ShellPolicy {
       // A bare `a=1` (or `local a=1`) sets a shell variable; a prefix or `export` reaches a program's environment.
       const exported = cmd.words.length > 0 && !isLocalDeclaration(cmd.words);
       for (const a of cmd.assignments ?? []) this.#assignment(a, cmd.text, depth, out, exported);
-      this.#layer(cmd.words, cmd.stdin, cmd.text, depth, 0, out, false, cmd.assignments);
+      const input: StdinSource =
+        cmd.stdin.kind !== "inherited" ? cmd.stdin : this.#stdinMoved ? { kind: "dynamic" } : stdin;
+      this.#layer(cmd.words, input, cmd.text, depth, 0, out, false, cmd.assignments);
     }
     // Secondary: an opener inside the arithmetic keeps its browser_panel.open hint.
     for (const u of parsed.arithmetic ?? []) out.push({ ...unresolvable(u.text, u.reason), secondary: true });
@@ -572,7 +622,7 @@ class CompiledShellPolicy implements ShellPolicy {
           `\`((…))\` in code run by ${next.via.split(" ")[0]} (not bash) means nested subshells there, but arithmetic to a bash parser`,
         ),
       );
-    } else this.#script(next.script, depth + 1, out);
+    } else this.#script(next.script, depth + 1, out, stdin);
   }
 
   #layer(
@@ -619,6 +669,8 @@ class CompiledShellPolicy implements ShellPolicy {
       );
       return;
     }
+    if (commandName(first.value) === "exec" && words.length === 1 && stdin.kind !== "inherited")
+      this.#sawStdinMoved = true;
     const cmd: ResolvedCommand = {
       name: commandName(first.value),
       argv: words.map((w) => w.value),

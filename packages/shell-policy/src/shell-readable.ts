@@ -11,6 +11,7 @@
  * Script files a command runs (`bash build.sh`, `python3 app.py`, a Makefile, npm scripts,
  * `./tool args`) are files, not arguments: what they do is §8's business, as before.
  */
+import { DATA_PROGRAM_NOTES, DATA_PROGRAM_READERS } from "./data-programs.js";
 import { gitKeyUnreadable, gitSubcommand, gitUnreadable } from "./git-programs.js";
 import { sedCommandRuns } from "./sed-script.js";
 import type { Continuation, ResolvedCommand } from "./shell-commands.js";
@@ -507,6 +508,8 @@ function interpreter(cmd: ResolvedCommand): string | undefined {
 
 const READERS: Readonly<Record<string, Reader>> = {
   ...Object.fromEntries(DATA_PROGRAMS.map((name) => [name, data])),
+  ...Object.fromEntries(Object.keys(DATA_PROGRAM_NOTES).map((name) => [name, data])),
+  ...Object.fromEntries(Object.entries(DATA_PROGRAM_READERS).map(([name, entry]) => [name, entry.read])),
   git: gitUnreadable,
   sed: (cmd) => sedCommandRuns(cmd.argv),
   gsed: (cmd) => sedCommandRuns(cmd.argv),

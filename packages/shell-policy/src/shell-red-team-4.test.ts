@@ -137,10 +137,7 @@ describe("red-team round four: configured rules", () => {
  * database shell, a program it does not know): under configured rules they are asked about
  * as unreadable (docs/shell-policy.md §12) — never denied, never matched by a rule.
  */
-const UNREADABLE_UNDER_RULES = new Set([
-  "eatmydata apt-get --version",
-  "gdb -batch -ex 'info registers' prog",
-]);
+const UNREADABLE_UNDER_RULES = new Set(["gdb -batch -ex 'info registers' prog"]);
 
 describe("red-team round four: harmless look-alikes stay allowed", () => {
   it.each(ROUND_FOUR_ALLOW)("%j", async (command) => {

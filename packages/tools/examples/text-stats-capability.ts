@@ -54,6 +54,7 @@ export const capability = defineCapability({
         throw new PolicyDeniedError("text is over 1,000,000 characters; count a part of it.", {
           property: "text",
         });
+      return undefined;
     },
   },
 });

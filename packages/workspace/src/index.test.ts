@@ -19,6 +19,7 @@ describe("@capgate/workspace public surface", () => {
       "hostPath",
       "isInside",
       "isPolicyFile",
+      "isRepositoryLayout",
       "lstatOrUndefined",
       "openRegularFile",
       "policyFilePaths",

@@ -1,5 +1,10 @@
 import type { ToolResult } from "@capgate/tools";
-import { type GlobalOptions, parseJsonArgument, reportCapabilityProblems } from "../context.js";
+import {
+  type GlobalOptions,
+  parseApproval,
+  parseJsonArgument,
+  reportCapabilityProblems,
+} from "../context.js";
 import { CliError } from "../errors.js";
 import { type CliIO, paint } from "../io.js";
 import { printJson } from "../json.js";
@@ -89,6 +94,7 @@ export interface McpServeOptions {
   config?: string;
   profile?: string;
   preload?: string;
+  approval?: string;
 }
 
 /**
@@ -127,10 +133,16 @@ export async function mcpServeCommand(
     ?.split(",")
     .map((p) => p.trim())
     .filter((p) => p !== "");
+  const { createGateServer, elicitingApprover } = await import("@capgate/mcp-client");
+  // Approvals (--approval on-risk/always, or the config's) are asked of the client's user by elicitation.
+  let server: ReturnType<typeof createGateServer> | undefined;
+  const approval = parseApproval(options.approval);
   const harness = await createHarness({
     config,
     ...(explicitWorkspace ? { workspace: explicitWorkspace } : {}),
     ...(global.capability?.length ? { capabilityPlugins: global.capability } : {}),
+    ...(approval ? { approval } : {}),
+    approve: elicitingApprover(() => server),
   });
   // stderr only: stdout is the MCP channel.
   reportCapabilityProblems(harness, global, io);
@@ -144,9 +156,8 @@ export async function mcpServeCommand(
     await harness.close();
     throw error;
   }
-  const { createGateServer } = await import("@capgate/mcp-client");
   const { serveGateOverStdio } = await import("@capgate/mcp-client/stdio");
-  const server = createGateServer({ name: "capgate", version: VERSION, handlers: session.handlers });
+  server = createGateServer({ name: "capgate", version: VERSION, handlers: session.handlers });
   const servers = Object.keys(config.mcpServers);
   io.err(
     `capgate mcp serve · workspace ${harness.workspace} · config ${config.path ?? "(none)"} · MCP servers ${servers.length ? servers.join(", ") : "(none)"} · trace ${harness.store.pathOf(session.runId)}`,

@@ -74,6 +74,8 @@ export async function workerCommand(
         io.out(
           `${p.dim("run")} ${event.runId} ${event.outcome}${where}${event.error ? ` — ${event.error}` : ""}`,
         );
+        // What publishing stripped (nested repositories, gitlinks) is said where the operator looks.
+        if (event.result?.notice) io.out(`${p.dim("run")} ${event.runId} ${event.result.notice}`);
       }
     },
   });
