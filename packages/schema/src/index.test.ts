@@ -33,6 +33,9 @@ describe("@capgate/schema public surface", () => {
       "topLevelToolNames",
       "topLevelToolSchemas",
       "topLevelTools",
+      "truncateBytes",
+      "truncateMiddle",
+      "truncationMarker",
       "validate",
       "validatorCacheStats",
     ]);
