@@ -10,6 +10,7 @@ import {
   type ToolContext,
   type ToolResult,
 } from "@capgate/tools";
+import { withHostPath } from "@capgate/workspace";
 import type { LoopEnvironment } from "./deps.js";
 import { approvingMcpCaller } from "./mcp-approval.js";
 
@@ -89,6 +90,7 @@ export function createToolCallService(options: ToolCallServiceOptions): ToolCall
                 ...ctx,
                 capabilities: options.env.capabilities,
                 loaded: options.scope,
+                hostEnv: withHostPath,
               }),
             mcp:
               options.mcp && options.env.mcp
