@@ -80,9 +80,9 @@ console.log(r.ok ? "ok" : r.error.code + " " + r.error.property);`,
     expect(out.trim()).toBe("invalid_arguments arguments.q");
   });
 
-  it("@capgate/registry alone (with schema)", () => {
+  it("@capgate/registry alone (with schema and the error base)", () => {
     const dir = project("registry");
-    npm(["install", tarball("capgate-registry"), tarball("capgate-schema")], dir);
+    npm(["install", tarball("capgate-registry"), tarball("capgate-schema"), tarball("capgate-errors")], dir);
     const out = node(
       `import { Registry } from "${cg("registry")}";
 const r = new Registry();
