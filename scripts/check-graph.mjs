@@ -32,28 +32,43 @@ for (const g of groups) {
 }
 
 const CORE = [
+  "@capgate/errors",
   "@capgate/schema",
   "@capgate/shell-policy",
   "@capgate/registry",
   "@capgate/router",
   "@capgate/profiles",
   "@capgate/tools",
+  "@capgate/process-group",
+  "@capgate/workspace",
+  "@capgate/net-guard",
+  "@capgate/sandbox",
   "@capgate/mcp-client",
   "@capgate/models",
   "@capgate/loop",
 ];
 const isCapability = (n) => n.startsWith("@capgate/capability-");
-// @capgate/shell-policy stands alone at run time (the Claude Code hook loads nothing else);
-// its tests run the tools runner with the real policy, so tools and schema may be devDependencies.
+// The bottom of the graph: the one error base (with its cross-copy marker), which even the
+// packages that stand alone (models, shell-policy) share. It depends on nothing.
+const ERRORS = "@capgate/errors";
+// @capgate/shell-policy stands alone at run time (the Claude Code hook loads nothing else but
+// the error base); its tests run the sandbox's runner with the real policy, so the sandbox and
+// the contract may be devDependencies.
 const SHELL_POLICY = "@capgate/shell-policy";
-const SHELL_POLICY_DEV = ["@capgate/tools", "@capgate/schema"];
-// The git guard: run git on a tree the model wrote, nothing from the tree runs. A guard
-// package like the sandbox and the workspace guard (SPEC §1): schema for errors, tools for
-// the process runner, the sandbox and the regular-file opener it builds on (until those
-// are packages of their own). Used by the git capability and the worker's checkouts.
+const SHELL_POLICY_DEV = ["@capgate/tools", "@capgate/schema", "@capgate/sandbox"];
+// The guards, each one idea on top of the contract (@capgate/tools + @capgate/schema):
+// process groups (Node only, below everything that starts processes, mcp-client's stdio
+// included), the workspace guard, the network guard, the sandbox, which builds on the
+// three, and the git guard (git run on a tree the model wrote, nothing from the tree runs),
+// which builds on the sandbox and the workspace guard. A capability depends on the guards
+// it uses, as peers, like the contract.
+const PROCESS_GROUP = "@capgate/process-group";
+const WORKSPACE = "@capgate/workspace";
+const NET_GUARD = "@capgate/net-guard";
+const SANDBOX = "@capgate/sandbox";
 const GIT_GUARD = "@capgate/git-guard";
-// Guard packages a capability may depend on (as peers), the ones it uses.
-const GUARDS = [SHELL_POLICY, GIT_GUARD];
+const CONTRACT = ["@capgate/tools", "@capgate/schema"];
+const GUARDS = [PROCESS_GROUP, WORKSPACE, NET_GUARD, SANDBOX, GIT_GUARD, SHELL_POLICY];
 // Test support every package's tests may use: private, reached only through devDependencies,
 // and depending on nothing of ours but other test support (the PostgreSQL cluster asks
 // system-parts whether PostgreSQL is here). Test helpers never ship inside a published package.
@@ -64,10 +79,18 @@ const allowed = (from, to) => {
     return from === "@capgate/test-postgres" && to === "@capgate/test-system-parts";
   if (TEST_SUPPORT.includes(to)) return packages.get(from)?.pkg.devDependencies?.[to] !== undefined;
   switch (from) {
-    case "@capgate/schema":
+    case ERRORS:
+    case PROCESS_GROUP:
       return false;
+    case "@capgate/schema":
+      return to === ERRORS;
     case SHELL_POLICY:
-      return SHELL_POLICY_DEV.includes(to);
+      return to === ERRORS || SHELL_POLICY_DEV.includes(to);
+    case WORKSPACE:
+    case NET_GUARD:
+      return CONTRACT.includes(to);
+    case SANDBOX:
+      return CONTRACT.includes(to) || [PROCESS_GROUP, WORKSPACE, NET_GUARD].includes(to);
     case "@capgate/registry":
       return to === "@capgate/schema";
     case "@capgate/search-semantic":
@@ -80,11 +103,12 @@ const allowed = (from, to) => {
     case "@capgate/tools":
       return to === "@capgate/schema";
     case GIT_GUARD:
-      return to === "@capgate/schema" || to === "@capgate/tools";
+      return CONTRACT.includes(to) || [SANDBOX, WORKSPACE].includes(to);
     case "@capgate/mcp-client":
-      return to === "@capgate/schema";
+      // Process groups for its stdio servers (the ./stdio entry; the root stays runtime-neutral).
+      return to === "@capgate/schema" || to === PROCESS_GROUP;
     case "@capgate/models":
-      return false;
+      return to === ERRORS;
     case "@capgate/loop":
       return CORE.includes(to) && to !== "@capgate/loop";
     case "@capgate/telemetry":
@@ -118,9 +142,11 @@ const allowed = (from, to) => {
       );
   }
   if (isCapability(from)) {
-    // Guards: shell-policy for capabilities that run command lines (shell, mcp's ad-hoc
-    // servers), git-guard for the one that runs git.
-    if (to === "@capgate/tools" || to === "@capgate/schema" || GUARDS.includes(to)) return true;
+    // The contract, and the guards it uses: shell-policy for capabilities that run command
+    // lines (shell, mcp's ad-hoc servers), the sandbox for those that start processes, the
+    // workspace guard for paths, the network guard for URLs, git-guard for the one that runs
+    // git. Never the host.
+    if (CONTRACT.includes(to) || GUARDS.includes(to)) return true;
     return from === "@capgate/capability-mcp" && to === "@capgate/mcp-client";
   }
   return false;
@@ -134,12 +160,14 @@ for (const [name, { deps, pkg }] of packages) {
   }
   if (name === SHELL_POLICY) {
     for (const dep of Object.keys({ ...pkg.dependencies, ...pkg.peerDependencies })) {
-      if (dep.startsWith("@capgate/"))
+      if (dep.startsWith("@capgate/") && dep !== ERRORS)
         problems.push(`${name}: may not depend on ${dep} at run time (devDependencies only, for its tests)`);
     }
   }
-  if (isCapability(name)) {
-    for (const dep of ["@capgate/tools", "@capgate/schema", ...GUARDS]) {
+  // One copy of the contract and of each guard in an install, shared with the host: the
+  // sandbox keeps process-wide state (running sandboxes, egress proxies, tracked groups).
+  if (isCapability(name) || GUARDS.includes(name)) {
+    for (const dep of [...CONTRACT, ...GUARDS]) {
       if (pkg.dependencies?.[dep])
         problems.push(`${name}: ${dep} must be a peer dependency, not a dependency`);
     }
@@ -191,7 +219,7 @@ for (const [name, { dir, deps }] of packages) {
       if (!(pkgName.startsWith("@capgate/") || pkgName === "capgate")) continue;
       if (/\/src(\/|$)/.test(spec)) problems.push(`${where}: imports another package's src/ (${spec})`);
       const isTest = /\.test\.tsx?$/.test(file);
-      if (name === SHELL_POLICY && !isTest)
+      if (name === SHELL_POLICY && !isTest && pkgName !== ERRORS)
         problems.push(`${where}: imports ${pkgName}, but @capgate/shell-policy stands alone at run time`);
       if (/\/apps\/cli\/src\/hook\//.test(file) && !isTest && pkgName !== SHELL_POLICY)
         problems.push(

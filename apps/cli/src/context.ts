@@ -78,7 +78,7 @@ export async function openHarness(
   const { createHarness, defaultStateDir, loadConfig } = await import("@capgate/harness");
   // A capgate process killed mid-command (SIGKILL) left its after-command steps undone: they
   // are done before the policy file is read, so a policy the command created is not obeyed.
-  const { recoverInterruptedSandboxes } = await import("@capgate/tools");
+  const { recoverInterruptedSandboxes } = await import("@capgate/sandbox");
   for (const notice of recoverInterruptedSandboxes(request.stateDir ?? defaultStateDir())) {
     process.stderr.write(`capgate: ${notice}\n`);
   }
@@ -88,7 +88,7 @@ export async function openHarness(
     // Every run, one line: the operator chose this, but must not forget it.
     process.stderr.write(`${SANDBOX_OFF_WARNING}\n`);
   } else if (request.unsandboxedIfUnavailable) {
-    const { probeBwrap } = await import("@capgate/tools");
+    const { probeBwrap } = await import("@capgate/sandbox");
     const reason = await probeBwrap(config.config.shell?.bwrap).then(
       () => undefined,
       (error: unknown) => (error instanceof Error ? error.message : String(error)),

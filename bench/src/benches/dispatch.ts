@@ -3,6 +3,7 @@
 import { Router } from "@capgate/router";
 import { parseToolAction, validatorCacheStats } from "@capgate/schema";
 import { CapabilitySet, createToolContext, defineCapability, executeTool } from "@capgate/tools";
+import { withHostPath } from "@capgate/workspace";
 import type { Figure } from "../figure.js";
 
 export const name = "dispatch";
@@ -40,6 +41,8 @@ export async function run(): Promise<Figure[]> {
     ...createToolContext({ workspace: process.cwd() }),
     capabilities: new CapabilitySet([capability]),
     loaded: router,
+    // As the loop and the harness call: the PATH filter is part of every gated call.
+    hostEnv: withHostPath,
   };
   const handler = capability.handlers.get("noop.run")!;
   const text = (i: number) =>

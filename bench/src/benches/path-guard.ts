@@ -5,7 +5,7 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { resolveInWorkspace, type WorkspaceScope } from "@capgate/tools";
+import { resolveInWorkspace, type WorkspaceScope } from "@capgate/workspace";
 import type { Figure } from "../figure.js";
 
 export const name = "path-guard";

@@ -5,13 +5,8 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  closeEgressProxies,
-  runProcess,
-  type ShellNetwork,
-  sandboxCommand,
-  systemBash,
-} from "@capgate/tools";
+import { closeEgressProxies, runProcess, sandboxCommand, systemBash } from "@capgate/sandbox";
+import type { ShellNetwork } from "@capgate/tools";
 import type { Figure } from "../figure.js";
 
 export const name = "sandbox";

@@ -1,4 +1,4 @@
-import type { ProcessResult } from "@capgate/tools";
+import type { ProcessResult } from "@capgate/sandbox";
 import { UnsafeRepositoryError } from "./repo-guard.js";
 import { gitFailure, type TreeGitCall } from "./tree-git.js";
 

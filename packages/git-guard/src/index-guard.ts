@@ -1,7 +1,7 @@
 import type { Dirent } from "node:fs";
 import { lstat, readdir } from "node:fs/promises";
 import { join } from "node:path";
-import type { ProcessResult } from "@capgate/tools";
+import type { ProcessResult } from "@capgate/sandbox";
 import { UnsafeRepositoryError } from "./repo-guard.js";
 
 /** Most bytes of `git ls-files -z` read; an index whose paths take more is refused, not half-checked. */

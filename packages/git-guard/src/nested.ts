@@ -1,7 +1,7 @@
 import type { Dirent } from "node:fs";
 import { readdir, rm, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import { isRepositoryLayout } from "@capgate/tools";
+import { isRepositoryLayout } from "@capgate/workspace";
 import { UnsafeRepositoryError } from "./repo-guard.js";
 
 /**

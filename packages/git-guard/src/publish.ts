@@ -3,7 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
-import { openRegularFile } from "@capgate/tools";
+import { openRegularFile } from "@capgate/workspace";
 import {
   type HistoryProblem,
   historyProblems,

@@ -1,6 +1,7 @@
 import type { Dirent } from "node:fs";
 import { lstat, readdir, realpath, stat } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve } from "node:path";
+import { runProcess } from "@capgate/sandbox";
 import { CapgateError } from "@capgate/schema";
 import {
   describeFileType,
@@ -8,8 +9,7 @@ import {
   isInside,
   openRegularFile,
   PROTECTED_GIT_ENTRIES,
-  runProcess,
-} from "@capgate/tools";
+} from "@capgate/workspace";
 
 /**
  * What a git call may run with, once the repository's metadata has been checked: the

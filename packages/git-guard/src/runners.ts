@@ -1,5 +1,6 @@
+import { type ProcessResult, runProcess, runSandboxed } from "@capgate/sandbox";
 import { CapgateError } from "@capgate/schema";
-import { type ProcessResult, runProcess, runSandboxed, type ShellPolicyConfig } from "@capgate/tools";
+import type { ShellPolicyConfig } from "@capgate/tools";
 import type { GitRunner } from "./gitlinks.js";
 import { configArgs, GIT_GLOBAL_ARGS, gitEnv } from "./hardening.js";
 import { gitFailure, type ProcessRun, type TreeGitCall } from "./tree-git.js";

@@ -1,5 +1,5 @@
+import { type ProcessResult, type RunProcessOptions, runProcess } from "@capgate/sandbox";
 import { CapgateError } from "@capgate/schema";
-import { type ProcessResult, type RunProcessOptions, runProcess } from "@capgate/tools";
 import { configArgs, GIT_GLOBAL_ARGS, gitEnv } from "./hardening.js";
 import { checkIndexPaths, MAX_INDEX_LISTING_BYTES } from "./index-guard.js";
 import { type CheckedRepository, checkRepository } from "./repo-guard.js";

@@ -21,6 +21,7 @@ import {
   type ToolContext,
   type ToolResult,
 } from "@capgate/tools";
+import { withHostPath } from "@capgate/workspace";
 
 export interface CallToolOptions {
   /** Profile whose rights apply (default Orchestrator). */
@@ -189,6 +190,8 @@ class DirectCallContext implements ExecuteContext {
   readonly resources: ToolContext["resources"];
   readonly stateDir: string;
   readonly capabilities: CapabilitySet;
+  // Host programs a tool starts never come from a PATH entry the model can write.
+  readonly hostEnv = withHostPath;
 
   constructor(
     readonly workspace: string,

@@ -2,16 +2,13 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { type McpServersMap, parseMcpServersConfig } from "@capgate/mcp-client";
 import { parseModelSpec } from "@capgate/models";
+import { parseAllowHost } from "@capgate/net-guard";
 import { type ProfileSet, resolveProfiles } from "@capgate/profiles";
 import { CapgateError, parseJsonStrict, validate } from "@capgate/schema";
+import { parseAllowHost } from "@capgate/net-guard";
 import type { TelemetryConfig } from "@capgate/telemetry";
-import {
-  type ApprovalMode,
-  POLICY_FILE_NAME,
-  parseAllowHost,
-  type ShellPolicyConfig,
-  type ToolLimits,
-} from "@capgate/tools";
+import type { ApprovalMode, ShellPolicyConfig, ToolLimits } from "@capgate/tools";
+import { POLICY_FILE_NAME } from "@capgate/workspace";
 import { configSchema } from "./config-schema.js";
 
 /** The policy file, by the name the file and sandbox guards protect (`POLICY_FILE_NAME`). */

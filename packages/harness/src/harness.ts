@@ -23,6 +23,7 @@ import type {
 } from "@capgate/mcp-client";
 import { createNodeMcpPool } from "@capgate/mcp-client/stdio";
 import { createModel, type ModelClient } from "@capgate/models";
+import { killMarkedProcesses } from "@capgate/process-group";
 import type { ProfileSet } from "@capgate/profiles";
 import type { Registry } from "@capgate/registry";
 import { CapgateError } from "@capgate/schema";
@@ -33,12 +34,10 @@ import {
   createHostResources,
   DEFAULT_LIMITS,
   type HostResources,
-  hostPath,
-  killMarkedProcesses,
   type PolicyConfig,
   type ToolLimits,
-  withHostPath,
 } from "@capgate/tools";
+import { hostPath, withHostPath } from "@capgate/workspace";
 import { builtinCapabilities } from "./builtins.js";
 import { type CallToolOptions, type CallToolOutcome, callTool } from "./call-tool.js";
 import { type CapgateConfig, parseConfig, type ResolvedConfig, resolveConfigPath } from "./config.js";

@@ -14,9 +14,10 @@ import { connect, createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runVerify } from "@capgate/loop";
+import { closeEgressProxies } from "@capgate/sandbox";
 import { CapgateError } from "@capgate/schema";
 import { needs } from "@capgate/test-system-parts";
-import { closeEgressProxies, createToolContext } from "@capgate/tools";
+import { createToolContext } from "@capgate/tools";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHarness, type Harness } from "./harness.js";
 

@@ -1,13 +1,9 @@
 import { isAbsolute, resolve } from "node:path";
 import type { McpServersMap, McpStdioServerConfig } from "@capgate/mcp-client";
+import { SANDBOX_MARK_VAR } from "@capgate/process-group";
+import { containCommand, sandboxCommand, systemBash } from "@capgate/sandbox";
 import { CapgateError } from "@capgate/schema";
-import {
-  containCommand,
-  type PolicyConfig,
-  SANDBOX_MARK_VAR,
-  sandboxCommand,
-  systemBash,
-} from "@capgate/tools";
+import type { PolicyConfig } from "@capgate/tools";
 
 /**
  * The servers map with each `"sandbox": true` stdio server's command replaced by the

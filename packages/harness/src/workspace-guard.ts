@@ -1,6 +1,6 @@
 import { realpathSync } from "node:fs";
 import { CapgateError } from "@capgate/schema";
-import { homeDirectories, isInside } from "@capgate/tools";
+import { homeDirectories, isInside } from "@capgate/workspace";
 
 /**
  * A workspace that is a home directory, or contains one, is refused before anything starts.

@@ -1,4 +1,7 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
 import { createScriptedModel } from "@capgate/models";
+import { CapabilitySet, defineCapability } from "@capgate/tools";
 import { describe, expect, it } from "vitest";
 import type { RunEvent } from "./events.js";
 import { runGoal } from "./goal-loop.js";
@@ -167,6 +170,59 @@ describe("nested calls in a session (the service behind script.run)", () => {
         code: "policy_denied",
         summary: expect.stringMatching(/cannot call tools itself/),
       }),
+    ]);
+  });
+});
+
+// A tool a script calls starts host programs (git, an MCP server) just as a direct call's
+// does, so it gets the same PATH: no entry inside the workspace, which the model writes.
+describe("a nested call's environment", () => {
+  it("has no PATH entry the model can write, as a direct call's has not", async () => {
+    const { env, workspace } = makeEnv();
+    const bin = join(workspace, "node_modules", ".bin");
+    mkdirSync(bin, { recursive: true });
+    env.env = { ...env.env, PATH: `${bin}:/usr/bin:/bin` };
+    const probe = defineCapability({
+      manifest: {
+        name: "probe",
+        version: "0.1.0",
+        description: "Say which PATH a tool sees.",
+        profileFit: ["Orchestrator"],
+        tools: [
+          {
+            name: "probe.path",
+            description: "The PATH a tool sees.",
+            risk: "read",
+            inputSchema: { type: "object", additionalProperties: false, properties: {} },
+          },
+        ],
+      } as const,
+      handlers: { path: async (_args, ctx) => ({ success: true, summary: ctx.env.PATH ?? "" }) },
+    });
+    env.capabilities = new CapabilitySet([...env.capabilities.list(), probe]);
+    env.registry.register(probe.manifest);
+    const model = createScriptedModel([
+      act("capability_load", { name: "probe" }),
+      act("capability_load", { name: "chain" }),
+      act("capability_call", { tool: "probe.path", arguments: {} }),
+      chainCall([{ tool: "probe.path" }]),
+      act("finish", { summary: "done" }),
+    ]);
+    const seen: RunEvent[] = [];
+    await runGoal(env, {
+      goal: "path",
+      profile: "Orchestrator",
+      model,
+      workspace,
+      onEvent: (e) => seen.push(e),
+    });
+    const paths = seen
+      .filter((e): e is Extract<RunEvent, { type: "tool_result" }> => e.type === "tool_result")
+      .filter((e) => e.tool === "probe.path")
+      .map((e) => [e.parent === undefined ? "direct" : "nested", e.summary]);
+    expect(paths).toEqual([
+      ["direct", "/usr/bin:/bin"],
+      ["nested", "/usr/bin:/bin"],
     ]);
   });
 });

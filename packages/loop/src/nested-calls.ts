@@ -10,6 +10,7 @@ import {
   type ToolContext,
   type ToolResult,
 } from "@capgate/tools";
+import { withHostPath } from "@capgate/workspace";
 import type { LoopEnvironment } from "./deps.js";
 import { approvingMcpCaller } from "./mcp-approval.js";
 
@@ -92,6 +93,7 @@ export function createToolCallService(options: ToolCallServiceOptions): ToolCall
                 ...ctx,
                 capabilities: options.env.capabilities,
                 loaded: options.scope,
+                hostEnv: withHostPath,
               }),
             mcp: options.mcp && caller ? approvingMcpCaller(caller, ctx, options.riskOf) : undefined,
             signal: callOptions.signal,

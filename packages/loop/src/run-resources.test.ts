@@ -3,14 +3,9 @@
 // fork). Checked in the host's process table by a unique argument, after the end.
 import { createScriptedModel } from "@capgate/models";
 import { Registry } from "@capgate/registry";
+import { BACKGROUND_PROCESSES_KEY, backgroundProcesses, sandboxTarget } from "@capgate/sandbox";
 import { leaveBehind, processesWith, uniqueSleep } from "@capgate/test-system-parts";
-import {
-  BACKGROUND_PROCESSES_KEY,
-  backgroundProcesses,
-  CapabilitySet,
-  defineCapability,
-  sandboxTarget,
-} from "@capgate/tools";
+import { CapabilitySet, defineCapability } from "@capgate/tools";
 import { describe, expect, it } from "vitest";
 import { createChat } from "./chat.js";
 import type { RunEvent } from "./events.js";

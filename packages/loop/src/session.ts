@@ -12,6 +12,7 @@ import {
   type ToolResult,
   type WorkerService,
 } from "@capgate/tools";
+import { withHostPath } from "@capgate/workspace";
 import type { LoopEnvironment } from "./deps.js";
 import type { EventEmitterForRun, GoalState, RunOutcome } from "./events.js";
 import { approvingMcpCaller } from "./mcp-approval.js";
@@ -436,7 +437,12 @@ export class Session {
         { tool, arguments: toolArgs },
         {
           native: () =>
-            executeTool(tool, toolArgs, { ...ctx, capabilities: this.env.capabilities, loaded: this.router }),
+            executeTool(tool, toolArgs, {
+              ...ctx,
+              capabilities: this.env.capabilities,
+              loaded: this.router,
+              hostEnv: withHostPath,
+            }),
           mcp:
             this.options.mcp && this.mcp
               ? approvingMcpCaller(this.mcp, ctx, (t) => this.riskOf(t))

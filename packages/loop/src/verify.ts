@@ -1,6 +1,7 @@
+import { runShell, sandboxTarget } from "@capgate/sandbox";
 import { CapgateError } from "@capgate/schema";
 import { checkShellCommand } from "@capgate/shell-policy";
-import { approvalNeeded, requireApproval, runShell, sandboxTarget, type ToolContext } from "@capgate/tools";
+import { approvalNeeded, requireApproval, type ToolContext } from "@capgate/tools";
 
 export interface VerifyOutcome {
   passed: boolean;

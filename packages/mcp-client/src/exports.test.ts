@@ -30,7 +30,6 @@ describe("public exports", () => {
       "rpcError",
       "serverTimeoutMs",
       "toCapabilityManifest",
-      "truncateUtf8",
     ]);
   });
 

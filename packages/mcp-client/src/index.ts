@@ -63,4 +63,3 @@ export type { McpProgress } from "./session.js";
 export type { McpToolInfo, SkippedTool } from "./tool-list.js";
 export { normalizeToolList, toCapabilityManifest } from "./tool-list.js";
 export type { ManagedTransport, StdioTransportFactory, TransportHooks } from "./transport.js";
-export { truncateUtf8 } from "./truncate.js";

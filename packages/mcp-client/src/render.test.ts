@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { renderCallToolResult, stripControl } from "./render.js";
 import { normalizeToolList, toCapabilityManifest } from "./tool-list.js";
-import { truncateUtf8 } from "./truncate.js";
 
 const ctx = { server: "s", tool: "t" };
 
@@ -76,19 +75,6 @@ describe("renderCallToolResult", () => {
     const item = (r.data as { content: Array<{ data?: string; truncated?: boolean }> }).content[0];
     expect(item?.data).toBeUndefined();
     expect(item?.truncated).toBe(true);
-  });
-});
-
-describe("truncateUtf8", () => {
-  it("keeps head and tail within the byte cap and never splits a character", () => {
-    const text = `start ${"€".repeat(10_000)} end`;
-    const cut = truncateUtf8(text, 1000);
-    expect(cut.truncated).toBe(true);
-    expect(Buffer.byteLength(cut.text)).toBeLessThanOrEqual(1000);
-    expect(cut.text.startsWith("start ")).toBe(true);
-    expect(cut.text.endsWith(" end")).toBe(true);
-    expect(cut.text).not.toContain("\uFFFD");
-    expect(truncateUtf8("short", 1000)).toEqual({ text: "short", truncated: false });
   });
 });
 

@@ -1,5 +1,4 @@
-import type { ContentAnnotations, ContentBlock } from "@capgate/schema";
-import { truncateUtf8 } from "./truncate.js";
+import { type ContentAnnotations, type ContentBlock, type ToolResult, truncateMiddle } from "@capgate/schema";
 
 /** MCP content annotations (audience, priority, lastModified, …), kept as sent. */
 export type McpContentAnnotations = ContentAnnotations;
@@ -13,17 +12,8 @@ export type McpContentAnnotations = ContentAnnotations;
  */
 export type McpContentBlock = ContentBlock;
 
-/** What every tool call returns — structurally identical to @capgate/tools' ToolResult. */
-export interface ToolResult {
-  success: boolean;
-  /** What the model reads: text content joined, other content described, capped. */
-  summary: string;
-  data?: unknown;
-  /** The MCP content blocks, unflattened (text over the output cap cut, binary over the binary cap replaced by a note). */
-  content?: McpContentBlock[];
-  /** The server's structuredContent, when it fits the output cap. */
-  structuredContent?: unknown;
-}
+/** What every tool call returns: @capgate/schema's ToolResult, the one every capgate host reads. */
+export type { ToolResult };
 
 /** Largest summary (and text item, structured content) kept from one call. */
 export const DEFAULT_OUTPUT_BYTES = 64 * 1024;
@@ -93,7 +83,7 @@ function renderItem(item: unknown, cap: number): { line: string; kept: RenderedC
   switch (type) {
     case "text": {
       const raw = str(it.text) ?? "";
-      const cut = truncateUtf8(raw, cap);
+      const cut = truncateMiddle(raw, cap);
       return {
         line: raw,
         kept: { type, text: cut.text, ...(cut.truncated ? { truncated: true } : {}) },
@@ -130,7 +120,7 @@ function renderItem(item: unknown, cap: number): { line: string; kept: RenderedC
       const mimeType = str(res.mimeType);
       const text = str(res.text);
       if (text !== undefined) {
-        const cut = truncateUtf8(text, cap);
+        const cut = truncateMiddle(text, cap);
         return {
           line: `[resource ${uri}${mimeType ? ` (${mimeType})` : ""}]\n${text}`,
           kept: {
@@ -201,7 +191,7 @@ export function renderCallToolResult(
   if (summary.trim() === "" && structuredText !== undefined) summary = structuredText;
   if (summary.trim() === "")
     summary = isError ? `MCP tool '${context.tool}' reported an error without a message.` : "(no content)";
-  const cut = truncateUtf8(summary, cap);
+  const cut = truncateMiddle(summary, cap);
   truncated ||= cut.truncated;
   const data: McpCallData = {
     server: context.server,
@@ -239,7 +229,7 @@ function passOn(
   switch (it.type) {
     case "text": {
       if (!isString(it.text)) return note(line, false);
-      const cut = truncateUtf8(it.text, cap);
+      const cut = truncateMiddle(it.text, cap);
       return cut.truncated
         ? { block: { ...(it as McpContentBlock), text: cut.text } as McpContentBlock, cut: true }
         : { block: it as McpContentBlock, cut: false };
@@ -263,7 +253,7 @@ function passOn(
       if (isString(res.blob) && res.blob.length > binaryCap)
         return note(`${line} (dropped: over the ${binaryCap}-byte limit)`, true);
       if (isString(res.text)) {
-        const cut = truncateUtf8(res.text, cap);
+        const cut = truncateMiddle(res.text, cap);
         if (cut.truncated)
           return { block: { ...it, resource: { ...res, text: cut.text } } as McpContentBlock, cut: true };
       }

@@ -1,6 +1,4 @@
-// The same marker as @capgate/schema's CapgateError, so `CapgateError.isInstance` recognises a
-// ModelError although this package stands alone (SPEC §1: models depends on nothing).
-const MARKER = Symbol.for("capgate.error");
+import { CapgateError } from "@capgate/errors";
 
 /** Every `code` a ModelError can carry. Callers switch on these; they never change meaning. */
 export type ModelErrorCode =
@@ -35,34 +33,30 @@ export interface ModelErrorOptions {
  * last response when the provider answered; `attempts` counts requests made. An aborted call
  * has `code: "model_aborted"` and `name: "AbortError"`, so both common checks work.
  */
-export class ModelError extends Error {
-  readonly code: ModelErrorCode;
-  readonly property: string | undefined;
+export class ModelError extends CapgateError {
+  declare readonly code: ModelErrorCode;
   readonly status: number | undefined;
   readonly attempts: number | undefined;
-  readonly [MARKER] = true;
 
   constructor(code: ModelErrorCode, message: string, options: ModelErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(code, message, { property: options.property, cause: options.cause });
     this.name = code === "model_aborted" ? "AbortError" : "ModelError";
-    this.code = code;
-    this.property = options.property;
     this.status = options.status;
     this.attempts = options.attempts;
   }
 
   /** True for a ModelError from any copy of this package (where `instanceof` would fail). */
-  static isInstance(error: unknown): error is ModelError {
-    return (
-      typeof error === "object" &&
-      error !== null &&
-      (error as Record<symbol, unknown>)[MARKER] === true &&
-      typeof (error as { code?: unknown }).code === "string" &&
-      "attempts" in error
-    );
+  static override isInstance(error: unknown): error is ModelError {
+    return CapgateError.isInstance(error) && "attempts" in error;
   }
 
-  toJSON(): { code: string; message: string; property?: string; status?: number; attempts?: number } {
+  override toJSON(): {
+    code: string;
+    message: string;
+    property?: string;
+    status?: number;
+    attempts?: number;
+  } {
     return {
       code: this.code,
       message: this.message,

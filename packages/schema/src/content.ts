@@ -44,3 +44,19 @@ export type ContentBlock =
       annotations?: ContentAnnotations;
       _meta?: Record<string, unknown>;
     };
+
+/**
+ * What every tool call returns — a capability's handler, an MCP server's call rendered by
+ * @capgate/mcp-client — so each host reads one shape. `summary` is what the model reads;
+ * `data` is for programs.
+ */
+export interface ToolResult {
+  success: boolean;
+  /** The model-facing text (always present, even when `content` carries more). */
+  summary: string;
+  data?: unknown;
+  /** Rich content (MCP content blocks: images, audio, resource links, embedded resources), unflattened. */
+  content?: ContentBlock[];
+  /** A structured result (MCP `structuredContent`), e.g. matching a tool's outputSchema. */
+  structuredContent?: unknown;
+}

@@ -35,6 +35,9 @@ describe("@capgate/schema public surface", () => {
       "topLevelToolNames",
       "topLevelToolSchemas",
       "topLevelTools",
+      "truncateBytes",
+      "truncateMiddle",
+      "truncationMarker",
       "validate",
       "validatorCacheStats",
     ]);

@@ -1,7 +1,7 @@
-export type { ContentAnnotations, ContentBlock } from "./content.js";
+export type { CapgateErrorOptions } from "@capgate/errors";
+export { CapgateError } from "@capgate/errors";
+export type { ContentAnnotations, ContentBlock, ToolResult } from "./content.js";
 export { optionalWhereDefaulted } from "./defaulted-required.js";
-export type { CapgateErrorOptions } from "./errors.js";
-export { CapgateError } from "./errors.js";
 export type { JsonSchema, JsonSchemaType } from "./json-schema.js";
 export type { FittedListing, ListingSection } from "./listing.js";
 export { fitListing } from "./listing.js";
@@ -25,5 +25,7 @@ export {
   topLevelToolSchemas,
   topLevelTools,
 } from "./top-level.js";
+export type { TruncateResult } from "./truncate.js";
+export { truncateBytes, truncateMiddle, truncationMarker } from "./truncate.js";
 export type { ValidationIssue, ValidationResult } from "./validate.js";
 export { compiledValidator, describeIssues, sentence, validate, validatorCacheStats } from "./validate.js";

@@ -1,26 +1,20 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { capability } from "../examples/word-count-capability.js";
+import { capability, main } from "../examples/text-stats-capability.js";
 import { CapabilitySet } from "./capability-set.js";
 import { executeTool } from "./execute.js";
 import { createToolContext } from "./tool-context.js";
 
-describe("the authoring guide's example capability", () => {
-  it("counts, and refuses a path outside the workspace", async () => {
-    const workspace = mkdtempSync(join(tmpdir(), "wordcount-"));
-    writeFileSync(join(workspace, "notes.txt"), "one two three\nfour\n");
+describe("the README's capability on the contract alone", () => {
+  it("counts, and its policy refuses before the handler runs", async () => {
+    expect(await main()).toBe("2 lines, 4 words, 19 characters");
     const ctx = {
-      ...createToolContext({ workspace }),
+      ...createToolContext({ workspace: "/" }),
       capabilities: new CapabilitySet([capability]),
       loaded: { isToolLoaded: () => true },
     };
-    expect((await executeTool("wordcount.file", { path: "notes.txt" }, ctx)).summary).toBe(
-      "notes.txt: 2 lines, 4 words, 19 characters",
-    );
-    await expect(executeTool("wordcount.file", { path: "../etc/passwd" }, ctx)).rejects.toMatchObject({
+    await expect(executeTool("textstats.count", { text: "x".repeat(1_000_001) }, ctx)).rejects.toMatchObject({
       code: "policy_denied",
+      property: "text",
     });
   });
 });

@@ -4,14 +4,13 @@ import {
   describeIssues,
   signatureFromSchema,
   type ToolRisk,
+  truncateMiddle,
   validate,
 } from "@capgate/schema";
 import { approvalNeeded, requireApproval } from "./approval.js";
 import type { CapabilitySet } from "./capability-set.js";
 import { InvalidArgumentsError, UnknownToolError } from "./errors.js";
-import { withHostPath } from "./host-path.js";
 import { LazyAbortController } from "./lazy-abort.js";
-import { truncateMiddle } from "./truncate.js";
 import type { ApprovalRequest, PolicyVerdict, ToolContext, ToolResult } from "./types.js";
 
 /** Anything that can say whether a tool's capability is loaded; a Router is one. */
@@ -19,10 +18,22 @@ export interface LoadedTools {
   isToolLoaded(tool: string): boolean;
 }
 
+/**
+ * Makes the environment a policy and a handler see safe for the host programs a tool starts
+ * in `workspace`. Node hosts pass @capgate/workspace's `withHostPath` (a PATH with no entry
+ * the model can write); the contract itself reads no file system, so it cannot filter PATH.
+ */
+export type HostEnv = (
+  env: Record<string, string | undefined>,
+  workspace: string,
+) => Record<string, string | undefined>;
+
 /** The context executeTool needs: a ToolContext plus what can be dispatched and what is loaded. */
 export interface ExecuteContext extends ToolContext {
   capabilities: CapabilitySet;
   loaded: LoadedTools;
+  /** Applied to `env` for every call (see HostEnv); without it the handler sees `env` as given. */
+  hostEnv?: HostEnv;
   /**
    * The call's abort side, when the caller keeps it lazy: then `signal` reads
    * `abort.signal` (a getter), and the executor follows `abort` without making the signal
@@ -208,7 +219,7 @@ function toolContext(ctx: ExecuteContext, abort: LazyAbortController, clock: Cal
       return abort.signal;
     },
     // Host programs a tool starts are looked up on a PATH with no entry the model can write.
-    env: withHostPath(ctx.env, ctx.workspace),
+    env: ctx.hostEnv ? ctx.hostEnv(ctx.env, ctx.workspace) : ctx.env,
     profile: ctx.profile,
     limits: ctx.limits,
     policy: ctx.policy,

@@ -40,7 +40,8 @@ export const INHERITED_ENV: readonly string[] = [
 
 /** The variables a subprocess needs to behave (INHERITED_ENV plus any `extra` names), and nothing secret by default. */
 export function minimalEnv(
-  source: Record<string, string | undefined> = process.env,
+  // Read through globalThis so the contract loads where there is no `process` (a browser).
+  source: Record<string, string | undefined> = globalThis.process?.env ?? {},
   extra: readonly string[] = [],
 ): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = {};

@@ -9,17 +9,10 @@ export type ToolContentAnnotations = ContentAnnotations;
  */
 export type ToolContent = ContentBlock;
 
-/** What every tool call returns. `summary` is what the model reads; `data` is for programs. */
-export interface ToolResult {
-  success: boolean;
-  /** The model-facing text (always present, even when `content` carries more). */
-  summary: string;
-  data?: unknown;
-  /** Rich content (MCP content blocks: images, audio, resource links, embedded resources), unflattened. */
-  content?: ToolContent[];
-  /** A structured result (MCP `structuredContent`), e.g. matching a tool's outputSchema. */
-  structuredContent?: unknown;
-}
+/** What every tool call returns: @capgate/schema's ToolResult, shared with @capgate/mcp-client. */
+import type { ToolResult } from "@capgate/schema";
+
+export type { ToolResult };
 
 /** `never` (default): no prompts; `on-risk`: ask for write, exec and network tools; `always`: ask for every call. */
 export type ApprovalMode = "never" | "on-risk" | "always";

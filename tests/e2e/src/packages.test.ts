@@ -67,9 +67,9 @@ describe("tarballs installed with plain npm", () => {
     expect(list).toContain("package/README.md");
   });
 
-  it("@capgate/schema alone", () => {
+  it("@capgate/schema alone (with the error base)", () => {
     const dir = project("schema");
-    const { stderr } = npm(["install", tarball("capgate-schema")], dir);
+    const { stderr } = npm(["install", tarball("capgate-schema"), tarball("capgate-errors")], dir);
     expect(stderr).not.toContain("EBADENGINE");
     const out = node(
       `import { parseToolAction } from "${cg("schema")}";
@@ -80,9 +80,9 @@ console.log(r.ok ? "ok" : r.error.code + " " + r.error.property);`,
     expect(out.trim()).toBe("invalid_arguments arguments.q");
   });
 
-  it("@capgate/registry alone (with schema)", () => {
+  it("@capgate/registry alone (with schema and the error base)", () => {
     const dir = project("registry");
-    npm(["install", tarball("capgate-registry"), tarball("capgate-schema")], dir);
+    npm(["install", tarball("capgate-registry"), tarball("capgate-schema"), tarball("capgate-errors")], dir);
     const out = node(
       `import { Registry } from "${cg("registry")}";
 const r = new Registry();
@@ -97,7 +97,16 @@ console.log(r.search("find my notes")[0].capability);`,
 
   it("@capgate/mcp-client alone (with schema), its ./stdio subpath included", () => {
     const dir = project("mcp-client");
-    npm(["install", tarball("capgate-mcp-client"), tarball("capgate-schema")], dir);
+    npm(
+      [
+        "install",
+        tarball("capgate-mcp-client"),
+        tarball("capgate-schema"),
+        tarball("capgate-errors"),
+        tarball("capgate-process-group"),
+      ],
+      dir,
+    );
     const out = node(
       `import { parseMcpServersConfig } from "${cg("mcp-client")}";
 import { createNodeMcpPool } from "${cg("mcp-client/stdio")}";
@@ -114,10 +123,10 @@ console.log(Object.keys(servers).join(","), typeof createNodeMcpPool);`,
     expect(list).toContain("package/dist/tree-sitter-bash.LICENSE");
     expect(list).toContain("package/LICENSE");
     const dir = project("shell-policy");
-    const { stderr } = npm(["install", tarball("capgate-shell-policy")], dir);
+    const { stderr } = npm(["install", tarball("capgate-shell-policy"), tarball("capgate-errors")], dir);
     expect(stderr).not.toMatch(/EBADENGINE|install script|allowScripts|ERESOLVE/i);
-    // No other capgate package, and not tree-sitter-bash's sources and prebuilds.
-    expect(readdirSync(join(dir, "node_modules", "@capgate"))).toEqual(["shell-policy"]);
+    // No other capgate package but the error base, and not tree-sitter-bash's sources and prebuilds.
+    expect(readdirSync(join(dir, "node_modules", "@capgate")).sort()).toEqual(["errors", "shell-policy"]);
     expect(existsSync(join(dir, "node_modules", "tree-sitter-bash"))).toBe(false);
     expect(existsSync(join(dir, "node_modules", "web-tree-sitter"))).toBe(true);
     const out = node(
@@ -139,7 +148,13 @@ console.log(JSON.stringify(await splitCommandLine("node server.js --port 3000"))
   it("a capability alone (with its peers tools and schema)", () => {
     const dir = project("capability");
     const { stderr } = npm(
-      ["install", tarball("capgate-capability-memory"), tarball("capgate-tools"), tarball("capgate-schema")],
+      [
+        "install",
+        tarball("capgate-capability-memory"),
+        tarball("capgate-tools"),
+        tarball("capgate-schema"),
+        tarball("capgate-errors"),
+      ],
       dir,
     );
     expect(stderr).not.toMatch(/ERESOLVE|peer dep/i);
@@ -152,6 +167,9 @@ console.log(capability.manifest.name, capability.manifest.tools.length > 0);`,
     // The shell parser is not dragged in by a capability that runs no command lines.
     for (const heavy of ["tree-sitter-bash", "web-tree-sitter", "@capgate/shell-policy"])
       expect(existsSync(join(dir, "node_modules", heavy)), heavy).toBe(false);
+    // Nor the Node-only guards and what they use: the contract runs no process and fetches nothing.
+    for (const nodeOnly of ["execa", "signal-exit", "ipaddr.js", "@capgate/sandbox", "@capgate/net-guard"])
+      expect(existsSync(join(dir, "node_modules", nodeOnly)), nodeOnly).toBe(false);
   });
 
   it("the CLI installed globally into a temp prefix runs `capgate demo`, and a third-party capability from a tarball plugs in through the config", () => {
@@ -205,7 +223,16 @@ export const capability = defineCapability({
     );
     const packed = npm(["pack", "--pack-destination", src], src).stdout.trim().split("\n").at(-1) ?? "";
     const user = project("weather-user");
-    npm(["install", join(src, packed), tarball("capgate-tools"), tarball("capgate-schema")], user);
+    npm(
+      [
+        "install",
+        join(src, packed),
+        tarball("capgate-tools"),
+        tarball("capgate-schema"),
+        tarball("capgate-errors"),
+      ],
+      user,
+    );
     writeFileSync(
       join(user, "capgate.config.json"),
       JSON.stringify({ capabilities: ["capgate-capability-weather"] }),

@@ -74,12 +74,15 @@ export async function runSandboxExec(argv: readonly string[]): Promise<number> {
     return 2;
   }
   const cwd = process.cwd();
-  let wrapped: Awaited<ReturnType<typeof import("@capgate/tools").sandboxCommand>>;
+  let wrapped: Awaited<ReturnType<typeof import("@capgate/sandbox").sandboxCommand>>;
   try {
     const config = readConfig(
       parsed.config && (isAbsolute(parsed.config) ? parsed.config : resolve(cwd, parsed.config)),
     );
-    const { bashArgv, minimalEnv, sandboxCommand } = await import("@capgate/tools");
+    const [{ bashArgv, sandboxCommand }, { minimalEnv }] = await Promise.all([
+      import("@capgate/sandbox"),
+      import("@capgate/tools"),
+    ]);
     // The environment shell.run gives a command (the minimal set, plus what the config names),
     // not Claude Code's whole environment: API keys and tokens stay outside.
     const env = { ...minimalEnv(process.env, config.env?.inherit ?? []), ...(config.env?.set ?? {}) };

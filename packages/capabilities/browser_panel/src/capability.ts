@@ -1,4 +1,6 @@
-import { defineCapability, urlPolicy, workspacePathPolicy } from "@capgate/tools";
+import { urlPolicy } from "@capgate/net-guard";
+import { defineCapability } from "@capgate/tools";
+import { workspacePathPolicy } from "@capgate/workspace";
 import { manifest } from "./manifest.js";
 import { back, click, close, open, screenshot, snapshot, type } from "./tools.js";
 

@@ -8,8 +8,8 @@ import {
 } from "node:http";
 import { connect, type Socket } from "node:net";
 import type { Duplex } from "node:stream";
+import { type CheckedUrl, checkUrl, type HostResolver, type ResolvedAddress } from "@capgate/net-guard";
 import { CapgateError } from "@capgate/schema";
-import { type CheckedUrl, checkUrl, type HostResolver, type ResolvedAddress } from "@capgate/tools";
 
 /** A request the guard refused or could not complete, for the next tool result. */
 export interface GuardEvent {

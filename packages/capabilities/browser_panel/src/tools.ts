@@ -1,13 +1,7 @@
 import { mkdir, stat, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import {
-  type ArgsOf,
-  realWorkspace,
-  resolveInWorkspace,
-  type ToolContext,
-  type ToolResult,
-  toWorkspaceRelative,
-} from "@capgate/tools";
+import type { ArgsOf, ToolContext, ToolResult } from "@capgate/tools";
+import { realWorkspace, resolveInWorkspace, toWorkspaceRelative } from "@capgate/workspace";
 import type { Page, Response } from "playwright-core";
 import { resolveTarget, settleAfter, shortError, waitForQuiet } from "./actions.js";
 import type { manifest } from "./manifest.js";

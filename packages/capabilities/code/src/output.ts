@@ -1,4 +1,4 @@
-import { truncateMiddle, truncationMarker } from "@capgate/tools";
+import { truncateMiddle, truncationMarker } from "@capgate/schema";
 
 const MARKER = /\n…\[(\d+) bytes truncated\]…\n/;
 

@@ -1,12 +1,7 @@
+import { type ProcessResult, runSandboxed, sandboxTarget } from "@capgate/sandbox";
 import { CapgateError } from "@capgate/schema";
-import {
-  type ProcessResult,
-  realWorkspace,
-  runSandboxed,
-  sandboxTarget,
-  type ToolContext,
-  type ToolResult,
-} from "@capgate/tools";
+import type { ToolContext, ToolResult } from "@capgate/tools";
+import { realWorkspace } from "@capgate/workspace";
 import { splitBudget } from "./output.js";
 
 export interface RunArgs {

@@ -1,11 +1,6 @@
 import { readFile } from "node:fs/promises";
-import {
-  defineCapability,
-  InvalidArgumentsError,
-  type ToolContext,
-  type ToolResult,
-  workspacePathPolicy,
-} from "@capgate/tools";
+import { defineCapability, InvalidArgumentsError, type ToolContext, type ToolResult } from "@capgate/tools";
+import { workspacePathPolicy } from "@capgate/workspace";
 import { manifest } from "./manifest.js";
 import { captureScreen, defaultScreenshotPath } from "./screenshot.js";
 import {

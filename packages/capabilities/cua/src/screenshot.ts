@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, open, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { realWorkspace, resolveInWorkspace, type ToolContext, toWorkspaceRelative } from "@capgate/tools";
+import type { ToolContext } from "@capgate/tools";
+import { realWorkspace, resolveInWorkspace, toWorkspaceRelative } from "@capgate/workspace";
 import { cuaFailure, runFailure, runX11, type Screen } from "./x11.js";
 
 /** Where screenshots go when the call names no path (relative to the workspace). */

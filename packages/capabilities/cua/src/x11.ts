@@ -1,5 +1,6 @@
+import { type ProcessResult, runProcess } from "@capgate/sandbox";
 import { CapgateError } from "@capgate/schema";
-import { type ProcessResult, runProcess, type ToolContext, type ToolResult } from "@capgate/tools";
+import type { ToolContext, ToolResult } from "@capgate/tools";
 
 /** Appended to every "no display" message: what the model should do instead. */
 export const NO_DISPLAY_HINT = "cua needs a desktop session; use browser_panel for web pages";

@@ -1,4 +1,5 @@
-import { defineCapability, type PolicyCheck, workspacePathPolicy } from "@capgate/tools";
+import { defineCapability, type PolicyCheck } from "@capgate/tools";
+import { workspacePathPolicy } from "@capgate/workspace";
 import { deletePath, makeDir, movePath, statPath } from "./entries.js";
 import { globFiles } from "./glob.js";
 import { listDir } from "./list.js";

@@ -1,13 +1,8 @@
 import type { Dirent, Stats } from "node:fs";
 import { cp, lstat, mkdir, readdir, readlink, rename, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import {
-  describeFileType,
-  type FileType,
-  fileTypeOf,
-  type ToolContext,
-  type ToolResult,
-} from "@capgate/tools";
+import type { ToolContext, ToolResult } from "@capgate/tools";
+import { describeFileType, type FileType, fileTypeOf } from "@capgate/workspace";
 import {
   failure,
   formatBytes,

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { openRegularFile } from "@capgate/tools";
+import { openRegularFile } from "@capgate/workspace";
 import ignore, { type Ignore } from "ignore";
 
 /** Directory names never descended into by fs.search, fs.glob and fs.list. */

@@ -1,6 +1,7 @@
 import { lstat } from "node:fs/promises";
 import { join } from "node:path";
-import { resolveInWorkspace, type ToolContext, type ToolResult } from "@capgate/tools";
+import type { ToolContext, ToolResult } from "@capgate/tools";
+import { resolveInWorkspace } from "@capgate/workspace";
 import { failure, withExisting } from "./paths.js";
 import { compileGlob, globBase, relativeTo, resolveScope } from "./scope.js";
 import { walkFiles } from "./walk.js";

@@ -1,7 +1,8 @@
 import type { Dirent } from "node:fs";
 import { lstat, readdir, readlink, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { hiddenPathAt, type ToolContext, type ToolResult, workspaceHiddenPaths } from "@capgate/tools";
+import type { ToolContext, ToolResult } from "@capgate/tools";
+import { hiddenPathAt, workspaceHiddenPaths } from "@capgate/workspace";
 import { SKIPPED_DIRS } from "./gitignore.js";
 import { failure, relTo, resolvePath, withExisting } from "./paths.js";
 

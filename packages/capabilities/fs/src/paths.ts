@@ -1,6 +1,7 @@
 import { readdir } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, normalize, relative, sep } from "node:path";
 import { CapgateError, closestMatch } from "@capgate/schema";
+import type { ToolContext, ToolResult } from "@capgate/tools";
 import {
   hiddenPathAt,
   isInside,
@@ -8,10 +9,8 @@ import {
   type ResolveInWorkspaceOptions,
   realWorkspace,
   resolveInWorkspace,
-  type ToolContext,
-  type ToolResult,
   workspaceHiddenPaths,
-} from "@capgate/tools";
+} from "@capgate/workspace";
 
 /** A path checked by the shared guard: `abs` is the real path to operate on, `rel` is for messages. */
 export interface Resolved {

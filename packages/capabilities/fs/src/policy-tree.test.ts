@@ -6,7 +6,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { MAX_POLICY_SCAN_ENTRIES, scanForPolicyFile } from "@capgate/tools";
+import { MAX_POLICY_SCAN_ENTRIES, scanForPolicyFile } from "@capgate/workspace";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { assertNoPolicyFileIn } from "./policy-tree.js";
 import { call, type Fixture, makeFixture, rejection, snapshot } from "./test-support.js";

@@ -1,12 +1,6 @@
 import { lstat } from "node:fs/promises";
-import {
-  MAX_POLICY_SCAN_ENTRIES,
-  POLICY_FILE_NAME,
-  type PolicyCheck,
-  PolicyDeniedError,
-  scanForPolicyFile,
-  type ToolContext,
-} from "@capgate/tools";
+import { type PolicyCheck, PolicyDeniedError, type ToolContext } from "@capgate/tools";
+import { MAX_POLICY_SCAN_ENTRIES, POLICY_FILE_NAME, scanForPolicyFile } from "@capgate/workspace";
 import { type Resolved, relTo, resolvePath } from "./paths.js";
 
 /**

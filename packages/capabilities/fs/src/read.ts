@@ -1,5 +1,6 @@
 import type { FileHandle } from "node:fs/promises";
-import { openRegularFile, type ToolContext, type ToolLimits, type ToolResult } from "@capgate/tools";
+import type { ToolContext, ToolLimits, ToolResult } from "@capgate/tools";
+import { openRegularFile } from "@capgate/workspace";
 import { failure, formatBytes, isNotRegularFile, resolvePath, withExisting } from "./paths.js";
 import { decodeUtf8, looksBinary } from "./text-file.js";
 

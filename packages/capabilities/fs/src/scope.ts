@@ -1,12 +1,6 @@
 import { stat } from "node:fs/promises";
-import {
-  type FileType,
-  fileTypeOf,
-  type HiddenPath,
-  PolicyDeniedError,
-  type ToolContext,
-  workspaceHiddenPaths,
-} from "@capgate/tools";
+import { PolicyDeniedError, type ToolContext } from "@capgate/tools";
+import { type FileType, fileTypeOf, type HiddenPath, workspaceHiddenPaths } from "@capgate/workspace";
 import picomatch from "picomatch";
 import { GitignoreRules } from "./gitignore.js";
 import { compileGlobMatcher } from "./glob-match.js";

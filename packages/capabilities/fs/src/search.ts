@@ -1,6 +1,7 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { CapgateError } from "@capgate/schema";
-import { describeFileType, type ToolContext, type ToolResult } from "@capgate/tools";
+import type { ToolContext, ToolResult } from "@capgate/tools";
+import { describeFileType } from "@capgate/workspace";
 import { failure, formatBytes, withExisting } from "./paths.js";
 import { RegexSandbox } from "./regex-sandbox.js";
 import { compileGlob, relativeTo, resolveScope } from "./scope.js";

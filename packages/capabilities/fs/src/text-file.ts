@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { lstat, open, rename, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { openRegularFile } from "@capgate/tools";
+import { openRegularFile } from "@capgate/workspace";
 
 /** How many leading bytes are inspected for NUL bytes (git's heuristic uses the same 8000). */
 export const BINARY_SNIFF_BYTES = 8000;

@@ -1,7 +1,7 @@
 import type { Dirent } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { sep } from "node:path";
-import { type HiddenPath, hiddenPathAt } from "@capgate/tools";
+import { type HiddenPath, hiddenPathAt } from "@capgate/workspace";
 import { type GitignoreRules, SKIPPED_DIRS } from "./gitignore.js";
 import { relTo } from "./paths.js";
 

@@ -1,6 +1,7 @@
 import { lstat, mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
-import { describeFileType, fileTypeOf, type ToolContext, type ToolResult } from "@capgate/tools";
+import type { ToolContext, ToolResult } from "@capgate/tools";
+import { describeFileType, fileTypeOf } from "@capgate/workspace";
 import { failure, formatBytes, resolvePath, withExisting } from "./paths.js";
 import { countLines, writeAtomic } from "./text-file.js";
 

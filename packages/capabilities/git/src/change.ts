@@ -1,15 +1,14 @@
 import { lstat } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import { type GitRunner, newGitlinks } from "@capgate/git-guard";
+import type { ToolContext, ToolResult } from "@capgate/tools";
 import {
   isPolicyFile,
   POLICY_FILE_NAME,
   policyFilePaths,
   realWorkspace,
   scanForPolicyFile,
-  type ToolContext,
-  type ToolResult,
-} from "@capgate/tools";
+} from "@capgate/workspace";
 import { filesChangedBy, filesToStage, filteredPaths, filterRefusal } from "./filters.js";
 import { hiddenAmong, hiddenRelativePaths } from "./hidden-excludes.js";
 import { gitPath } from "./paths.js";

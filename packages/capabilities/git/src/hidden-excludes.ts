@@ -2,7 +2,8 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, relative, sep } from "node:path";
-import { type ToolContext, workspaceHiddenPaths } from "@capgate/tools";
+import type { ToolContext } from "@capgate/tools";
+import { workspaceHiddenPaths } from "@capgate/workspace";
 
 let dir: string | undefined;
 const written = new Set<string>();

@@ -1,4 +1,4 @@
-import { runProcess } from "@capgate/tools";
+import { runProcess } from "@capgate/sandbox";
 
 const cache = new Map<string, Promise<string[]>>();
 

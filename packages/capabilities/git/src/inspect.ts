@@ -1,4 +1,5 @@
-import { type ToolContext, type ToolResult, truncateMiddle } from "@capgate/tools";
+import { truncateMiddle } from "@capgate/schema";
+import type { ToolContext, ToolResult } from "@capgate/tools";
 import { gitPath } from "./paths.js";
 import { checkRefText, refHint, resolveRevision } from "./refs.js";
 import { git, gitFailure, gitOk } from "./run-git.js";

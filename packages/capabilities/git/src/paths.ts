@@ -1,6 +1,7 @@
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { CapgateError } from "@capgate/schema";
-import { PolicyDeniedError, realWorkspace, resolveInWorkspace, type ToolContext } from "@capgate/tools";
+import { PolicyDeniedError, type ToolContext } from "@capgate/tools";
+import { realWorkspace, resolveInWorkspace } from "@capgate/workspace";
 
 /**
  * A path argument as git should see it: checked to stay inside the workspace (symlinks

@@ -1,6 +1,8 @@
 import { GIT_GLOBAL_ARGS, gitEnv, gitFailure, sandboxedRunner, treeGit } from "@capgate/git-guard";
+import { type ProcessResult, runProcess } from "@capgate/sandbox";
 import { CapgateError } from "@capgate/schema";
-import { type ProcessResult, realWorkspace, runProcess, type ToolContext } from "@capgate/tools";
+import type { ToolContext } from "@capgate/tools";
+import { realWorkspace } from "@capgate/workspace";
 import { hiddenAmong, hiddenPathExcludes, hiddenRelativePaths } from "./hidden-excludes.js";
 import { operatorIdentity } from "./identity.js";
 

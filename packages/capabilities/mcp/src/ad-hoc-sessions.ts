@@ -1,7 +1,9 @@
 import { basename } from "node:path";
 import { type AdHocSession, connectAdHoc } from "@capgate/mcp-client/stdio";
+import { killMarkedProcesses } from "@capgate/process-group";
+import { sandboxCommand } from "@capgate/sandbox";
 import { stableHash } from "@capgate/schema";
-import { killMarkedProcesses, sandboxCommand, type ToolContext } from "@capgate/tools";
+import type { ToolContext } from "@capgate/tools";
 
 /** The config's upper bound for a server's timeoutMs (1 hour). */
 const MAX_TIMEOUT_MS = 3_600_000;

@@ -4,13 +4,12 @@ import type {
   McpToolInfo,
   ToolResult as McpToolResult,
 } from "@capgate/mcp-client";
+import { assertShellAllowed, shellPolicyCheck } from "@capgate/sandbox";
 import { checkShellCommand, shellQuote, splitCommandLine } from "@capgate/shell-policy";
 import {
-  assertShellAllowed,
   InvalidArgumentsError,
   PolicyDeniedError,
   type PolicyVerdict,
-  shellPolicyCheck,
   type ToolContext,
 } from "@capgate/tools";
 

@@ -1,4 +1,4 @@
-import { parseJsonStrict, type ToolManifest } from "@capgate/schema";
+import { parseJsonStrict, type ToolManifest, truncateMiddle } from "@capgate/schema";
 import {
   type Capability,
   defineCapability,
@@ -7,7 +7,6 @@ import {
   type ToolCallService,
   type ToolContext,
   type ToolResult,
-  truncateMiddle,
 } from "@capgate/tools";
 import { toolDeclarations } from "./declarations.js";
 import { DEFAULT_SCRIPT_LIMITS, type ScriptLimits } from "./limits.js";

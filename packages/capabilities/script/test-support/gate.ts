@@ -11,11 +11,10 @@ import {
   type ExecuteContext,
   executeTool,
   type PolicyConfig,
-  resolveInWorkspace,
   type ToolCallService,
   type ToolLimits,
-  workspacePathPolicy,
 } from "@capgate/tools";
+import { resolveInWorkspace, workspacePathPolicy } from "@capgate/workspace";
 import { capability as scriptCapability } from "../src/index.js";
 
 /**

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { BACKGROUND_PROCESSES_KEY } from "@capgate/tools";
+import { BACKGROUND_PROCESSES_KEY } from "@capgate/sandbox";
 import { afterAll, describe, expect, it } from "vitest";
 import { createShellTestHost, treeMembers, waitFor } from "./test-support.js";
 

@@ -1,22 +1,21 @@
 import { stat } from "node:fs/promises";
-import { CapgateError } from "@capgate/schema";
-import { checkShellCommand } from "@capgate/shell-policy";
 import {
   type BackgroundOutput,
   type BackgroundProcessInfo,
   backgroundProcesses,
-  defineCapability,
-  type PolicyVerdict,
-  realWorkspace,
-  resolveInWorkspace,
   runShell,
   sandboxTarget,
   shellPolicyCheck,
-  type ToolContext,
-  type ToolResult,
+} from "@capgate/sandbox";
+import { CapgateError } from "@capgate/schema";
+import { checkShellCommand } from "@capgate/shell-policy";
+import { defineCapability, type PolicyVerdict, type ToolContext, type ToolResult } from "@capgate/tools";
+import {
+  realWorkspace,
+  resolveInWorkspace,
   toWorkspaceRelative,
   workspacePathPolicy,
-} from "@capgate/tools";
+} from "@capgate/workspace";
 import { clipCommand, formatRun, keepTail } from "./format.js";
 import { manifest } from "./manifest.js";
 

@@ -1,4 +1,5 @@
-import { HeadTailCapture, truncationMarker } from "@capgate/tools";
+import { HeadTailCapture } from "@capgate/sandbox";
+import { truncationMarker } from "@capgate/schema";
 import { describe, expect, it } from "vitest";
 import { fitCaptured, splitBudget } from "./format.js";
 

@@ -1,4 +1,5 @@
-import { describeExit, type ProcessResult, truncateMiddle, truncationMarker } from "@capgate/tools";
+import { describeExit, type ProcessResult } from "@capgate/sandbox";
+import { truncateMiddle, truncationMarker } from "@capgate/schema";
 
 /** Room kept in a summary for the headers around the output (command line, labels). */
 const HEADER_BYTES = 512;

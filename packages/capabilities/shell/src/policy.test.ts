@@ -1,7 +1,8 @@
 import { chmodSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { runProcess } from "@capgate/sandbox";
 import { shellForTests } from "@capgate/test-system-parts";
-import { type ApprovalRequest, runProcess } from "@capgate/tools";
+import type { ApprovalRequest } from "@capgate/tools";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { createShellTestHost } from "./test-support.js";
 

@@ -1,4 +1,5 @@
-import { defineCapability, urlPolicy } from "@capgate/tools";
+import { urlPolicy } from "@capgate/net-guard";
+import { defineCapability } from "@capgate/tools";
 import { fetchPage } from "./fetch-tool.js";
 import { manifest } from "./manifest.js";
 import { checkRequestHeaders } from "./request-headers.js";

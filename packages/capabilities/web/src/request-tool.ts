@@ -1,11 +1,6 @@
-import {
-  type ArgsOf,
-  type GuardedResponse,
-  guardedFetch,
-  type ToolContext,
-  type ToolResult,
-  truncateMiddle,
-} from "@capgate/tools";
+import { type GuardedResponse, guardedFetch } from "@capgate/net-guard";
+import { truncateMiddle } from "@capgate/schema";
+import type { ArgsOf, ToolContext, ToolResult } from "@capgate/tools";
 import { charsetOf, classifyBody, decodeText, describeBinary, parseMediaType } from "./body.js";
 import { formatBytes, networkFailure, networkLimits } from "./limits.js";
 import type { manifest } from "./manifest.js";

@@ -4,14 +4,8 @@ import { dirname, join } from "node:path";
 import { profiles as builtinProfiles, type ProfilePolicy } from "@capgate/profiles";
 import { Registry } from "@capgate/registry";
 import { shellForTests } from "@capgate/test-system-parts";
-import {
-  CapabilitySet,
-  createHostResources,
-  DEFAULT_LIMITS,
-  defineCapability,
-  resolveInWorkspace,
-  workspacePathPolicy,
-} from "@capgate/tools";
+import { CapabilitySet, createHostResources, DEFAULT_LIMITS, defineCapability } from "@capgate/tools";
+import { resolveInWorkspace, workspacePathPolicy } from "@capgate/workspace";
 import type { LoopEnvironment } from "../deps.js";
 import { MemoryStore } from "../memory-store.js";
 import { FileRunStore } from "../run-store.js";

@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { signalGroup, terminateGroup, trackGroup, untrackGroup } from "@capgate/process-group";
 import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { ManagedTransport, TransportHooks } from "../transport.js";
 import { LineReader, type OversizedLine } from "./line-reader.js";
-import { groupExists, killProcessGroup, trackGroup, untrackGroup } from "./process-group.js";
 
 const HEAD_BYTES = 4096;
 // A line that states what went wrong: "Error: Cannot find module …", "ModuleNotFoundError: …", "fatal: …".
@@ -132,8 +132,8 @@ export class StdioProcessTransport implements ManagedTransport {
         this.finish();
       }, 250).unref();
       // Leftovers of the group (a crashed wrapper's children) go too.
-      if (POSIX && child.pid !== undefined && !this.closedByClient && groupExists(child.pid))
-        void killProcessGroup(child.pid, this.options.closeGraceMs ?? 500);
+      if (POSIX && child.pid !== undefined && !this.closedByClient && signalGroup(child.pid, 0))
+        void terminateGroup(child.pid, this.options.closeGraceMs ?? 500);
     });
     child.once("close", () => this.finish());
   }
@@ -221,7 +221,7 @@ export class StdioProcessTransport implements ManagedTransport {
     const exited = this.exit !== undefined || (await waitFor(this.finishedPromise, grace));
     const pid = child.pid;
     if (POSIX && pid !== undefined) {
-      if (!exited || groupExists(pid)) await killProcessGroup(pid, grace);
+      if (!exited || signalGroup(pid, 0)) await terminateGroup(pid, grace);
     } else if (!exited) child.kill("SIGKILL");
     await waitFor(this.finishedPromise, grace + 300);
     this.finish();

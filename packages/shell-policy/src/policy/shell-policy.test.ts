@@ -1,17 +1,17 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CapgateError } from "@capgate/schema";
-import { shellForTests } from "@capgate/test-system-parts";
 import {
   BackgroundProcesses,
-  minimalEnv,
   type RunShellOptions,
   runProcess,
   runShell as runShellWith,
   shellCommandPolicy,
   shellPolicyCheck,
-} from "@capgate/tools";
+} from "@capgate/sandbox";
+import { CapgateError } from "@capgate/schema";
+import { shellForTests } from "@capgate/test-system-parts";
+import { minimalEnv } from "@capgate/tools";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MUST_ALLOW, MUST_DENY, MUST_DENY_UNPARSEABLE } from "../../test/shell-bypass-cases.js";
 import { shellQuote } from "../parse/shell-quote.js";

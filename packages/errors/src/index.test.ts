@@ -1,0 +1,9 @@
+import { describe, expect, it } from "vitest";
+import * as api from "./index.js";
+
+// Adding or removing a runtime export is an API decision: this list makes it visible in review.
+describe("@capgate/errors public surface", () => {
+  it("exports exactly these runtime names", () => {
+    expect(Object.keys(api).sort()).toEqual(["CapgateError"]);
+  });
+});

@@ -1,0 +1,14 @@
+// Process groups that end with their host, and the mark that finds a sandbox's processes
+// wherever they were re-parented. Node-only (signals, /proc).
+
+export {
+  DEFAULT_KILL_GRACE_MS,
+  groupAlive,
+  groupMembers,
+  killMarkedProcesses,
+  SANDBOX_MARK_VAR,
+  signalGroup,
+  terminateGroup,
+  trackGroup,
+  untrackGroup,
+} from "./process-group.js";

@@ -1,0 +1,29 @@
+import { describe, expect, it } from "vitest";
+import * as api from "./index.js";
+
+// Adding or removing a runtime export is an API decision: this list makes it visible in review.
+describe("@capgate/sandbox public surface", () => {
+  it("exports exactly these runtime names", () => {
+    expect(Object.keys(api).sort()).toEqual([
+      "BACKGROUND_PROCESSES_KEY",
+      "BackgroundProcesses",
+      "HeadTailCapture",
+      "assertShellAllowed",
+      "backgroundProcesses",
+      "bashArgv",
+      "closeEgressProxies",
+      "containCommand",
+      "describeExit",
+      "probeBwrap",
+      "recoverInterruptedSandboxes",
+      "runProcess",
+      "runSandboxed",
+      "runShell",
+      "sandboxCommand",
+      "sandboxTarget",
+      "shellCommandPolicy",
+      "shellPolicyCheck",
+      "systemBash",
+    ]);
+  });
+});

@@ -1,0 +1,154 @@
+// The workspace's capgate.config.json is capgate's policy: a model must not be able to
+// choose its own rules for the next run. Real bubblewrap for the shell side; a control run
+// with the sandbox off shows each attack works when nothing stops it.
+// CI sets CAPGATE_REQUIRE_SYSTEM_TESTS=1: a missing bwrap fails there instead of skipping.
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { CapgateError } from "@capgate/schema";
+import { needs } from "@capgate/test-system-parts";
+import type { ShellPolicyConfig } from "@capgate/tools";
+import { POLICY_FILE_NAME, resolveInWorkspace } from "@capgate/workspace";
+import { afterAll, describe, expect, it } from "vitest";
+import { runShell } from "./run-shell.js";
+import { closeEgressProxies } from "./sandbox-proxy.js";
+import type { ShellCheck } from "./shell-check.js";
+
+const system = needs(["bwrap"]);
+const check: ShellCheck = async () => ({ decision: "allow" });
+const root = realpathSync(mkdtempSync(join(tmpdir(), "capgate-policy-file-")));
+const RULES = '{"shell":{"deny":[{"prefix":["git","push"]}]}}\n';
+let n = 0;
+
+afterAll(async () => {
+  await closeEgressProxies();
+  rmSync(root, { recursive: true, force: true });
+});
+
+function workspace(withPolicy: boolean): string {
+  const ws = join(root, `ws${++n}`);
+  mkdirSync(join(ws, "sub"), { recursive: true });
+  if (withPolicy) writeFileSync(join(ws, POLICY_FILE_NAME), RULES);
+  return ws;
+}
+
+const sh = (ws: string, command: string, policy: ShellPolicyConfig = { network: "none" }) =>
+  runShell({
+    command,
+    check,
+    cwd: ws,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: root, LANG: "C" },
+    policy,
+    sandbox: { workspace: ws },
+    timeoutMs: 30_000,
+  });
+
+describe("file tools never write the policy file", () => {
+  it("refuses writing, creating, moving onto or deleting it, at any depth and in any letter case; reading stays allowed", async () => {
+    const ws = workspace(true);
+    for (const path of [
+      POLICY_FILE_NAME,
+      "./capgate.config.json",
+      "sub/../capgate.config.json",
+      "sub/Capgate.Config.JSON",
+    ]) {
+      const error = await resolveInWorkspace(ws, path, { forWrite: true, allowMissing: true }).then(
+        () => undefined,
+        (e: unknown) => e as CapgateError,
+      );
+      expect(error?.code, path).toBe("policy_denied");
+      expect(error?.message, path).toContain("capgate's own policy file");
+    }
+    expect(await resolveInWorkspace(ws, POLICY_FILE_NAME)).toBe(join(ws, POLICY_FILE_NAME));
+    expect(
+      await resolveInWorkspace(ws, "capgate.config.json.bak", { forWrite: true, allowMissing: true }),
+    ).toBe(join(ws, "capgate.config.json.bak"));
+  });
+});
+
+describe.skipIf(system.skip)(
+  `a sandboxed command and the policy file${system.note}`,
+  { timeout: 60_000 },
+  () => {
+    it("cannot change, replace or delete an existing one (it can without the sandbox)", async () => {
+      const control = workspace(true);
+      await sh(control, `echo '{}' > ${POLICY_FILE_NAME}`, { sandbox: "off" });
+      expect(readFileSync(join(control, POLICY_FILE_NAME), "utf8")).toBe("{}\n");
+
+      const ws = workspace(true);
+      const result = await sh(
+        ws,
+        `echo '{}' > ${POLICY_FILE_NAME}; mv ${POLICY_FILE_NAME} old; rm -f ${POLICY_FILE_NAME}; cat ${POLICY_FILE_NAME}`,
+      );
+      expect(result.stdout).toBe(RULES);
+      expect(readFileSync(join(ws, POLICY_FILE_NAME), "utf8")).toBe(RULES);
+    });
+
+    it("the working directory's policy file cannot be carried away with its directory (round four)", async () => {
+      // The operator runs capgate from <ws>/app; the model's command runs from the root and
+      // moves app away, puts a directory of its own there, with a policy of its own.
+      const attack = `mv app old && mkdir app && echo '{}' > app/${POLICY_FILE_NAME}`;
+      const setup = () => {
+        const ws = workspace(false);
+        mkdirSync(join(ws, "app", "src"), { recursive: true });
+        writeFileSync(join(ws, "app", POLICY_FILE_NAME), RULES);
+        return ws;
+      };
+      const before = process.cwd();
+      try {
+        const control = setup();
+        process.chdir(join(control, "app"));
+        await sh(control, attack, { sandbox: "off" });
+        expect(readFileSync(join(control, "app", POLICY_FILE_NAME), "utf8")).toBe("{}\n");
+
+        const ws = setup();
+        process.chdir(join(ws, "app"));
+        const result = await sh(ws, `${attack}; rm -rf app; cat app/${POLICY_FILE_NAME}`);
+        expect(result.stdout).toBe(RULES);
+        expect(readFileSync(join(ws, "app", POLICY_FILE_NAME), "utf8")).toBe(RULES);
+        expect(existsSync(join(ws, "old"))).toBe(false);
+        // The directory's other contents stay the command's to change.
+        expect((await sh(ws, "mkdir -p app/src/new && mv app/src app/lib && ls app")).stdout).toContain(
+          "lib",
+        );
+      } finally {
+        process.chdir(before);
+      }
+    });
+
+    it("a policy file that is a symbolic link is refused before anything runs", async () => {
+      const ws = workspace(false);
+      mkdirSync(join(ws, "conf"));
+      writeFileSync(join(ws, "conf", "policy.json"), RULES);
+      symlinkSync("conf/policy.json", join(ws, POLICY_FILE_NAME));
+      await expect(sh(ws, `rm ${POLICY_FILE_NAME}; echo '{}' > ${POLICY_FILE_NAME}`)).rejects.toMatchObject({
+        code: "unsafe_policy_file",
+      });
+      expect(lstatSync(join(ws, POLICY_FILE_NAME)).isSymbolicLink()).toBe(true);
+    });
+
+    it("one it creates is renamed aside when it ends, and the output says so", async () => {
+      const ws = workspace(false);
+      const result = await sh(ws, `echo '{}' > ${POLICY_FILE_NAME}`);
+      expect(result.exitCode).toBe(0);
+      expect(existsSync(join(ws, POLICY_FILE_NAME))).toBe(false);
+      const aside = readdirSync(ws).filter((e) =>
+        /^capgate\.config\.json\.capgate-disabled-[0-9a-f]{12}$/.test(e),
+      );
+      expect(aside).toHaveLength(1);
+      expect(readFileSync(join(ws, aside[0]!), "utf8")).toBe("{}\n"); // nothing lost
+      expect(result.stderr).toContain(`capgate renamed it to ${aside[0]}`);
+    });
+  },
+);
