@@ -5,7 +5,6 @@ import { parseModelSpec } from "@capgate/models";
 import { parseAllowHost } from "@capgate/net-guard";
 import { type ProfileSet, resolveProfiles } from "@capgate/profiles";
 import { CapgateError, parseJsonStrict, validate } from "@capgate/schema";
-import { parseAllowHost } from "@capgate/net-guard";
 import type { TelemetryConfig } from "@capgate/telemetry";
 import type { ApprovalMode, ShellPolicyConfig, ToolLimits } from "@capgate/tools";
 import { POLICY_FILE_NAME } from "@capgate/workspace";
