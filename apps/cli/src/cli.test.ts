@@ -58,7 +58,7 @@ describe("capgate basics", () => {
     const list = await cli(["capabilities", "--json"], box);
     const manifests = JSON.parse(list.stdout) as Array<{ name: string; tools: Array<{ signature: string }> }>;
     expect(manifests).toHaveLength(11);
-    expect(manifests.reduce((n, m) => n + m.tools.length, 0)).toBe(49);
+    expect(manifests.reduce((n, m) => n + m.tools.length, 0)).toBe(53);
     // Every tool carries the signature capgate search --json gives, not only its schema.
     for (const m of manifests)
       for (const t of m.tools) expect(t.signature).toMatch(/^[a-z_]+\.[a-z_]+\(.*\)$/);

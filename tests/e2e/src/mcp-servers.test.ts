@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
@@ -82,8 +83,11 @@ describe("third-party MCP servers through capgate", () => {
   }, 120_000);
 
   it("capgate call: wrong argument types exit 2 naming the property; filesystem and memory calls work", async () => {
-    const box = sandbox({}, { "hello.txt": "hello from the filesystem server\n" });
+    const box = sandbox({});
     const configured = sandbox({ mcpServers: servers(box) });
+    // capgate offers its workspace (here the directory it runs in) as the one root, and the
+    // filesystem server serves the client's roots in place of its command-line directories.
+    writeFileSync(join(configured.root, "hello.txt"), "hello from the filesystem server\n");
     const bad = await capgate(configured, ["call", "everything/get-sum", '{"a":"1","b":2}']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("(at arguments.a)");
@@ -94,10 +98,19 @@ describe("third-party MCP servers through capgate", () => {
     const read = await capgate(configured, [
       "call",
       "filesystem/read_text_file",
-      JSON.stringify({ path: join(box.workspace, "hello.txt") }),
+      JSON.stringify({ path: join(configured.root, "hello.txt") }),
     ]);
     expect(read.code, read.stderr).toBe(0);
     expect(read.stdout).toContain("hello from the filesystem server");
+    // The directory on its command line is outside the roots capgate gave it.
+    writeFileSync(join(box.workspace, "other.txt"), "not offered\n");
+    const outside = await capgate(configured, [
+      "call",
+      "filesystem/read_text_file",
+      JSON.stringify({ path: join(box.workspace, "other.txt") }),
+    ]);
+    expect(outside.code).toBe(1);
+    expect(outside.stderr).toMatch(/outside allowed directories/);
     const create = await capgate(configured, [
       "call",
       "memory/create_entities",

@@ -119,18 +119,32 @@ describe("independent versions under changesets", () => {
     }
   });
 
-  it("the peer ranges are the contract: every capability admits every 0.x of tools and schema", () => {
-    // Those that run command lines (shell, mcp's ad-hoc servers) also take the shell policy.
-    const runsCommands = new Set(["@capgate/capability-shell", "@capgate/capability-mcp"]);
-    // git runs git on model-written trees only through the hardened git of @capgate/git-guard.
-    const runsGit = new Set(["@capgate/capability-git"]);
+  it("the peer ranges are the contract: every capability admits every 0.x of tools, schema and the guards it uses", () => {
+    // Each capability takes the contract (tools, schema) and the shared guard packages it
+    // runs through (issue 19): one guard per concern, the same one every surface uses.
+    const guards: Record<string, string[]> = {
+      "@capgate/capability-browser-panel": ["net-guard", "workspace"],
+      "@capgate/capability-code": ["sandbox", "workspace"],
+      "@capgate/capability-cua": ["sandbox", "workspace"],
+      "@capgate/capability-fs": ["workspace"],
+      // git runs git on model-written trees only through the hardened git of git-guard.
+      "@capgate/capability-git": ["git-guard", "sandbox", "workspace"],
+      // mcp's ad-hoc servers are command lines: the shell policy, the sandbox, a process group.
+      "@capgate/capability-mcp": ["process-group", "sandbox", "shell-policy"],
+      "@capgate/capability-memory": [],
+      "@capgate/capability-script": [],
+      "@capgate/capability-shell": ["sandbox", "shell-policy", "workspace"],
+      "@capgate/capability-web": ["net-guard"],
+      "@capgate/capability-workers": [],
+    };
+    expect([...capabilities].sort()).toEqual(Object.keys(guards).sort());
     for (const name of capabilities) {
-      expect(before.get(name)?.peerDependencies, name).toEqual({
-        ...(runsGit.has(name) ? { "@capgate/git-guard": ">=0.1.0 <1" } : {}),
+      const expected: Record<string, string> = {
         "@capgate/schema": ">=0.1.0 <1",
-        ...(runsCommands.has(name) ? { "@capgate/shell-policy": ">=0.1.0 <1" } : {}),
         "@capgate/tools": ">=0.1.0 <1",
-      });
+      };
+      for (const guard of guards[name] ?? []) expected[`@capgate/${guard}`] = ">=0.1.0 <1";
+      expect(before.get(name)?.peerDependencies, name).toEqual(expected);
     }
   });
 });

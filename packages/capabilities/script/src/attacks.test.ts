@@ -135,6 +135,14 @@ describe("attacks on the isolate", () => {
       `const spin = () => Promise.resolve().then(spin); spin(); await new Promise(() => {});`,
     ])
       expect(failure(await gate.run(source, 1000))?.kind).toMatch(/timeout|memory/);
+    // Found: the flood filled the engine, whose failed allocations surface as a thrown null
+    // (first form) or a dead promise chain (second): both were reported as the script's own
+    // "threw null" or "stalled". With memory free, those stay the script's own.
+    expect(failure(await gate.run(`throw null`))).toMatchObject({
+      kind: "thrown",
+      message: /non-Error value: null/,
+    });
+    expect(failure(await gate.run(`await new Promise(() => {})`))?.kind).toBe("stalled");
   });
 
   it("catastrophic regular expressions and huge native work end at the deadline or the memory limit", async () => {

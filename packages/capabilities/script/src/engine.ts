@@ -38,7 +38,7 @@ const wasm = (
 const POOL_SIZE = 2;
 /** An instance whose linear memory grew past this goes away after its script (memory never shrinks). */
 const POOL_MEMORY_BYTES = 32 * 1024 * 1024;
-const PAGE_BYTES = 65536;
+export const PAGE_BYTES = 65536;
 /** What the engine's code, data and stack take before any script runs (its initial memory). */
 export const ENGINE_BASE_BYTES = 16 * 1024 * 1024;
 

@@ -10,7 +10,7 @@ import {
   valueReply,
 } from "./crossing.js";
 import { Deadline } from "./deadline.js";
-import { acquireEngine, releaseEngine } from "./engine.js";
+import { acquireEngine, type Engine, PAGE_BYTES, releaseEngine } from "./engine.js";
 import type { ScriptLimits } from "./limits.js";
 import { BODY_PREFIX, BODY_SUFFIX, PRELUDE, SCRIPT_FILE } from "./prelude.js";
 
@@ -105,6 +105,7 @@ export async function runScript(options: RunScriptOptions): Promise<ScriptOutcom
 class ScriptRun {
   readonly #options: RunScriptOptions;
   readonly #limits: ScriptLimits;
+  #engine: Engine | undefined;
   readonly #started = Date.now();
   readonly #logs: string[] = [];
   #logBytes = 0;
@@ -136,6 +137,7 @@ class ScriptRun {
 
   async run(): Promise<ScriptOutcome> {
     const engine = await acquireEngine(this.#limits.memoryBytes);
+    this.#engine = engine;
     let clean = true;
     const runtime = engine.module.newRuntime();
     const onAbort = () =>
@@ -290,7 +292,7 @@ class ScriptRun {
       }
       if (this.#stopReason) return { failure: this.#stopReason };
       if (!this.#settled) {
-        if (this.#pending.size === 0 && !runtime.hasPendingJob()) return { failure: stalled() };
+        if (this.#pending.size === 0 && !runtime.hasPendingJob()) return { failure: this.#stalled() };
         await new Promise<void>((resolve) => {
           this.#wake = resolve;
         });
@@ -316,8 +318,38 @@ class ScriptRun {
         state.error.dispose();
         return { failure };
       }
-      return { failure: stalled() };
+      return { failure: this.#stalled() };
     }
+  }
+
+  /**
+   * True when the engine's memory has grown to its maximum. QuickJS reports an allocation
+   * that failed with no room left even for an error object as a thrown `null`, and a
+   * promise reaction that failed that way only rejects its own promise: a flood of
+   * promise jobs would then look like a script that threw null, or one waiting forever.
+   */
+  #memoryExhausted(): boolean {
+    const engine = this.#engine;
+    if (!engine) return false;
+    try {
+      return (
+        engine.module.getWasmMemory().buffer.byteLength >= engine.pages * PAGE_BYTES - EXHAUSTED_MARGIN_BYTES
+      );
+    } catch {
+      return false;
+    }
+  }
+
+  #outOfMemory(): ScriptFailure {
+    return {
+      kind: "memory",
+      message: `the script ran out of memory (limit ${this.#limits.memoryBytes} bytes)`,
+    };
+  }
+
+  /** Waiting on nothing: out of memory when the engine is full (its jobs died there), else stalled. */
+  #stalled(): ScriptFailure {
+    return this.#memoryExhausted() ? this.#outOfMemory() : stalled();
   }
 
   #stop(reason: ScriptFailure): void {
@@ -479,11 +511,13 @@ class ScriptRun {
       described.value.dispose();
     }
     const message = typeof info.message === "string" ? info.message : "the script failed";
-    if (/out of memory/i.test(message))
-      return {
-        kind: "memory",
-        message: `the script ran out of memory (limit ${this.#limits.memoryBytes} bytes)`,
-      };
+    if (/out of memory/i.test(message)) return this.#outOfMemory();
+    // A thrown null or undefined with the engine full is an allocation that failed.
+    if (
+      described.error !== undefined ||
+      /^the script threw a non-Error value: (null|undefined)$/.test(message)
+    )
+      if (this.#memoryExhausted()) return this.#outOfMemory();
     if (/stack overflow|call stack size/i.test(message))
       return {
         kind: "stack",
@@ -500,6 +534,13 @@ class ScriptRun {
     };
   }
 }
+
+/**
+ * How close to its maximum the engine's memory counts as full. The engine grows its memory
+ * to whatever an allocation asks, capped at the maximum, so a small allocation fails only
+ * there; a large one that fails below it says "out of memory" itself.
+ */
+const EXHAUSTED_MARGIN_BYTES = 1024 * 1024;
 
 function stalled(): ScriptFailure {
   return {
