@@ -2,5 +2,7 @@ export type { AttributeValue, OtlpReceiver, ReceivedSpan } from "./otlp-receiver
 export { startOtlpReceiver } from "./otlp-receiver.js";
 export type { MarkedProcess } from "./process-scan.js";
 export { leaveBehind, processesWith, uniqueSleep } from "./process-scan.js";
+export type { ReadmeExampleOptions } from "./readme-example.js";
+export { runReadmeExample } from "./readme-example.js";
 export type { Needs, PartStatus, SystemPart } from "./system-parts.js";
 export { decide, needs, partStatus, shellForTests, systemTestsRequired } from "./system-parts.js";
