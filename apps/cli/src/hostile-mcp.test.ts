@@ -1,30 +1,18 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import {
+  HOSTILE_REFUSED,
+  HOSTILE_SERVER,
+  hostileCalls,
+  REPLY_CHARS,
+  resultText,
+} from "@capgate/test-system-parts";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { describe, expect, it } from "vitest";
 import { BIN, cli, type Sandbox, sandbox } from "./test-support/cli.js";
 
-// The MCP client's hostile server, built on the SDK: 10,000 tools, names with an escape
-// sequence and a right-to-left override, a 375 KB schema, $ref loops, an unknown type.
-const HOSTILE = fileURLToPath(
-  new URL("../../../packages/mcp-client/test/fixtures/hostile-sdk-server.mjs", import.meta.url),
-);
-/** What capgate's replies to the gate's search and load may hold at most (@capgate/loop REPLY_CHARS). */
-const REPLY_CHARS = 6_000;
-
-const REFUSED: Array<[string, string]> = [
-  ["hostile/ref_loop", "does not admit it: inputSchema has a $ref loop that never reaches a nested value"],
-  [
-    "hostile/ref_loop_beside",
-    "does not admit it: inputSchema has a $ref loop that never reaches a nested value",
-  ],
-  ["hostile/bad_type", "does not admit it: inputSchema does not compile"],
-  ["hostile/huge_schema", "does not admit it: inputSchema is larger than 65536 characters"],
-  ["hostile/esc\u001b[31mred", "is not a tool name capgate admits for MCP server 'hostile'"],
-  ["hostile/\u202Eevil_rtl", "is not a tool name capgate admits for MCP server 'hostile'"],
-];
+const REFUSED = HOSTILE_REFUSED;
 
 /** A workspace whose config names the hostile server (`count` ordinary tools besides the hostile ones). */
 function hostileBox(count = 10_000): { box: Sandbox; log: string } {
@@ -32,27 +20,12 @@ function hostileBox(count = 10_000): { box: Sandbox; log: string } {
   const log = join(box.root, "calls.log");
   const hostile = {
     command: process.execPath,
-    args: [HOSTILE, String(count)],
+    args: [HOSTILE_SERVER, String(count)],
     env: { HOSTILE_CALL_LOG: log },
   };
   writeFileSync(join(box.workspace, "capgate.config.json"), JSON.stringify({ mcpServers: { hostile } }));
   return { box, log };
 }
-
-const calledNames = (log: string): string[] => {
-  try {
-    return readFileSync(log, "utf8")
-      .trim()
-      .split("\n")
-      .filter(Boolean)
-      .map((l) => JSON.parse(l) as string);
-  } catch {
-    return [];
-  }
-};
-
-const text = (r: unknown) =>
-  ((r as { content: Array<{ text?: string }> }).content ?? []).map((c) => c.text ?? "").join("\n");
 
 describe("a hostile upstream MCP server", () => {
   it("`capgate call` refuses every tool the listing leaves out, naming it and why (exit 2); nothing reaches the server", async () => {
@@ -69,7 +42,7 @@ describe("a hostile upstream MCP server", () => {
     const ok = await cli(["call", "hostile/echo", '{"text":"fine"}'], box);
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stdout).toContain("echo: fine");
-    expect(calledNames(log)).toEqual(["echo"]);
+    expect(hostileCalls(log)).toEqual(["echo"]);
   }, 300_000);
 
   it("`capgate mcp serve`: search and load replies stay within the budget, and the gate refuses the same tools", async () => {
@@ -90,9 +63,9 @@ describe("a hostile upstream MCP server", () => {
         undefined,
         { timeout: 240_000 },
       );
-      expect(text(echo)).toContain("echo: hi");
+      expect(resultText(echo)).toContain("echo: hi");
 
-      const search = text(
+      const search = resultText(
         await client.callTool({ name: "capability_search", arguments: { query: "weather forecast" } }),
       );
       expect(search.length).toBeLessThanOrEqual(REPLY_CHARS);
@@ -101,7 +74,7 @@ describe("a hostile upstream MCP server", () => {
         /^ {2}… \d+ more of its 10002 tools \(all callable once loaded\): capability_search/m,
       );
 
-      const load = text(
+      const load = resultText(
         await client.callTool({ name: "capability_load", arguments: { name: "mcp:hostile" } }),
       );
       expect(load.length).toBeLessThanOrEqual(REPLY_CHARS);
@@ -118,9 +91,9 @@ describe("a hostile upstream MCP server", () => {
           arguments: { tool, arguments: {} },
         });
         expect(refused.isError).toBe(true);
-        expect(text(refused)).toContain(why);
+        expect(resultText(refused)).toContain(why);
       }
-      const narrow = text(
+      const narrow = resultText(
         await client.callTool({
           name: "capability_search",
           arguments: { query: "mcp:hostile weather_04321" },
@@ -130,6 +103,6 @@ describe("a hostile upstream MCP server", () => {
     } finally {
       await client.close();
     }
-    expect(calledNames(log)).toEqual(["echo"]);
+    expect(hostileCalls(log)).toEqual(["echo"]);
   }, 300_000);
 });

@@ -1,30 +1,17 @@
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import {
+  HOSTILE_REFUSED,
+  HOSTILE_SERVER,
+  hostileCalls,
+  REPLY_CHARS,
+  resultText,
+} from "@capgate/test-system-parts";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ServerProcess, startServerProcess } from "./test-support/server-process.js";
 
-// The MCP client's hostile server, built on the SDK: 10,000 tools, names with an escape
-// sequence and a right-to-left override, a 375 KB schema, $ref loops, an unknown type.
-const HOSTILE = fileURLToPath(
-  new URL("../../../packages/mcp-client/test/fixtures/hostile-sdk-server.mjs", import.meta.url),
-);
-/** What the gate's search and load replies may hold at most (@capgate/loop REPLY_CHARS). */
-const REPLY_CHARS = 6_000;
-
-const REFUSED: Array<[string, string]> = [
-  ["hostile/ref_loop", "does not admit it: inputSchema has a $ref loop that never reaches a nested value"],
-  [
-    "hostile/ref_loop_beside",
-    "does not admit it: inputSchema has a $ref loop that never reaches a nested value",
-  ],
-  ["hostile/bad_type", "does not admit it: inputSchema does not compile"],
-  ["hostile/huge_schema", "does not admit it: inputSchema is larger than 65536 characters"],
-  ["hostile/esc\u001b[31mred", "is not a tool name capgate admits for MCP server 'hostile'"],
-  ["hostile/\u202Eevil_rtl", "is not a tool name capgate admits for MCP server 'hostile'"],
-];
+const REFUSED = HOSTILE_REFUSED;
 
 let server: ServerProcess;
 let log: string;
@@ -37,7 +24,7 @@ beforeAll(async () => {
         mcpServers: {
           hostile: {
             command: process.execPath,
-            args: [HOSTILE],
+            args: [HOSTILE_SERVER],
             env: { HOSTILE_CALL_LOG: log },
             timeoutMs: 240_000,
           },
@@ -51,21 +38,6 @@ afterAll(async () => {
   await server?.stop();
   server?.cleanup();
 });
-
-const calledNames = (): string[] => {
-  try {
-    return readFileSync(log, "utf8")
-      .trim()
-      .split("\n")
-      .filter(Boolean)
-      .map((l) => JSON.parse(l) as string);
-  } catch {
-    return [];
-  }
-};
-
-const text = (r: unknown) =>
-  ((r as { content: Array<{ text?: string }> }).content ?? []).map((c) => c.text ?? "").join("\n");
 
 describe("a hostile upstream MCP server behind the server app", () => {
   it("POST /tools/call refuses every tool the listing leaves out: 404 unknown_tool naming it and why; nothing is sent", async () => {
@@ -82,7 +54,7 @@ describe("a hostile upstream MCP server behind the server app", () => {
       expect(body.error.message).toContain(why);
       expect(body.error.message).toContain("Nothing was sent to the server.");
     }
-    expect(calledNames()).toEqual(["echo"]);
+    expect(hostileCalls(log)).toEqual(["echo"]);
   }, 300_000);
 
   it("/mcp: search and load replies stay within the budget, and capability_call refuses the same tools", async () => {
@@ -97,14 +69,14 @@ describe("a hostile upstream MCP server behind the server app", () => {
       await client.callTool({ name: "capability_call", arguments: { tool: "hostile/calls" } }, undefined, {
         timeout: 240_000,
       });
-      const search = text(
+      const search = resultText(
         await client.callTool({ name: "capability_search", arguments: { query: "weather forecast" } }),
       );
       expect(search.length).toBeLessThanOrEqual(REPLY_CHARS);
       expect(search).toMatch(
         /^ {2}… \d+ more of its 10002 tools \(all callable once loaded\): capability_search/m,
       );
-      const load = text(
+      const load = resultText(
         await client.callTool({ name: "capability_load", arguments: { name: "mcp:hostile" } }),
       );
       expect(load.length).toBeLessThanOrEqual(REPLY_CHARS);
@@ -116,11 +88,11 @@ describe("a hostile upstream MCP server behind the server app", () => {
           arguments: { tool, arguments: {} },
         });
         expect(refused.isError).toBe(true);
-        expect(text(refused)).toContain(why);
+        expect(resultText(refused)).toContain(why);
       }
     } finally {
       await client.close();
     }
-    expect(calledNames()).toEqual(["echo"]);
+    expect(hostileCalls(log)).toEqual(["echo"]);
   }, 300_000);
 });

@@ -1,3 +1,4 @@
+export { HOSTILE_REFUSED, HOSTILE_SERVER, hostileCalls, REPLY_CHARS, resultText } from "./hostile-mcp.js";
 export type { AttributeValue, OtlpReceiver, ReceivedSpan } from "./otlp-receiver.js";
 export { startOtlpReceiver } from "./otlp-receiver.js";
 export type { MarkedProcess } from "./process-scan.js";
