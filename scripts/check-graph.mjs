@@ -5,7 +5,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 
 const root = resolve(dirname(new URL(import.meta.url).pathname), "..");
-const groups = ["packages", "packages/capabilities", "apps", "bench", "tests"];
+const groups = ["packages", "packages/capabilities", "apps", "bench", "tests", "examples"];
 
 const packages = new Map(); // name -> { dir, deps:Set }
 function addPackage(dir) {
@@ -45,6 +45,7 @@ const isCapability = (n) => n.startsWith("@capgate/capability-");
 // its tests run the tools runner with the real policy, so tools and schema may be devDependencies.
 const SHELL_POLICY = "@capgate/shell-policy";
 const SHELL_POLICY_DEV = ["@capgate/tools", "@capgate/schema"];
+const HOST = "@capgate/host";
 // Test support every package's tests may use (private, depends on nothing of ours).
 const TEST_SUPPORT = "@capgate/test-system-parts";
 const allowed = (from, to) => {
@@ -81,14 +82,21 @@ const allowed = (from, to) => {
     case "@capgate/eval":
       // The evaluation harness: runs the loop through the harness; apps render it.
       return to === "@capgate/harness" || CORE.includes(to);
-    case "@capgate/server":
+    case "@capgate/host":
+      // What a frontend needs (runs, the run feed, approvals, MCP logins, elicitations and
+      // gate sessions): above the harness, and the one package that reaches the database side.
       return to === "@capgate/harness" || to === "@capgate/postgres" || CORE.includes(to);
+    case "@capgate/examples":
+      // Frontends built on the host alone: that they need nothing else is the point.
+      return to === HOST;
+    case "@capgate/server":
+      return to === "@capgate/harness" || to === HOST || CORE.includes(to);
     case "capgate":
       return (
         to === "@capgate/harness" ||
+        to === HOST ||
         to === "@capgate/server" ||
         to === "@capgate/eval" ||
-        to === "@capgate/postgres" ||
         CORE.includes(to)
       );
   }

@@ -9,7 +9,8 @@ import { defineConfig } from "tsup";
 const grammar = dirname(createRequire(import.meta.url).resolve("tree-sitter-bash/package.json"));
 
 export default defineConfig({
-  entry: ["src/index.ts"],
+  // The Claude Code hook is its own entry: it loads the parser only for a Bash call.
+  entry: ["src/index.ts", "src/claude-code.ts"],
   format: ["esm"],
   dts: true,
   clean: true,

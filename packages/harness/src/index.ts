@@ -21,4 +21,10 @@ export type {
 } from "./harness.js";
 export { createHarness } from "./harness.js";
 export type { CapabilityLoadProblem, CapabilitySource, LoadedPlugin } from "./plugins.js";
-export { capabilityProblems, loadCapabilityPlugin, resolveCapabilitySpec } from "./plugins.js";
+export {
+  capabilityProblems,
+  findPackageDir,
+  loadCapabilityPlugin,
+  packageEntry,
+  resolveCapabilitySpec,
+} from "./plugins.js";

@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import type { ShellRules } from "@capgate/shell-policy";
+import type { ShellRules } from "./config.js";
 
 /**
- * `capgate hook claude-code`: a Claude Code PreToolUse hook. Claude Code runs it before
+ * The shell policy as a Claude Code PreToolUse hook (`capgate hook claude-code` runs it). Claude Code runs it before
  * every tool call with the call as JSON on stdin ({hook_event_name, tool_name,
  * tool_input: {command}, cwd, …}); for `Bash` the command goes through capgate's shell
  * policy (the built-in rules plus the `shell` deny/ask rules of capgate.config.json) and
@@ -14,8 +14,8 @@ import type { ShellRules } from "@capgate/shell-policy";
  * Other tools pass silently. It fails closed: a Bash call it cannot check (a bad config, a
  * payload without a command) is denied with the reason, never let through by a crash.
  *
- * Imports only the shell policy: it runs on every Bash call, so its cold start matters
- * (bench `cli.hook_ratio`).
+ * It loads the parser only for a Bash call: the hook runs before every tool call, so its
+ * cold start matters (bench `cli.hook_ratio`).
  */
 export interface HookIO {
   stdin: () => Promise<string>;
@@ -31,7 +31,8 @@ export interface HookPayload {
   cwd?: unknown;
 }
 
-type Decision = { decision: "allow" } | { decision: "deny" | "ask"; reason: string };
+/** The hook's answer for one Bash call. */
+export type HookDecision = { decision: "allow" } | { decision: "deny" | "ask"; reason: string };
 
 const decisionJson = (decision: "deny" | "ask", reason: string) =>
   JSON.stringify({
@@ -47,8 +48,8 @@ const decisionJson = (decision: "deny" | "ask", reason: string) =>
  * project's (`$CLAUDE_PROJECT_DIR/capgate.config.json`, which Claude Code sets for hooks),
  * whatever directory the shell has `cd`-ed to since; else the nearest capgate.config.json in
  * the call's cwd or a directory above it. Claude Code keeps the working directory between
- * Bash calls, so after `cd sub` the payload's cwd is `sub`: looking only there lost the
- * rules (round 4b of the red team).
+ * Bash calls, so after `cd sub` the payload's cwd is `sub`, and looking only there would
+ * miss the project's rules.
  */
 export function hookConfigPath(
   configPath: string | undefined,
@@ -91,11 +92,11 @@ function shellRules(
   return shell as ShellRules;
 }
 
-/** Decide one payload. Exported for tests; the command wraps it with stdin/stdout. */
+/** Decide one payload: undefined for a tool other than Bash (the hook stays silent). */
 export async function decideHook(
   payload: HookPayload,
   options: { config?: string; cwd: string; projectDir?: string },
-): Promise<Decision | undefined> {
+): Promise<HookDecision | undefined> {
   if (payload.tool_name !== "Bash") return undefined;
   const input = payload.tool_input as { command?: unknown } | undefined;
   const command = input?.command;
@@ -108,7 +109,7 @@ export async function decideHook(
   } catch (error) {
     return { decision: "deny", reason: `capgate cannot check this command: ${(error as Error).message}` };
   }
-  const { checkShellCommand } = await import("@capgate/shell-policy");
+  const { checkShellCommand } = await import("./index.js");
   let verdict: Awaited<ReturnType<typeof checkShellCommand>>;
   try {
     verdict = await checkShellCommand(command, rules);
