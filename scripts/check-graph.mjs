@@ -45,6 +45,13 @@ const isCapability = (n) => n.startsWith("@capgate/capability-");
 // its tests run the tools runner with the real policy, so tools and schema may be devDependencies.
 const SHELL_POLICY = "@capgate/shell-policy";
 const SHELL_POLICY_DEV = ["@capgate/tools", "@capgate/schema"];
+// The git guard: run git on a tree the model wrote, nothing from the tree runs. A guard
+// package like the sandbox and the workspace guard (SPEC §1): schema for errors, tools for
+// the process runner, the sandbox and the regular-file opener it builds on (until those
+// are packages of their own). Used by the git capability and the worker's checkouts.
+const GIT_GUARD = "@capgate/git-guard";
+// Guard packages a capability may depend on (as peers), the ones it uses.
+const GUARDS = [SHELL_POLICY, GIT_GUARD];
 const HOST = "@capgate/host";
 // Test support every package's tests may use (private, depends on nothing of ours).
 const TEST_SUPPORT = "@capgate/test-system-parts";
@@ -68,6 +75,8 @@ const allowed = (from, to) => {
       return ["@capgate/schema", "@capgate/registry", "@capgate/router"].includes(to);
     case "@capgate/tools":
       return to === "@capgate/schema";
+    case GIT_GUARD:
+      return to === "@capgate/schema" || to === "@capgate/tools";
     case "@capgate/mcp-client":
       return to === "@capgate/schema";
     case "@capgate/models":
@@ -75,10 +84,14 @@ const allowed = (from, to) => {
     case "@capgate/loop":
       return CORE.includes(to) && to !== "@capgate/loop";
     case "@capgate/harness":
-      return CORE.includes(to) || isCapability(to) || to === "@capgate/search-semantic";
+      // The guard packages too: the harness provides the peers of the capabilities it composes.
+      return (
+        CORE.includes(to) || isCapability(to) || GUARDS.includes(to) || to === "@capgate/search-semantic"
+      );
     case "@capgate/postgres":
       // The database side stays out of the core: it implements loop's interfaces and nothing more.
-      return ["@capgate/loop", "@capgate/schema", "@capgate/tools"].includes(to);
+      // The git guard: a run's checkout is a tree the model wrote, and publishing it runs git.
+      return ["@capgate/loop", "@capgate/schema", "@capgate/tools", GIT_GUARD].includes(to);
     case "@capgate/eval":
       // The evaluation harness: runs the loop through the harness; apps render it.
       return to === "@capgate/harness" || CORE.includes(to);
@@ -101,8 +114,9 @@ const allowed = (from, to) => {
       );
   }
   if (isCapability(from)) {
-    // shell-policy: for capabilities that run command lines (shell, mcp's ad-hoc servers).
-    if (to === "@capgate/tools" || to === "@capgate/schema" || to === SHELL_POLICY) return true;
+    // Guards: shell-policy for capabilities that run command lines (shell, mcp's ad-hoc
+    // servers), git-guard for the one that runs git.
+    if (to === "@capgate/tools" || to === "@capgate/schema" || GUARDS.includes(to)) return true;
     return from === "@capgate/capability-mcp" && to === "@capgate/mcp-client";
   }
   return false;
@@ -121,7 +135,7 @@ for (const [name, { deps, pkg }] of packages) {
     }
   }
   if (isCapability(name)) {
-    for (const dep of ["@capgate/tools", "@capgate/schema", SHELL_POLICY]) {
+    for (const dep of ["@capgate/tools", "@capgate/schema", ...GUARDS]) {
       if (pkg.dependencies?.[dep])
         problems.push(`${name}: ${dep} must be a peer dependency, not a dependency`);
     }

@@ -9,8 +9,7 @@ import { defineConfig } from "tsup";
 const grammar = dirname(createRequire(import.meta.url).resolve("tree-sitter-bash/package.json"));
 
 export default defineConfig({
-  // The Claude Code hook is its own entry: it loads the parser only for a Bash call.
-  entry: ["src/index.ts", "src/claude-code.ts"],
+  entry: ["src/index.ts"],
   format: ["esm"],
   dts: true,
   clean: true,

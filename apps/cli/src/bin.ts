@@ -45,6 +45,12 @@ if (argv[0] === "hook") {
     if (ownShutdown && (signal === "SIGINT" || signal === "SIGTERM")) continue;
     process.on(signal, () => process.exit(128 + number));
   }
-  const { runCli } = await import("./index.js");
-  process.exitCode = await runCli(argv);
+  if (argv[0] === "sandbox-exec") {
+    // Runs before every sandboxed Bash call of the Claude Code hook: no commander, no harness.
+    const { runSandboxExec } = await import("./sandbox-exec/sandbox-exec.js");
+    process.exitCode = await runSandboxExec(argv.slice(1));
+  } else {
+    const { runCli } = await import("./index.js");
+    process.exitCode = await runCli(argv);
+  }
 }

@@ -57,8 +57,8 @@ describe("capgate basics", () => {
     const box = sandbox();
     const list = await cli(["capabilities", "--json"], box);
     const manifests = JSON.parse(list.stdout) as Array<{ tools: unknown[] }>;
-    expect(manifests).toHaveLength(10);
-    expect(manifests.reduce((n, m) => n + m.tools.length, 0)).toBe(47);
+    expect(manifests).toHaveLength(11);
+    expect(manifests.reduce((n, m) => n + m.tools.length, 0)).toBe(49);
     const show = await cli(["capabilities", "show", "fs"], box);
     expect(show.stdout).toContain("fs.patch(path: string, old: string, new: string)");
     const missing = await cli(["capabilities", "show", "fss"], box);

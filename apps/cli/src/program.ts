@@ -204,6 +204,13 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
       "profile of the session (default: the config's gate.profile, else Orchestrator)",
     )
     .option("--preload <capabilities>", "capabilities loaded from the start, comma-separated (e.g. fs,shell)")
+    .addOption(
+      new Option("--approval <mode>", "ask the client's user (MCP elicitation) before tools run").choices([
+        "never",
+        "on-risk",
+        "always",
+      ]),
+    )
     .action(strip(run(async () => (await import("./commands/mcp.js")).mcpServeCommand)));
   mcp
     .command("login")

@@ -107,6 +107,22 @@ const FASTIFY_ERRORS: Record<string, { status: number; code: string; message: st
   },
 };
 
+/**
+ * Codes of the run store's own failures (@capgate/postgres, the file store): their
+ * messages carry the database's words, a location or a row's content, so a client gets
+ * a generic 503 and the server log the detail.
+ */
+const STORE_FAILURES = new Set([
+  "database_unreachable",
+  "database_rejected",
+  "schema_too_new",
+  "migration_failed",
+  "store_failed",
+  "event_conflict",
+  "event_after_end",
+  "events_not_stored",
+]);
+
 export interface HttpErrorResponse {
   status: number;
   body: ErrorBody;
@@ -117,6 +133,15 @@ export function toErrorResponse(error: unknown): HttpErrorResponse {
   if (error instanceof HttpError || (CapgateError.isInstance(error) && "status" in error)) {
     const e = error as HttpError;
     return { status: e.status, body: errorBody(e.code, e.message, e.property) };
+  }
+  if (CapgateError.isInstance(error) && STORE_FAILURES.has(error.code)) {
+    return {
+      status: 503,
+      body: errorBody(
+        "store_unavailable",
+        "The run store could not complete this request; try again. The server log has the details.",
+      ),
+    };
   }
   if (CapgateError.isInstance(error)) {
     return {

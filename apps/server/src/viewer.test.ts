@@ -147,6 +147,63 @@ describe.skipIf(chromiumPart.skip)(`web run viewer in Chromium${chromiumPart.not
     }
   }, 60_000);
 
+  it("shows a script's nested calls under their script.run, and its nested approval is answered from the page", async () => {
+    const page = await browser.newPage({ viewport: { width: 1366, height: 900 } });
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(String(e)));
+    try {
+      await page.goto(`${server.url}/#token=${encodeURIComponent(server.token)}`);
+      const response = await server.api("/runs", {
+        body: {
+          goal: "patch the code with a script",
+          profile: "Coder",
+          approval: "on-risk",
+          model: server.script([
+            action("capability_load", { name: "script" }),
+            action("capability_call", {
+              tool: "script.run",
+              arguments: {
+                source:
+                  'await tools.fs.write({ path: "nested.txt", content: "from a script\\n" }); const r = await tools.fs.read({ path: "nested.txt" }); return r.data.content;',
+              },
+            }),
+            action("mark_impossible", { reason: "shown" }),
+          ]),
+        },
+      });
+      const { id } = (await response.json()) as { id: string };
+      const item = page.locator(`li[data-run-id="${id}"]`);
+      await item.waitFor();
+      await item.locator("button").click();
+      const timeline = page.locator("#timeline");
+      // The script waits on the operator: the nested fs.write's approval is on the page.
+      await timeline.locator('li[data-type="approval_requested"]').first().waitFor();
+      expect(await timeline.locator('li[data-type="approval_requested"]').first().textContent()).toContain(
+        "fs.write",
+      );
+      await timeline.locator("button.approve").first().click();
+      await timeline.locator('li[data-type="run_ended"]').waitFor();
+      const nested = await timeline
+        .locator("li.nested")
+        .evaluateAll((items) =>
+          items.map((li) => [li.getAttribute("data-type"), li.querySelector(".event-title")?.textContent]),
+        );
+      expect(nested).toEqual([
+        ["tool_called", "↳ script.run call 1: Call fs.write (write)"],
+        ["tool_result", expect.stringMatching(/^↳ script\.run call 1: fs\.write → ok \(\d+ ms\)$/)],
+        ["tool_called", "↳ script.run call 2: Call fs.read (read)"],
+        ["tool_result", expect.stringMatching(/^↳ script\.run call 2: fs\.read → ok \(\d+ ms\)$/)],
+      ]);
+      const result = timeline.locator('li[data-type="tool_result"]:not(.nested)').last();
+      expect(await result.textContent()).toContain("from a script");
+      expect(errors).toEqual([]);
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await page.screenshot({ path: join(ARTIFACTS, "viewer-script-nested.png"), fullPage: true });
+    } finally {
+      await page.close();
+    }
+  }, 90_000);
+
   it("says what to do when opened without a token", async () => {
     const page = await browser.newPage();
     try {

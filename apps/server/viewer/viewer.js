@@ -438,13 +438,16 @@ function describe(e) {
           }
         : { tone: "bad", title: `Could not load ${e.name}`, body: [pre(e.error ?? "")] };
     case "tool_called":
-      return { title: `Call ${e.tool} (${e.risk})`, body: [pre(e.arguments ?? {})] };
+      return {
+        title: `${e.parent ? `↳ ${e.parent.tool} call ${e.parent.index}: ` : ""}Call ${e.tool} (${e.risk})`,
+        body: [pre(e.arguments ?? {})],
+      };
     case "tool_result": {
       const how = e.rejected ? `rejected: ${e.rejected}` : e.success ? "ok" : "failed";
       const via = e.via === "mcp" ? ` via MCP ${e.server ?? ""}` : "";
       return {
         tone: e.rejected || !e.success ? "bad" : "good",
-        title: `${e.tool} → ${how}${via} (${e.durationMs} ms)`,
+        title: `${e.parent ? `↳ ${e.parent.tool} call ${e.parent.index}: ` : ""}${e.tool} → ${how}${via} (${e.durationMs} ms)`,
         body: [pre(e.summary)],
       };
     }
@@ -543,7 +546,13 @@ function addEvent(e) {
   timeline.append(
     el(
       "li",
-      { className: `event ${tone ?? ""}`, "data-type": e.type, "data-seq": e.seq },
+      {
+        // A call a tool made (a script.run's nested calls) sits indented under its enclosing call.
+        className: `event ${tone ?? ""}${e.parent ? " nested" : ""}`,
+        "data-type": e.type,
+        "data-seq": e.seq,
+        ...(e.parent ? { "data-parent-step": e.parent.step, "data-parent-index": e.parent.index } : {}),
+      },
       el("span", { className: "event-time" }, formatTime(e.time)),
       el("span", { className: "event-step" }, e.step !== undefined ? `#${e.step}` : ""),
       el("div", {}, el("div", { className: "event-title" }, title), ...body),

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
-import { approvingMcpCaller, type LoopEnvironment } from "@capgate/loop";
+import { approvingMcpCaller, createToolCallService, type LoopEnvironment } from "@capgate/loop";
 import { type CapabilityStepOptions, executeCapabilityStep, type McpCaller } from "@capgate/mcp-client";
 import { Router } from "@capgate/router";
 import { type CapabilityManifest, CapgateError, closestMatch, type ToolRisk } from "@capgate/schema";
@@ -99,6 +99,7 @@ export async function callTool(
     options.signal,
   );
   const riskOf = (qualified: string): ToolRisk => env.registry.tool(qualified)?.risk ?? "exec";
+  ctx.services.calls = directNestedCalls(env, ctx, riskOf, options.mcp !== false);
 
   const mcp = options.mcp === false || !env.mcp ? undefined : approvingMcpCaller(env.mcp, ctx, riskOf);
   const outcome = await executeCapabilityStep(
@@ -109,6 +110,34 @@ export async function callTool(
 }
 
 const EMPTY_ROUTER = new Router();
+
+/**
+ * Nested calls of a direct call (script.run through `capgate call` or `/tools/call`): each
+ * is what the operator could call directly — any registered tool, its capability loaded for
+ * the call, with the same profile, approval mode and MCP routing.
+ */
+function directNestedCalls(
+  env: LoopEnvironment,
+  ctx: ToolContext,
+  riskOf: (tool: string) => ToolRisk,
+  mcp: boolean,
+): ToolContext["services"]["calls"] {
+  return createToolCallService({
+    env,
+    context: ctx,
+    scope: {
+      isToolLoaded: (tool) => env.capabilities.lookup(tool) !== undefined,
+      tools: () =>
+        env.registry
+          .list()
+          .filter((m) => mcp || !m.name.startsWith("mcp:"))
+          .flatMap((m) => m.tools)
+          .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+    },
+    mcp,
+    riskOf,
+  });
+}
 
 /**
  * A direct call's context, one object built once per call. `signal` is a getter on the

@@ -25,7 +25,7 @@ export async function checkConfigAgainstHarness(
 async function shellRuleProblems(shell: ResolvedConfig["config"]["shell"]): Promise<ConfigProblem[]> {
   if (!shell) return [];
   const problems: ConfigProblem[] = [];
-  for (const kind of ["deny", "ask"] as const) {
+  for (const kind of ["deny", "ask", "allow"] as const) {
     for (const [index, rule] of (shell[kind] ?? []).entries()) {
       const at = `shell.${kind}[${index}]`;
       const bare: ShellPrefixRule = { prefix: rule.prefix, ...(rule.reason ? { reason: rule.reason } : {}) };

@@ -185,6 +185,12 @@ export const configSchema: JsonSchema = {
       properties: {
         deny: { type: "array", items: prefixRule },
         ask: { type: "array", items: prefixRule },
+        allow: {
+          type: "array",
+          items: prefixRule,
+          description:
+            "Commands that may run although capgate cannot read everything they run (interpreter code, programs that run their arguments or input, programs it does not know). With deny or ask rules configured, such commands are asked about unless an allow rule names them; an allow rule never overrides a deny or ask rule.",
+        },
         sandbox: {
           enum: ["on", "off"],
           description:
@@ -199,6 +205,18 @@ export const configSchema: JsonSchema = {
           type: "string",
           pattern: "^/",
           description: "Absolute path of bubblewrap (default /usr/bin/bwrap).",
+        },
+      },
+    },
+    hook: {
+      type: "object",
+      additionalProperties: false,
+      description: "capgate hook claude-code: how the Claude Code hook answers an allowed Bash call.",
+      properties: {
+        sandbox: {
+          type: "boolean",
+          description:
+            "true: an allowed Bash call runs inside capgate's OS sandbox (workspace writable, secrets hidden, network through capgate's proxy per shell.network, no desktop); the hook rewrites the command to `capgate sandbox-exec`. Default false: the command runs as Claude Code runs it.",
         },
       },
     },
@@ -222,6 +240,13 @@ export const configSchema: JsonSchema = {
         readBytes: { type: "integer", minimum: 1024, maximum: 67108864 },
         fetchBytes: { type: "integer", minimum: 1024, maximum: 268435456 },
         maxSteps: { type: "integer", minimum: 1, maximum: 10000 },
+        maxToolCalls: {
+          type: "integer",
+          minimum: 1,
+          maximum: 1000000,
+          description:
+            "Most tool calls per run or chat, a script's nested calls included (default: no limit).",
+        },
         workers: { type: "integer", minimum: 1, maximum: 64, description: "Most workers running at once." },
       },
     },

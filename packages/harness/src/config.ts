@@ -29,8 +29,10 @@ export interface CapgateConfig {
   mcpServers?: Record<string, McpServersMap[string] & { sandbox?: boolean }>;
   approval?: ApprovalMode;
   shell?: ShellPolicyConfig;
+  /** `capgate hook claude-code`: `sandbox: true` runs an allowed Bash call in capgate's OS sandbox. */
+  hook?: { sandbox?: boolean };
   web?: { allowHosts?: string[] };
-  limits?: Partial<ToolLimits> & { maxSteps?: number; workers?: number };
+  limits?: Partial<ToolLimits> & { maxSteps?: number; maxToolCalls?: number; workers?: number };
   browser?: { executablePath?: string };
   env?: { inherit?: string[]; set?: Record<string, string> };
   /** The MCP gate (`capgate mcp serve`, the server's /mcp): each session's profile and preloads, and /mcp session limits. */

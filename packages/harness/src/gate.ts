@@ -1,6 +1,7 @@
 import { EventEmitterForRun, type LoopEnvironment, newRunId, Session } from "@capgate/loop";
 import type { GateHandler, GateToolName } from "@capgate/mcp-client";
 import { CapgateError, closestMatch } from "@capgate/schema";
+import { createHostResources } from "@capgate/tools";
 
 export interface GateSessionOptions {
   /** Profile whose rights and preloads apply (default Orchestrator). */
@@ -17,7 +18,8 @@ export interface GateSession {
   loaded(): string[];
   /** Load the preloaded capabilities now (otherwise done on the first call). */
   preload(): Promise<void>;
-  close(): void;
+  /** End the session: what its calls started (background processes, a browser, ad-hoc MCP servers) is stopped. */
+  close(): Promise<void>;
 }
 
 /**
@@ -32,8 +34,12 @@ export function createGateSession(
 ): GateSession {
   const profile = gateProfile(env, options);
   const runId = newRunId();
-  const emitter = new EventEmitterForRun(runId, (e) => env.store.append(e));
+  const emitter = new EventEmitterForRun(runId, (e) => env.store.append(e), {
+    flush: () => env.store.flush(runId),
+  });
   const lifetime = new AbortController();
+  // The session's own background processes, browser and ad-hoc MCP servers: closed by close().
+  const resources = createHostResources();
   const session = new Session({
     env,
     emitter,
@@ -41,6 +47,7 @@ export function createGateSession(
     signal: lifetime.signal,
     mcp: true,
     verifyGate: "after-change",
+    resources,
   });
   emitter.emit({
     type: "run_started",
@@ -62,9 +69,21 @@ export function createGateSession(
         session.dispatch({ name: "capability_load", arguments: { name } }, ++step),
       ),
     ));
+  let closed = false;
+  // Calls in progress: run_ended waits for them, so none of their events comes after it.
+  const inflight = new Set<Promise<unknown>>();
+  const dispatch = (name: GateToolName, args: Record<string, unknown>) => {
+    if (closed) throw new CapgateError("session_closed", "This gate session is closed; open a new one.");
+    const call = preload().then(() => session.dispatch({ name, arguments: normalise(name, args) }, ++step));
+    const settled: Promise<unknown> = call.then(
+      () => inflight.delete(settled),
+      () => inflight.delete(settled),
+    );
+    inflight.add(settled);
+    return call;
+  };
   const run = (name: GateToolName) => async (args: Record<string, unknown>) => {
-    await preload();
-    const outcome = await session.dispatch({ name, arguments: normalise(name, args) }, ++step);
+    const outcome = await dispatch(name, args);
     // Content blocks and structuredContent go to the client unflattened (the gate server sends them as they are).
     return {
       success: outcome.success,
@@ -84,8 +103,15 @@ export function createGateSession(
     },
     loaded: () => session.router.loaded(),
     preload: () => preload().then(() => undefined),
-    close() {
+    async close() {
+      if (closed) return;
+      closed = true;
       lifetime.abort();
+      // Processes the calls started go first (a call waiting on one then returns), then the
+      // calls in progress settle, so none of their events comes after run_ended.
+      await resources.closeAll().catch(() => undefined);
+      await Promise.allSettled([...inflight]);
+      await session.close();
       emitter.emit({ type: "run_ended", outcome: "finished", steps: step, rejections: 0 });
     },
   };

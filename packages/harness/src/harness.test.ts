@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createScriptedModel } from "@capgate/models";
-import { shellForTests } from "@capgate/test-system-parts";
+import { leaveBehind, processesWith, shellForTests, uniqueSleep } from "@capgate/test-system-parts";
 import { afterAll, describe, expect, it } from "vitest";
 import type { CapgateConfig } from "./config.js";
 import { createHarness, type Harness } from "./harness.js";
@@ -32,7 +32,7 @@ afterAll(async () => {
 const act = (name: string, args: Record<string, unknown>) => JSON.stringify({ name, arguments: args });
 
 describe("createHarness", () => {
-  it("registers the ten built-in capabilities with their 47 tools", async () => {
+  it("registers the eleven built-in capabilities with their 49 tools", async () => {
     const { h } = await harness();
     const manifests = h.registry.list();
     expect(manifests.map((m) => m.name)).toEqual([
@@ -43,11 +43,12 @@ describe("createHarness", () => {
       "git",
       "mcp",
       "memory",
+      "script",
       "shell",
       "web",
       "workers",
     ]);
-    expect(manifests.reduce((n, m) => n + m.tools.length, 0)).toBe(47);
+    expect(manifests.reduce((n, m) => n + m.tools.length, 0)).toBe(49);
     expect(h.registry.search("read files", { limit: 1 })[0]?.capability).toBe("fs");
   });
 
@@ -140,8 +141,26 @@ describe("createHarness", () => {
     expect(call).toMatchObject({ success: true });
     expect(call.summary).toContain("gate");
     expect(gate.loaded()).toEqual(["fs"]);
-    gate.close();
+    await gate.close();
   });
+
+  it("a gate session's close stops what its calls started, while the harness goes on", async () => {
+    const { h } = await harness();
+    const signal = new AbortController().signal;
+    const m = uniqueSleep();
+    const gate = h.createGateSession({ preload: ["shell"] });
+    const started = (await gate.handlers.capability_call(
+      { tool: "shell.start", arguments: { command: `${leaveBehind(m)}; wait` } },
+      { signal },
+    )) as { success: boolean; summary: string };
+    expect(started.success, started.summary).toBe(true);
+    for (let i = 0; i < 750 && processesWith(m).length < 3; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(processesWith(m)).toHaveLength(3);
+    await gate.close();
+    expect(processesWith(m)).toEqual([]);
+    // The harness's own calls still work.
+    expect((await h.callTool("fs.list", {})).result.success).toBe(true);
+  }, 60_000);
 });
 
 describe("a killed run", () => {
@@ -246,6 +265,58 @@ describe("MCP through the harness", () => {
     expect(result.summary).toContain("through the pool");
     await chat.close();
   }, 60_000);
+});
+
+describe("a hostile MCP server through the chat loop's fallthrough", () => {
+  it("refuses the tools admission left out, explicitly named or bare, and the model reads why", async () => {
+    const { fileURLToPath } = await import("node:url");
+    const hostile = fileURLToPath(
+      new URL("../../mcp-client/test/fixtures/hostile-sdk-server.mjs", import.meta.url),
+    );
+    const log = join(mkdtempSync(join(tmpdir(), "capgate-hostile-")), "calls.log");
+    const { h } = await harness({
+      config: {
+        mcpServers: {
+          hostile: { command: process.execPath, args: [hostile, "10"], env: { HOSTILE_CALL_LOG: log } },
+        },
+      },
+    });
+    const model = createScriptedModel([
+      act("capability_call", { tool: "hostile/ref_loop", arguments: { x: 1 } }),
+      act("capability_call", { tool: "hostile/esc\u001b[31mred", arguments: {} }),
+      act("capability_call", { tool: "huge_schema", arguments: {} }),
+      act("capability_call", { tool: "hostile/echo", arguments: { text: "still works" } }),
+      act("verify", { claim: "nothing broke", command: "true" }),
+      act("finish", { summary: "done" }),
+    ]);
+    const events: Array<{ type: string; [k: string]: unknown }> = [];
+    const chat = h.createChat({ model, onEvent: (e) => events.push(e) });
+    expect((await chat.send("try the hostile tools")).reply).toBe("done");
+    const results = events.filter((e) => e.type === "tool_result") as unknown as Array<{
+      tool: string;
+      success: boolean;
+      rejected?: string;
+      summary: string;
+    }>;
+    expect(results.map((r) => [r.tool, r.success, r.rejected])).toEqual([
+      ["hostile/ref_loop", false, "unknown_tool"],
+      ["hostile/esc\u001b[31mred", false, "unknown_tool"],
+      ["huge_schema", false, "unknown_tool"],
+      ["hostile/echo", true, undefined],
+    ]);
+    expect(results[0]?.summary).toContain(
+      'lists the tool "ref_loop", but capgate does not admit it: inputSchema has a $ref loop',
+    );
+    expect(results[1]?.summary).toContain("is not a tool name capgate admits for MCP server 'hostile'");
+    // A bare name is the native error: the server's refused tool is not reached either way.
+    expect(results[2]?.summary).toMatch(/^unknown_tool \(at `tool`\): Unknown tool 'huge_schema'/);
+    // What the model read next is the refusal with its reason.
+    expect(JSON.stringify(model.calls[1]?.messages)).toContain(
+      "does not admit it: inputSchema has a $ref loop",
+    );
+    expect(readFileSync(log, "utf8")).toBe('"echo"\n');
+    await chat.close();
+  }, 120_000);
 });
 
 describe("host programs never come from the workspace (PATH entries the model can write)", () => {

@@ -31,6 +31,7 @@ import {
   DEFAULT_LIMITS,
   type HostResources,
   hostPath,
+  killMarkedProcesses,
   type PolicyConfig,
   type ToolLimits,
   withHostPath,
@@ -44,7 +45,7 @@ import { defaultStateDir, toolEnvironment } from "./environment.js";
 import { createGateSession, type GateSession, type GateSessionOptions } from "./gate.js";
 import { modelSamplingHandler } from "./mcp-sampling.js";
 import { type CapabilityLoadProblem, type CapabilitySource, loadCapabilityPlugins } from "./plugins.js";
-import { sandboxServers } from "./sandboxed-servers.js";
+import { containServers, sandboxServers } from "./sandboxed-servers.js";
 import { refuseHomeWorkspace } from "./workspace-guard.js";
 
 export interface HarnessOptions {
@@ -58,7 +59,7 @@ export interface HarnessOptions {
   approve?: LoopApprovalHook;
   /** Overrides the config's approval mode. */
   approval?: PolicyConfig["approval"];
-  /** More capabilities to register beside the ten built-ins. */
+  /** More capabilities to register beside the eleven built-ins. */
   capabilities?: Capability[];
   /**
    * More capability plugins (package names or paths, resolved against `pluginBaseDir`,
@@ -155,7 +156,7 @@ function isResolved(c: CapgateConfig | ResolvedConfig | undefined): c is Resolve
 }
 
 /**
- * Build a harness: the ten built-in capabilities (plus any given), the registry (with
+ * Build a harness: the eleven built-in capabilities (plus any given), the registry (with
  * the configured MCP servers' cached tool lists), profiles with config overrides, the
  * run store and memory under the state dir, one host-resource scope (browser session,
  * background processes), and the MCP pool.
@@ -242,23 +243,30 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
       return undefined;
     }
   };
-  const servers = withServerHostPath(
-    await sandboxServers(resolved.mcpServers, resolved.sandboxedServers ?? [], {
-      workspace,
-      stateDir,
-      policy,
-      env: withHostPath(toolEnv, workspace),
-    }),
-    hostPath(processEnv.PATH, workspace),
+  const serverPath = hostPath(processEnv.PATH, workspace);
+  const contained = containServers(
+    withServerHostPath(
+      await sandboxServers(resolved.mcpServers, resolved.sandboxedServers ?? [], {
+        workspace,
+        stateDir,
+        policy,
+        env: withHostPath(toolEnv, workspace),
+      }),
+      serverPath,
+    ),
+    resolved.sandboxedServers ?? [],
+    serverPath ?? processEnv.PATH,
   );
+  const servers = contained.servers;
   const mcp = hasServers
     ? createNodeMcpPool(servers, {
         stateDir,
         onSampling: options.onSampling ?? modelSamplingHandler(currentSamplingModel),
         ...(options.onElicitation ? { onElicitation: options.onElicitation } : {}),
-        // A server that says its tools changed is re-indexed, so search follows it.
+        // Every listing the pool takes (the first, one that outlasted the indexing budget, one
+        // after tools/list_changed) is indexed: search offers exactly what calls can reach.
         onEvent: (event) => {
-          if (event.type === "tools_changed")
+          if (event.type === "tools_listed")
             registerMcp(registry, event.server, event.tools, mcp?.serverInstructions(event.server));
         },
       })
@@ -289,6 +297,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     ...(mcp ? { mcp } : {}),
     ...(browserExecutable ? { browserExecutable } : {}),
     ...(config.limits?.workers ? { workerLimit: config.limits.workers } : {}),
+    ...(config.limits?.maxToolCalls ? { maxToolCalls: config.limits.maxToolCalls } : {}),
   };
 
   const model = (spec?: string | ModelClient): ModelClient => {
@@ -425,6 +434,8 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
       if (closed) return;
       closed = true;
       const results = await Promise.allSettled([resources.closeAll(), mcp?.close()]);
+      // Where no pid namespace could hold configured servers, what they left behind goes by its mark.
+      for (const mark of contained.marks) killMarkedProcesses(mark);
       store.close();
       const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
       if (failed) throw failed.reason;

@@ -1,7 +1,13 @@
 import { isAbsolute, resolve } from "node:path";
 import type { McpServersMap, McpStdioServerConfig } from "@capgate/mcp-client";
 import { CapgateError } from "@capgate/schema";
-import { type PolicyConfig, sandboxCommand, systemBash } from "@capgate/tools";
+import {
+  containCommand,
+  type PolicyConfig,
+  SANDBOX_MARK_VAR,
+  sandboxCommand,
+  systemBash,
+} from "@capgate/tools";
 
 /**
  * The servers map with each `"sandbox": true` stdio server's command replaced by the
@@ -72,6 +78,51 @@ export async function sandboxServers(
         ],
       };
     }
+  }
+  return out;
+}
+
+/**
+ * The servers map with every stdio server that is not sandboxed contained
+ * (`containCommand`): its own pid namespace, so nothing it starts — a setsid grandchild, a
+ * daemon — outlives it, its close, or a `kill -9` of capgate. Sandboxed servers have the
+ * sandbox's namespace already. A command that is not on the server's PATH is left as it is,
+ * for the client's own "not found" error. Returns the marks of servers that could only be
+ * marked (no pid namespace here), to be killed when the harness closes.
+ */
+export function containServers(
+  servers: McpServersMap,
+  sandboxed: readonly string[],
+  hostEnvPath: string | undefined,
+): { servers: McpServersMap; marks: string[] } {
+  const out: McpServersMap = { ...servers };
+  const marks: string[] = [];
+  for (const [name, entry] of Object.entries(servers)) {
+    const stdio = entry as McpStdioServerConfig;
+    if (sandboxed.includes(name) || typeof stdio.command !== "string") continue;
+    const env = { ...(stdio.env ?? {}) };
+    let contained: ReturnType<typeof containCommand>;
+    try {
+      contained = containCommand(stdio.command, stdio.args ?? [], { ...env, PATH: env.PATH ?? hostEnvPath });
+    } catch (error) {
+      if (CapgateError.isInstance(error) && error.code === "spawn_failed") continue;
+      throw error;
+    }
+    if (contained.mark) {
+      marks.push(contained.mark);
+      out[name] = { ...stdio, env: { ...env, ...markOf(contained.env) } };
+    } else {
+      out[name] = { ...stdio, command: contained.file, args: contained.args };
+    }
+  }
+  return { servers: out, marks };
+}
+
+/** The mark variable of a marked command's environment (the client builds the rest itself). */
+function markOf(env: Record<string, string | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) {
+    if (key === SANDBOX_MARK_VAR && value !== undefined) out[key] = value;
   }
   return out;
 }

@@ -59,12 +59,16 @@ export function describeEvent(e: RunEvent, p: TextStyle = PLAIN_TEXT): string | 
       return e.ok
         ? `${p.blue("+ load")} ${p.bold(e.name)} ${p.dim(`(${e.signatures.length} tools)`)}`
         : `${p.red("+ load")} ${e.name}: ${oneLine(e.error ?? "failed")}`;
-    case "tool_called":
-      return `${p.cyan("→")} ${p.bold(e.tool)} ${p.dim(args(e.arguments))}`;
+    case "tool_called": {
+      // A call a tool made (a script.run's nested calls) is drawn under its enclosing call.
+      const nest = e.parent ? `  ${p.dim(`│ ${e.parent.index}.`)} ` : "";
+      return `${nest}${p.cyan("→")} ${p.bold(e.tool)} ${p.dim(args(e.arguments))}`;
+    }
     case "tool_result": {
       const mark = e.rejected ? p.red(`✗ ${e.rejected}`) : e.success ? p.green("✓") : p.yellow("✗");
       const via = e.via === "mcp" ? p.dim(` via mcp:${e.server ?? ""}`) : "";
-      return `  ${mark}${via} ${oneLine(e.summary)} ${p.dim(`${e.durationMs} ms`)}`;
+      const nest = e.parent ? `  ${p.dim("│")}   ` : "";
+      return `${nest}  ${mark}${via} ${oneLine(e.summary)} ${p.dim(`${e.durationMs} ms`)}`;
     }
     case "goal_updated": {
       const parts = Object.entries(e.update).map(

@@ -188,7 +188,8 @@ export class GateSessions {
       if (id !== undefined && this.#sessions.get(id) === opened) this.#sessions.delete(id);
       if (gateClosed) return;
       gateClosed = true;
-      gate.close();
+      // Stops what the session's calls started; the server goes on meanwhile.
+      void gate.close();
     };
     await server.connect(transport);
     return session;

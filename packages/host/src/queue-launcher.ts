@@ -34,10 +34,13 @@ export class QueueRunLauncher implements RunLauncher {
         ...(request.mcp !== undefined ? { mcp: request.mcp } : {}),
       });
     } catch (error) {
+      // The database's own words stay in the server log (the error handler logs the cause), never in the reply.
       throw new CapgateError(
         "queue_unavailable",
-        `The run could not be queued (nothing was stored): ${(error as Error).message}. Try again.`,
-        { cause: error },
+        "The run could not be queued (nothing was stored). Try again.",
+        {
+          cause: error,
+        },
       );
     }
     return { id, status: "queued" };

@@ -129,7 +129,14 @@ export class RunFeed {
     const active = stored.some((e) => e.type === "run_ended") ? false : await options.isActive();
     if (!active && !ended) {
       // It may have ended between the read and the check: send what was stored meanwhile.
-      for (const event of (await this.store.events(runId, last).catch(() => undefined)) ?? []) send(event);
+      const rest = await this.store.events(runId, last).then(
+        (events) => events ?? [],
+        () => undefined,
+      );
+      // A failed read must not look like the end of the story: drop the connection, and the
+      // client resumes with Last-Event-ID.
+      if (rest === undefined) res.destroy();
+      for (const event of rest ?? []) send(event);
       finish();
     }
     return done;

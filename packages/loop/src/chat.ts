@@ -1,5 +1,6 @@
 import type { ModelClient } from "@capgate/models";
 import type { ProfilePolicy } from "@capgate/profiles";
+import { createHostResources } from "@capgate/tools";
 import type { LoopEnvironment } from "./deps.js";
 import { EventEmitterForRun, type RunEventListener } from "./events.js";
 import { runGoal } from "./goal-loop.js";
@@ -53,7 +54,9 @@ export interface Chat {
  */
 export function createChat(env: LoopEnvironment, options: CreateChatOptions): Chat {
   const runId = options.runId ?? newRunId();
-  const emitter = new EventEmitterForRun(runId, (e) => env.store.append(e));
+  const emitter = new EventEmitterForRun(runId, (e) => env.store.append(e), {
+    flush: () => env.store.flush(runId),
+  });
   if (options.onEvent) emitter.subscribe(options.onEvent);
   const lifetime = new AbortController();
   const mcp = options.mcp ?? true;
@@ -69,6 +72,8 @@ export function createChat(env: LoopEnvironment, options: CreateChatOptions): Ch
     runGoal,
   });
   let turnSignal: AbortSignal = lifetime.signal;
+  // The chat's own background processes, browser and ad-hoc MCP servers: closed by close().
+  const resources = createHostResources();
   const session = new Session({
     env,
     emitter,
@@ -79,6 +84,7 @@ export function createChat(env: LoopEnvironment, options: CreateChatOptions): Ch
     mcp,
     verifyGate: "after-change",
     workers,
+    resources,
   });
   const initial = resolveProfile(env.profiles, options.profile ?? "Orchestrator");
   const maxSteps = options.maxStepsPerTurn ?? 20;
@@ -98,6 +104,8 @@ export function createChat(env: LoopEnvironment, options: CreateChatOptions): Ch
   let totalSteps = 0;
   let rejections = 0;
   let closed = false;
+  /** Turns in progress: close() waits for them, so none of their events comes after run_ended. */
+  const inflight = new Set<Promise<unknown>>();
 
   return {
     runId,
@@ -105,90 +113,19 @@ export function createChat(env: LoopEnvironment, options: CreateChatOptions): Ch
       return session.profile.name;
     },
 
-    async send(message, sendOptions = {}) {
-      if (closed) throw new Error("This chat is closed.");
-      const turnController = new AbortController();
-      const abort = () => turnController.abort();
-      sendOptions.signal?.addEventListener("abort", abort, { once: true });
-      lifetime.signal.addEventListener("abort", abort, { once: true });
-      turnSignal = turnController.signal;
-      session.resetVerification();
-      const steps: PacketStep[] = [];
-      let result: ChatTurn | undefined;
-      let stepInTurn = 0;
-      try {
-        while (!result) {
-          if (turnController.signal.aborted) {
-            result = { reply: "(aborted)", outcome: "aborted", steps: stepInTurn };
-            break;
-          }
-          if (stepInTurn >= maxSteps) {
-            result = {
-              reply: `(stopped after ${maxSteps} steps without an answer)`,
-              outcome: "step_limit",
-              steps: stepInTurn,
-            };
-            break;
-          }
-          stepInTurn++;
-          const step = ++totalSteps;
-          const packet = buildContextPacket({
-            promptDelta: `${session.profile.promptDelta} To answer the user, call finish with your answer as the summary.`,
-            loadedSignatures: session.router.loadedSignatures(),
-            goal: message,
-            goalLabel: "User message",
-            goalState: session.goalState,
-            steps,
-            history,
-            charBudget: session.profile.charBudget,
-          });
-          const turn = await takeModelTurn({
-            emitter,
-            model: options.model,
-            packet,
-            step,
-            signal: turnController.signal,
-            nativeTools: options.nativeTools === true,
-            rejections: () => rejections + 1,
-          });
-          if (turn.kind === "failed") {
-            result = turnController.signal.aborted
-              ? { reply: "(aborted)", outcome: "aborted", steps: stepInTurn }
-              : {
-                  reply: `model error: ${(turn.error as Error).message}`,
-                  outcome: "error",
-                  steps: stepInTurn,
-                };
-            break;
-          }
-          if (turn.kind === "rejected") {
-            rejections++;
-            steps.push(turn.step);
-            continue;
-          }
-          const done = await session.dispatch(turn.action, step);
-          steps.push({
-            action: JSON.stringify(turn.action),
-            result: done.result,
-            ...(done.images ? { images: done.images } : {}),
-          });
-          if (done.end) {
-            result = {
-              reply: done.end.summary,
-              outcome: done.end.outcome === "finished" ? "answered" : "impossible",
-              steps: stepInTurn,
-            };
-          }
-        }
-      } finally {
-        sendOptions.signal?.removeEventListener("abort", abort);
-        lifetime.signal.removeEventListener("abort", abort);
-      }
-      history.push({ role: "user", content: message }, { role: "assistant", content: result.reply });
-      return result;
+    send(message, sendOptions = {}) {
+      if (closed) return Promise.reject(new Error("This chat is closed."));
+      const sent = runTurn(message, sendOptions);
+      const settled: Promise<unknown> = sent.then(
+        () => inflight.delete(settled),
+        () => inflight.delete(settled),
+      );
+      inflight.add(settled);
+      return sent;
     },
 
     setProfile(name) {
+      if (closed) throw new Error("This chat is closed.");
       const next = resolveProfile(env.profiles, name);
       const from = session.profile.name;
       const loaded = session.applyProfile(next);
@@ -204,14 +141,106 @@ export function createChat(env: LoopEnvironment, options: CreateChatOptions): Ch
       if (closed) return;
       closed = true;
       lifetime.abort();
+      // The turn in flight stops at its next check (its model call and tool call see the
+      // abort) and its events go out before the end.
+      await Promise.all([...inflight]);
       await workers.cancelAll().catch(() => undefined);
+      await session.close();
+      await resources.closeAll().catch(() => undefined);
+      const failure = await emitter.stored().then(
+        () => undefined,
+        (e: unknown) => (e as Error).message,
+      );
       emitter.emit({
         type: "run_ended",
-        outcome: "finished",
+        outcome: failure ? "error" : "finished",
         steps: totalSteps,
         rejections,
         summary: `${history.length / 2} turn(s)`,
+        ...(failure ? { error: failure } : {}),
       });
     },
   };
+
+  async function runTurn(message: string, sendOptions: { signal?: AbortSignal }): Promise<ChatTurn> {
+    const turnController = new AbortController();
+    const abort = () => turnController.abort();
+    sendOptions.signal?.addEventListener("abort", abort, { once: true });
+    lifetime.signal.addEventListener("abort", abort, { once: true });
+    turnSignal = turnController.signal;
+    session.resetVerification();
+    const steps: PacketStep[] = [];
+    let result: ChatTurn | undefined;
+    let stepInTurn = 0;
+    try {
+      while (!result) {
+        if (turnController.signal.aborted) {
+          result = { reply: "(aborted)", outcome: "aborted", steps: stepInTurn };
+          break;
+        }
+        if (stepInTurn >= maxSteps) {
+          result = {
+            reply: `(stopped after ${maxSteps} steps without an answer)`,
+            outcome: "step_limit",
+            steps: stepInTurn,
+          };
+          break;
+        }
+        stepInTurn++;
+        const step = ++totalSteps;
+        const packet = buildContextPacket({
+          promptDelta: `${session.profile.promptDelta} To answer the user, call finish with your answer as the summary.`,
+          loadedSignatures: session.router.loadedSignatures(),
+          goal: message,
+          goalLabel: "User message",
+          goalState: session.goalState,
+          steps,
+          history,
+          charBudget: session.profile.charBudget,
+        });
+        const turn = await takeModelTurn({
+          emitter,
+          model: options.model,
+          packet,
+          step,
+          signal: turnController.signal,
+          nativeTools: options.nativeTools === true,
+          rejections: () => rejections + 1,
+        });
+        if (turn.kind === "failed") {
+          result = turnController.signal.aborted
+            ? { reply: "(aborted)", outcome: "aborted", steps: stepInTurn }
+            : {
+                reply: `model error: ${(turn.error as Error).message}`,
+                outcome: "error",
+                steps: stepInTurn,
+              };
+          break;
+        }
+        if (turn.kind === "rejected") {
+          rejections++;
+          steps.push(turn.step);
+          continue;
+        }
+        const done = await session.dispatch(turn.action, step);
+        steps.push({
+          action: JSON.stringify(turn.action),
+          result: done.result,
+          ...(done.images ? { images: done.images } : {}),
+        });
+        if (done.end) {
+          result = {
+            reply: done.end.summary,
+            outcome: done.end.outcome === "finished" ? "answered" : "impossible",
+            steps: stepInTurn,
+          };
+        }
+      }
+    } finally {
+      sendOptions.signal?.removeEventListener("abort", abort);
+      lifetime.signal.removeEventListener("abort", abort);
+    }
+    history.push({ role: "user", content: message }, { role: "assistant", content: result.reply });
+    return result;
+  }
 }

@@ -51,12 +51,20 @@ export interface LoopEnvironment {
   policy: PolicyConfig;
   limits: ToolLimits;
   approve?: LoopApprovalHook;
+  /**
+   * The host's long-lived resources, for tool calls outside a run (a frontend's direct
+   * calls). A goal run and a chat each get a scope of their own instead, closed when they
+   * end, so nothing a run started (background processes, a browser, ad-hoc MCP servers)
+   * outlives it.
+   */
   resources: HostResources;
   /** Environment for subprocesses (minimal and explicit). */
   env: Record<string, string | undefined>;
   /** The configured MCP servers' pool: the chat loop falls through to it, the goal loop only with `mcp: true`. */
   mcp?: McpPool;
   browserExecutable?: string;
+  /** Most tool calls per run or chat, a script's nested calls included (default: no limit). */
+  maxToolCalls?: number;
   /** Most workers running at once per host (default 4). */
   workerLimit?: number;
   /** Model for a worker's child run (default: the parent's model). */

@@ -1,4 +1,4 @@
-import type { ToolAction } from "@capgate/schema";
+import { CapgateError, type ToolAction } from "@capgate/schema";
 import type { TracedContent } from "./rich-content.js";
 
 export type RunOutcome = "finished" | "impossible" | "step_limit" | "aborted" | "error";
@@ -14,6 +14,16 @@ export interface GoalState {
   plan?: string[];
   progress?: string;
   notes: string[];
+}
+
+/**
+ * The call a nested call was made from: the top-level call of `step` (one per step), and
+ * the nested call's number within it (1, 2, …), which pairs its tool_called with its tool_result.
+ */
+export interface ParentCall {
+  step: number;
+  tool: string;
+  index: number;
 }
 
 /** Every event a run emits, discriminated on `type`; the payload is enough to replay and audit. */
@@ -64,11 +74,20 @@ export type RunEventBody =
       signatures: string[];
       error?: string;
     }
-  | { type: "tool_called"; step: number; tool: string; arguments: unknown; risk: string }
+  | {
+      type: "tool_called";
+      step: number;
+      tool: string;
+      arguments: unknown;
+      risk: string;
+      /** Set on a call a tool made (a script.run's nested calls): the enclosing call. */
+      parent?: ParentCall;
+    }
   | {
       type: "tool_result";
       step: number;
       tool: string;
+      parent?: ParentCall;
       success: boolean;
       summary: string;
       via: "native" | "mcp" | "none";
@@ -148,24 +167,54 @@ export const RUN_EVENT_TYPES: readonly RunEventType[] = [
 
 export type RunEventListener = (event: RunEvent) => void;
 
-/** Stamps events with runId, seq and time, and hands them to the store and to subscribers, in order. */
+export interface EventEmitterOptions {
+  /** Resolves once every event of this run handed to the sink is stored; rejects with the storage error (`RunStore.flush(runId)`). */
+  flush?: () => Promise<void>;
+}
+
+/**
+ * Stamps events with runId, seq and time, and hands them to the store and to subscribers,
+ * in order. `run_ended` is the last event of a run: an emit after it is refused (and
+ * reported as a process warning), so whatever ends a run must first let everything it
+ * started settle. A sink that throws does not stop the caller; the failure is kept and
+ * `stored()` — awaited before each action — reports it, so the run stops before its next step.
+ */
 export class EventEmitterForRun {
   #seq = 0;
+  #ended: RunEvent | undefined;
+  #failure: Error | undefined;
   readonly #listeners = new Set<RunEventListener>();
 
   constructor(
     readonly runId: string,
     private readonly sink?: (event: RunEvent) => void,
+    private readonly options: EventEmitterOptions = {},
   ) {}
 
+  /** Whether run_ended was emitted. */
+  get ended(): boolean {
+    return this.#ended !== undefined;
+  }
+
+  /** The first error of the sink (the store) for this run, if any. */
+  get failure(): Error | undefined {
+    return this.#failure;
+  }
+
   emit(body: RunEventBody): RunEvent {
+    if (this.#ended) throw eventAfterEnd(this.runId, body.type, this.#seq + 1, this.#ended.seq);
     const event = {
       ...body,
       runId: this.runId,
       seq: ++this.#seq,
       time: new Date().toISOString(),
     } as RunEvent;
-    this.sink?.(event);
+    if (event.type === "run_ended") this.#ended = event;
+    try {
+      this.sink?.(event);
+    } catch (error) {
+      this.#failure ??= error instanceof Error ? error : new Error(String(error));
+    }
     for (const listener of this.#listeners) {
       try {
         listener(event);
@@ -176,10 +225,45 @@ export class EventEmitterForRun {
     return event;
   }
 
+  /**
+   * Resolves once every event emitted so far is stored. Rejects with an `events_not_stored`
+   * error naming the storage failure when one of them could not be (the caller must not act
+   * further: the audit trail would have a gap).
+   */
+  async stored(): Promise<void> {
+    if (!this.#failure) {
+      try {
+        await this.options.flush?.();
+        return;
+      } catch (error) {
+        this.#failure = error instanceof Error ? error : new Error(String(error));
+      }
+    }
+    throw new CapgateError(
+      "events_not_stored",
+      `Events of run ${this.runId} could not be stored (${this.#failure.message}); the run was stopped before its next step.`,
+      { cause: this.#failure },
+    );
+  }
+
   subscribe(listener: RunEventListener): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }
+}
+
+/**
+ * The refusal of an event appended after its run's run_ended: a CapgateError
+ * `event_after_end` naming the event, also emitted as a process warning (the code that
+ * appended it has a defect: whatever it reported happened after the run's end).
+ */
+export function eventAfterEnd(runId: string, type: string, seq: number, endSeq: number): CapgateError {
+  const error = new CapgateError(
+    "event_after_end",
+    `Refused event '${type}' (seq ${seq}) of run ${runId}: the run already ended with run_ended (seq ${endSeq}), which must be its last event.`,
+  );
+  process.emitWarning(error.message, { code: "CAPGATE_EVENT_AFTER_END" });
+  return error;
 }
 
 export type { ToolAction };

@@ -1,6 +1,7 @@
 import type { ModelClient } from "@capgate/models";
 import { inferProfileFromGoal, type ProfilePolicy } from "@capgate/profiles";
 import { CapgateError } from "@capgate/schema";
+import { createHostResources } from "@capgate/tools";
 import type { LoopEnvironment } from "./deps.js";
 import { EventEmitterForRun, type RunEvent, type RunEventListener, type RunOutcome } from "./events.js";
 import { takeModelTurn } from "./model-turn.js";
@@ -35,6 +36,8 @@ export interface RunGoalOptions {
   onEvent?: RunEventListener;
   /** Nesting level: 0 for a top-level run, 1 for a worker's run (workers cannot spawn workers). */
   depth?: number;
+  /** Most tool calls in the run, a script's nested calls included (default: `env.maxToolCalls`, else no limit). */
+  maxToolCalls?: number;
   /** Give up after this many rejected actions in a row (default 8). */
   maxConsecutiveRejections?: number;
   /**
@@ -65,7 +68,9 @@ export const DEFAULT_MAX_STEPS = 40;
  */
 export async function runGoal(env: LoopEnvironment, options: RunGoalOptions): Promise<RunGoalResult> {
   const runId = options.runId ?? newRunId();
-  const emitter = new EventEmitterForRun(runId, (e) => env.store.append(e));
+  const emitter = new EventEmitterForRun(runId, (e) => env.store.append(e), {
+    flush: () => env.store.flush(runId),
+  });
   if (options.onEvent) emitter.subscribe(options.onEvent);
   const controller = new AbortController();
   const onAbort = () => controller.abort(options.signal?.reason);
@@ -91,6 +96,8 @@ export async function runGoal(env: LoopEnvironment, options: RunGoalOptions): Pr
     emit: (body) => emitter.emit(body),
     runGoal,
   });
+  // The run's own background processes, browser and ad-hoc MCP servers: closed at its end.
+  const resources = createHostResources();
   const session = new Session({
     env,
     emitter,
@@ -99,6 +106,8 @@ export async function runGoal(env: LoopEnvironment, options: RunGoalOptions): Pr
     mcp: options.mcp === true,
     verifyGate: "always",
     workers,
+    resources,
+    ...(options.maxToolCalls !== undefined ? { maxToolCalls: options.maxToolCalls } : {}),
   });
 
   emitter.emit({
@@ -214,8 +223,23 @@ export async function runGoal(env: LoopEnvironment, options: RunGoalOptions): Pr
     options.signal?.removeEventListener("abort", onAbort);
   }
 
-  // Workers do not outlive their parent run.
+  // Whatever ran as part of the run settles before its end: nothing may be emitted after
+  // run_ended. Aborting withdraws approvals still waiting (a handler that outlived its
+  // call's timeout may have asked) and stops workers; then the session takes no more, and
+  // nothing the run started (background processes, the browser, ad-hoc MCP servers) outlives
+  // it — all stopped before beforeEnd (a worker publishing the checkout) and run_ended.
+  controller.abort(new Error("the run ended"));
   await workers.cancelAll().catch(() => undefined);
+  await session.close();
+  await resources.closeAll().catch(() => undefined);
+  // The trace so far must be stored before the work is published or the run declared
+  // done: a gap would leave an action without a trace.
+  try {
+    await emitter.stored();
+  } catch (e) {
+    outcome = "error";
+    error = errorMessage(e);
+  }
   if (options.beforeEnd) {
     try {
       await options.beforeEnd({ runId, outcome, steps: step });

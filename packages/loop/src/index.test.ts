@@ -9,6 +9,7 @@ describe("@capgate/loop public surface", () => {
       "DEFAULT_MAX_STEPS",
       "EventEmitterForRun",
       "FileRunStore",
+      "MAX_CALL_DEPTH",
       "MemoryApprovalRegistry",
       "MemoryStore",
       "PACKET_SUFFIX",
@@ -17,9 +18,17 @@ describe("@capgate/loop public surface", () => {
       "approvingMcpCaller",
       "buildContextPacket",
       "createChat",
+      "createToolCallService",
       "createWorkerService",
+      "decodeEvent",
+      "decodeJson",
+      "encodeEvent",
+      "encodeJson",
+      "escapeText",
+      "eventAfterEnd",
       "exposedSurface",
       "exposedToolName",
+      "findUnstorableText",
       "isValidRunId",
       "newMemoryEntry",
       "newRunId",
@@ -28,6 +37,7 @@ describe("@capgate/loop public surface", () => {
       "runVerify",
       "summarise",
       "systemPrompt",
+      "unescapeText",
     ]);
   });
 });

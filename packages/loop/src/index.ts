@@ -2,8 +2,19 @@ export type { ApprovalRegistry, PendingApproval } from "./approval-registry.js";
 export type { Chat, ChatTurn, CreateChatOptions } from "./chat.js";
 export { createChat } from "./chat.js";
 export type { LoopApprovalHook, LoopApprovalRequest, LoopEnvironment } from "./deps.js";
+export {
+  decodeEvent,
+  decodeJson,
+  encodeEvent,
+  encodeJson,
+  escapeText,
+  findUnstorableText,
+  unescapeText,
+} from "./event-codec.js";
 export type {
+  EventEmitterOptions,
   GoalState,
+  ParentCall,
   RunEvent,
   RunEventBody,
   RunEventListener,
@@ -11,13 +22,20 @@ export type {
   RunOutcome,
   SearchHitSummary,
 } from "./events.js";
-export { EventEmitterForRun, RUN_EVENT_TYPES } from "./events.js";
+export { EventEmitterForRun, eventAfterEnd, RUN_EVENT_TYPES } from "./events.js";
 export type { RunGoalOptions, RunGoalResult } from "./goal-loop.js";
 export { DEFAULT_MAX_STEPS, runGoal } from "./goal-loop.js";
 export { approvingMcpCaller } from "./mcp-approval.js";
 export type { ApprovalRegistryOptions } from "./memory-approvals.js";
 export { MemoryApprovalRegistry } from "./memory-approvals.js";
 export { MemoryStore, newMemoryEntry } from "./memory-store.js";
+export type {
+  NestedCallEnd,
+  NestedCallObserver,
+  NestedCallScope,
+  ToolCallServiceOptions,
+} from "./nested-calls.js";
+export { createToolCallService, MAX_CALL_DEPTH } from "./nested-calls.js";
 export type { ContextPacket, PacketInput, PacketStep } from "./packet.js";
 export { BASE_INSTRUCTIONS, buildContextPacket, PACKET_SUFFIX, systemPrompt } from "./packet.js";
 export { isValidRunId, newRunId } from "./run-id.js";

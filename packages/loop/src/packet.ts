@@ -1,5 +1,6 @@
 import { signatureFromSchema, topLevelTools } from "@capgate/schema";
 import type { GoalState } from "./events.js";
+import { loadedToolsBlock } from "./replies.js";
 import type { StepImage } from "./rich-content.js";
 
 export const BASE_INSTRUCTIONS = [
@@ -64,11 +65,20 @@ function topLevelSignatures(): string {
   return topSignaturesCache;
 }
 
-export function systemPrompt(promptDelta: string, loadedSignatures: string[]): string {
-  const loaded =
-    loadedSignatures.length > 0
-      ? loadedSignatures.map((s) => `- ${s}`).join("\n")
-      : "- (none loaded: use capability_search, then capability_load)";
+/** Most characters the loaded tools' signatures take in the system part, unless the packet's budget says less. */
+export const LOADED_TOOLS_CHARS = 12_000;
+
+/**
+ * The system part: instructions, the profile's delta, the eight top-level tools, and the
+ * loaded tools' signatures within `loadedChars` (a capability of an MCP server may hold
+ * thousands: the rest are counted, and capability_search shows them).
+ */
+export function systemPrompt(
+  promptDelta: string,
+  loadedSignatures: string[],
+  loadedChars = LOADED_TOOLS_CHARS,
+): string {
+  const loaded = loadedToolsBlock(loadedSignatures, loadedChars);
   return [
     BASE_INSTRUCTIONS,
     promptDelta,
@@ -102,9 +112,14 @@ const length = (m: { content: string }[]) => m.reduce((n, x) => n + x.content.le
  * dropped first, and an oversized result is shortened before anything newer goes.
  */
 export function buildContextPacket(input: PacketInput): ContextPacket {
+  // A quarter of the budget at most for the loaded tools, so the steps keep room.
   const system =
     input.exposedTools === undefined
-      ? systemPrompt(input.promptDelta, input.loadedSignatures)
+      ? systemPrompt(
+          input.promptDelta,
+          input.loadedSignatures,
+          Math.min(LOADED_TOOLS_CHARS, Math.max(2_000, Math.floor(input.charBudget / 4))),
+        )
       : exposedSystemPrompt(input.promptDelta, input.exposedTools);
   const charBudget = input.charBudget + (input.exposedTools?.length ?? 0);
   const label = input.goalLabel ?? "Goal";

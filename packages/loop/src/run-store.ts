@@ -1,6 +1,7 @@
 import {
   closeSync,
   existsSync,
+  fstatSync,
   mkdirSync,
   openSync,
   readdirSync,
@@ -12,7 +13,8 @@ import {
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { CapgateError } from "@capgate/schema";
-import type { RunEvent, RunEventListener, RunOutcome } from "./events.js";
+import { decodeEvent, encodeEvent } from "./event-codec.js";
+import { eventAfterEnd, type RunEvent, type RunEventListener, type RunOutcome } from "./events.js";
 import { isValidRunId } from "./run-id.js";
 import type { RunStore } from "./run-store-api.js";
 
@@ -46,7 +48,8 @@ export interface ReadTraceResult {
  */
 export class FileRunStore implements RunStore {
   readonly dir: string;
-  readonly #fds = new Map<string, number>();
+  /** Runs with an open trace file: appended to by this process and not ended. */
+  readonly #open = new Map<string, OpenTrace>();
   readonly #listeners = new Map<string, Set<RunEventListener>>();
   readonly #anyListeners = new Set<RunEventListener>();
 
@@ -74,24 +77,74 @@ export class FileRunStore implements RunStore {
     return `runs/${runId}/${name}`;
   }
 
+  /**
+   * Write one event as a line, synchronously. Refused (`event_after_end`, also a process
+   * warning) once the run's trace holds its run_ended — whether this process wrote it or
+   * another did. After a write fails, the run's later events are refused with that error
+   * (no silent gap), except its run_ended, which is still written, numbered to follow the
+   * last stored event, so the trace ends with the run's end.
+   */
   append(event: RunEvent): void {
-    let fd = this.#fds.get(event.runId);
-    if (fd === undefined) {
-      mkdirSync(this.dir, { recursive: true });
-      fd = openSync(this.pathOf(event.runId), "a", 0o600);
-      this.#fds.set(event.runId, fd);
+    let trace = this.#open.get(event.runId);
+    // Another store (another process) appended since this one last wrote: learn what it wrote.
+    if (trace && fstatSync(trace.fd).size !== trace.size) {
+      this.#close(event.runId, trace);
+      trace = undefined;
     }
-    writeSync(fd, `${JSON.stringify(event)}\n`);
-    if (event.type === "run_ended") {
-      closeSync(fd);
-      this.#fds.delete(event.runId);
+    trace ??= this.#openTrace(event.runId);
+    if (trace.endSeq !== undefined) throw eventAfterEnd(event.runId, event.type, event.seq, trace.endSeq);
+    if (trace.failure && event.type !== "run_ended") throw trace.failure;
+    const stored = trace.failure ? ({ ...event, seq: trace.lastSeq + 1 } as RunEvent) : event;
+    try {
+      // After a failed write the file may end in a torn line: start on a fresh one.
+      const line = `${trace.failure ? "\n" : ""}${encodeEvent(stored)}\n`;
+      writeSync(trace.fd, line);
+      trace.size += Buffer.byteLength(line);
+    } catch (error) {
+      trace.failure ??= new CapgateError(
+        "store_failed",
+        `Could not write event ${event.seq} ('${event.type}') of run ${event.runId} to ${this.pathOf(event.runId)}: ${(error as Error).message}`,
+        { cause: error },
+      );
+      if (event.type === "run_ended") this.#close(event.runId, trace);
+      throw trace.failure;
     }
-    for (const l of this.#listeners.get(event.runId) ?? []) safeCall(l, event);
-    for (const l of this.#anyListeners) safeCall(l, event);
+    trace.lastSeq = stored.seq;
+    if (stored.type === "run_ended") this.#close(event.runId, trace);
+    for (const l of this.#listeners.get(event.runId) ?? []) safeCall(l, stored);
+    for (const l of this.#anyListeners) safeCall(l, stored);
   }
 
-  /** Written synchronously: there is never anything to wait for. */
-  async flush(): Promise<void> {}
+  /** Open a run's trace for appending, learning from what it holds already where it stands. */
+  #openTrace(runId: string): OpenTrace {
+    const path = this.pathOf(runId);
+    mkdirSync(this.dir, { recursive: true });
+    const fd = openSync(path, "a", 0o600);
+    const trace: OpenTrace = { fd, lastSeq: 0, size: fstatSync(fd).size };
+    if (trace.size > 0) {
+      for (const e of readTraceFile(path).events) {
+        trace.lastSeq = Math.max(trace.lastSeq, e.seq);
+        if (e.type === "run_ended") trace.endSeq ??= e.seq;
+      }
+    }
+    if (trace.endSeq !== undefined) closeSync(fd);
+    else this.#open.set(runId, trace);
+    return trace;
+  }
+
+  #close(runId: string, trace: OpenTrace): void {
+    closeSync(trace.fd);
+    this.#open.delete(runId);
+  }
+
+  /** Written synchronously: resolves at once, or rejects with the write error of the run (of any run, without `runId`). */
+  async flush(runId?: string): Promise<void> {
+    const failed =
+      runId === undefined
+        ? [...this.#open.values()].find((t) => t.failure)?.failure
+        : this.#open.get(runId)?.failure;
+    if (failed) throw failed;
+  }
 
   locate(runId: string): string {
     return this.pathOf(runId);
@@ -165,9 +218,21 @@ export class FileRunStore implements RunStore {
 
   /** Close any open trace files (their runs did not end; the traces stay valid). */
   close(): void {
-    for (const fd of this.#fds.values()) closeSync(fd);
-    this.#fds.clear();
+    for (const trace of this.#open.values()) closeSync(trace.fd);
+    this.#open.clear();
   }
+}
+
+interface OpenTrace {
+  fd: number;
+  /** The highest seq in the file. */
+  lastSeq: number;
+  /** The file's size after this store's last write (a different size: another process appended). */
+  size: number;
+  /** The seq of the run's run_ended, once it is in the file. */
+  endSeq?: number;
+  /** The first write that failed: later events are refused with it, except run_ended. */
+  failure?: CapgateError;
 }
 
 /** `<step>-<n>.<ext>`: made by the loop, never from a tool's input, so no path can escape the run's directory. */
@@ -192,7 +257,7 @@ function parseTrace(text: string): ReadTraceResult {
   lines.forEach((line, i) => {
     if (line.trim() === "") return;
     try {
-      events.push(JSON.parse(line) as RunEvent);
+      events.push(decodeEvent(JSON.parse(line)));
     } catch {
       badLines.push(i + 1);
     }
@@ -203,7 +268,8 @@ function parseTrace(text: string): ReadTraceResult {
 export function summarise(events: RunEvent[]): RunSummary | undefined {
   const start = events.find((e) => e.type === "run_started");
   if (start?.type !== "run_started") return undefined;
-  const end = [...events].reverse().find((e) => e.type === "run_ended");
+  // The first run_ended is the end every reader saw (a trace written before the invariant was enforced may hold another).
+  const end = events.find((e) => e.type === "run_ended");
   const lastProfile = [...events].reverse().find((e) => e.type === "profile_changed");
   return {
     runId: start.runId,

@@ -6,6 +6,7 @@ import { type CapabilityManifest, CapgateError, type ToolAction, type ToolRisk }
 import {
   type ApprovalHook,
   executeTool,
+  type HostResources,
   type ToolContent,
   type ToolContext,
   type ToolResult,
@@ -14,11 +15,10 @@ import {
 import type { LoopEnvironment } from "./deps.js";
 import type { EventEmitterForRun, GoalState, RunOutcome } from "./events.js";
 import { approvingMcpCaller } from "./mcp-approval.js";
+import { createToolCallService, type NestedCallObserver } from "./nested-calls.js";
+import { loadReply, orderedSignatures, searchReply } from "./replies.js";
 import { externaliseContent, type StepImage, structuredLine, type TracedContent } from "./rich-content.js";
 import { runVerify } from "./verify.js";
-
-/** Tools listed first in capability_search's reply: the best tool of each of the best capabilities. */
-const BEST_TOOLS = 3;
 
 export interface StepOutcome {
   /** What the model reads back. */
@@ -46,6 +46,14 @@ export interface SessionOptions {
   /** `always`: finish needs a passing verify in every case (goal loop); `after-change`: only after a write/exec call (chat). */
   verifyGate: "always" | "after-change";
   workers?: WorkerService;
+  /**
+   * What this session's tools keep between calls (background processes, a browser, ad-hoc
+   * MCP servers): the run's own scope, closed when the run ends, so nothing it started
+   * outlives it. Default: the host's (`env.resources`).
+   */
+  resources?: HostResources;
+  /** Most tool calls in the run, a script's nested calls included (default: the environment's, else no limit). */
+  maxToolCalls?: number;
 }
 
 const STATE_CHANGING: ReadonlySet<ToolRisk> = new Set(["write", "exec"]);
@@ -60,6 +68,11 @@ export class Session {
   readonly goalState: GoalState = { notes: [] };
   #lastChangeStep: number | undefined;
   #lastVerifyPassStep: number | undefined;
+  #closed = false;
+  readonly #asking = new Set<Promise<boolean>>();
+  /** Each capability of the last search's hits → its tools, best match first (orders a following load's reply). */
+  #lastHits = new Map<string, string[]>();
+  #toolCalls = 0;
 
   constructor(readonly options: SessionOptions) {}
 
@@ -114,7 +127,7 @@ export class Session {
         ...(env.mcp ? { mcp: env.mcp } : {}),
         ...(env.browserExecutable ? { browserExecutable: env.browserExecutable } : {}),
       },
-      resources: env.resources,
+      resources: this.options.resources ?? env.resources,
       stateDir: env.stateDir,
     };
   }
@@ -123,6 +136,9 @@ export class Session {
     const { emitter } = this.options;
     const hook = this.env.approve!;
     return async (request, signal) => {
+      // A handler still running after its call timed out may ask once the run is over: no one
+      // will answer, and the trace has ended.
+      if (this.#closed) throw new Error("the run has ended");
       const approvalId = randomUUID();
       let announced = false;
       const announce = () => {
@@ -140,18 +156,41 @@ export class Session {
       // A hook that announces emits the event once the request is answerable: a client
       // that reacts to the event at once (another API node, the viewer) must find it pending.
       if (!hook.announcesPending) announce();
-      let approved = false;
-      let reason: string | undefined;
+      const asked = (async () => {
+        let approved = false;
+        let failure: unknown;
+        try {
+          approved = await untilAborted(
+            hook({ ...request, approvalId, runId: emitter.runId, onPending: announce }, signal),
+            signal,
+          );
+        } catch (error) {
+          failure = error;
+        }
+        // Answered or failed before it announced: the trace still pairs requested with resolved.
+        announce();
+        const reason = failure === undefined ? undefined : (failure as Error).message;
+        emitter.emit({ type: "approval_resolved", approvalId, approved, ...(reason ? { reason } : {}) });
+        // Why nobody could answer (no one asked in time, a client that cannot be asked) reaches the model too.
+        if (failure !== undefined) throw failure;
+        return approved;
+      })();
+      this.#asking.add(asked);
       try {
-        approved = await hook({ ...request, approvalId, runId: emitter.runId, onPending: announce }, signal);
-      } catch (error) {
-        reason = (error as Error).message;
+        return await asked;
+      } finally {
+        this.#asking.delete(asked);
       }
-      // Answered or failed before it announced: the trace still pairs requested with resolved.
-      announce();
-      emitter.emit({ type: "approval_resolved", approvalId, approved, ...(reason ? { reason } : {}) });
-      return approved;
     };
+  }
+
+  /**
+   * Before run_ended: refuse approval requests from now on and wait for those in flight,
+   * which the run's aborted signal settles at once, so their approval_resolved comes first.
+   */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await Promise.allSettled([...this.#asking]);
   }
 
   riskOf(tool: string): ToolRisk {
@@ -163,7 +202,14 @@ export class Session {
     return manifest ? (manifest.risk ?? "read") : "exec";
   }
 
+  /**
+   * Carry out one action. Every event so far is stored first (the action the model sent is
+   * in its model_response): when the store failed, this throws `events_not_stored` and
+   * nothing runs, so no action goes without a trace.
+   */
   async dispatch(action: ToolAction, step: number): Promise<StepOutcome> {
+    if (this.#closed) throw new CapgateError("run_ended", "This run has ended; it takes no more actions.");
+    await this.options.emitter.stored();
     const args = action.arguments;
     switch (action.name) {
       case "capability_search":
@@ -221,21 +267,9 @@ export class Session {
         success: true,
       };
     }
-    const loaded = new Set(this.router.loaded());
-    // The best tool of each of the best capabilities first (a hit's tools come best first),
-    // so the model can load and call in one go.
-    const best = hits
-      .filter((h) => h.match !== "substring" && (h.tools[0]?.score ?? 0) > 0)
-      .slice(0, BEST_TOOLS)
-      .map((h) => `  ${h.tools[0]!.signature} — ${h.tools[0]!.description} [${h.capability}]`);
-    const lines = hits.map((h) => {
-      const state = loaded.has(h.capability) ? " (loaded)" : "";
-      const how = h.match === "substring" ? " (matched by substring only)" : "";
-      return `${h.capability}${state}${how} — ${h.description}\n${h.tools.map((t) => `  ${t.signature}`).join("\n")}`;
-    });
-    const lead = best.length > 0 ? `Best tools for "${query}":\n${best.join("\n")}\n` : "";
+    this.#lastHits = new Map(hits.map((h) => [h.capability, h.tools.map((t) => t.name)]));
     return {
-      result: `${lead}Capabilities for "${query}" (load one with capability_load, then capability_call its tools):\n${lines.join("\n")}`,
+      result: searchReply(query, hits, new Set(this.router.loaded())),
       success: true,
     };
   }
@@ -252,14 +286,74 @@ export class Session {
       return { result: error, success: false };
     }
     this.router.load(manifest);
-    const signatures = this.router
-      .loadedSignatures()
-      .filter((s) => manifest.tools.some((t) => s.startsWith(`${t.name}(`)));
+    // The tools the last search ranked for this capability first: the ones the model was looking for.
+    const signatures = orderedSignatures(manifest, this.#lastHits.get(name));
     this.options.emitter.emit({ type: "capability_loaded", step, name, ok: true, signatures });
-    return {
-      result: `Loaded ${name}. Call its tools with capability_call:\n${signatures.map((s) => `  ${s}`).join("\n")}`,
-      success: true,
+    return { result: loadReply(name, signatures), success: true };
+  }
+
+  /** Tool calls made so far in this run (a script's nested calls included). */
+  get toolCalls(): number {
+    return this.#toolCalls;
+  }
+
+  /** Count one call against the run's budget; throws `budget_exhausted` when it is spent. */
+  #takeToolCall(tool: string): void {
+    const max = this.options.maxToolCalls ?? this.env.maxToolCalls;
+    if (max !== undefined && this.#toolCalls >= max)
+      throw new CapgateError(
+        "budget_exhausted",
+        `${tool} was not called: this run has used its ${max} tool calls (a script's calls count too).`,
+      );
+    this.#toolCalls++;
+  }
+
+  /**
+   * The service a tool (script.run) calls other tools through: the path below, each call
+   * traced as nested in this one, counted against the run's budget and, when it reached a
+   * write or exec handler, against the verification gate.
+   */
+  #nestedCalls(ctx: ToolContext, step: number, parentTool: string): ToolContext["services"]["calls"] {
+    const { emitter } = this.options;
+    let index = 0;
+    const observer: NestedCallObserver = {
+      begin: ({ tool, arguments: args, risk }) => {
+        this.#takeToolCall(tool);
+        const parent = { step, tool: parentTool, index: ++index };
+        emitter.emit({ type: "tool_called", step, tool, arguments: args, risk, parent });
+        const started = Date.now();
+        return (end) => {
+          if (end.rejected === undefined && STATE_CHANGING.has(risk)) this.#lastChangeStep = step;
+          emitter.emit({
+            type: "tool_result",
+            step,
+            tool,
+            parent,
+            success: end.result.success && end.rejected === undefined,
+            summary: end.result.summary,
+            via: end.via,
+            ...(end.server ? { server: end.server } : {}),
+            ...(end.rejected ? { rejected: end.rejected } : {}),
+            durationMs: Date.now() - started,
+          });
+        };
+      },
     };
+    return createToolCallService({
+      env: this.env,
+      context: ctx,
+      scope: { isToolLoaded: (t) => this.router.isToolLoaded(t), tools: () => this.#loadedTools() },
+      mcp: this.options.mcp,
+      riskOf: (t) => this.riskOf(t),
+      observer,
+    });
+  }
+
+  #loadedTools() {
+    return this.router
+      .loadedManifests()
+      .flatMap((m) => m.tools)
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
   async #call(tool: string, toolArgs: Record<string, unknown>, step: number): Promise<StepOutcome> {
@@ -267,12 +361,17 @@ export class Session {
     const risk = this.riskOf(tool);
     emitter.emit({ type: "tool_called", step, tool, arguments: toolArgs, risk });
     const started = Date.now();
-    const ctx = this.toolContext();
+    const base = this.toolContext();
+    const ctx: ToolContext = {
+      ...base,
+      services: { ...base.services, calls: this.#nestedCalls(base, step, tool) },
+    };
     let result: ToolResult;
     let via: "native" | "mcp" | "none" = "none";
     let server: string | undefined;
     let rejected: string | undefined;
     try {
+      this.#takeToolCall(tool);
       const out = await executeCapabilityStep(
         { tool, arguments: toolArgs },
         {
@@ -445,4 +544,14 @@ function warningsOf(result: ToolResult): { warnings?: string[] } {
     .filter((v): v is string => typeof v === "string")
     .map((w) => `warning: ${w}`);
   return list.length > 0 ? { warnings: list } : {};
+}
+
+/** The hook's answer, or a rejection as soon as the call's signal aborts (a hook that ignores the signal cannot hold the run's end). */
+function untilAborted(answer: Promise<boolean>, signal: AbortSignal): Promise<boolean> {
+  return new Promise<boolean>((resolve, reject) => {
+    const onAbort = () => reject(new Error("the run was stopped before anyone answered"));
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+    answer.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }

@@ -59,16 +59,24 @@ describe("arguments are validated against the server's inputSchema before sendin
     await expect(p.checkArguments("checks", "add", { a: 1, b: 2 })).resolves.toBeUndefined();
   }, 30_000);
 
-  it("a schema that does not compile is reported once, and the call goes through with a warning", async () => {
-    const events: McpPoolEvent[] = [];
-    const p = open(events);
-    const first = await p.callTool("checks", "broken", { a: 1 });
-    const second = await p.callTool("checks", "broken", { a: 2 });
-    expect(first.success).toBe(true);
-    expect(first.summary).toContain('broken ran with {"a":1}');
-    expect(first.summary).toMatch(/warning: the inputSchema of checks\/broken does not compile/);
-    expect((second.data as { schemaWarnings?: string[] }).schemaWarnings?.[0]).toMatch(/sent unchecked/);
-    expect(events.filter((e) => e.type === "schema_warning")).toHaveLength(1);
+  it("a tool whose schema does not compile is not listed and refuses calls, saying why; nothing is sent (fail closed)", async () => {
+    const p = open();
+    expect((await p.listTools("checks")).map((t) => t.name)).not.toContain("broken");
+    expect(p.skippedTools("checks")).toEqual([
+      expect.objectContaining({
+        name: '"broken"',
+        callable: "broken",
+        reason: expect.stringMatching(/^inputSchema does not compile \(/),
+      }),
+    ]);
+    const error = await rejection(p.callTool("checks", "broken", { a: 1 }));
+    expect(error.code).toBe("unknown_tool");
+    expect(error.message).toMatch(
+      /^MCP server 'checks' lists the tool "broken", but capgate does not admit it: inputSchema does not compile \(type must be JSONType.*\)\. It cannot be called through capgate\. Nothing was sent to the server\.$/,
+    );
+    expect((await rejection(p.checkArguments("checks", "broken", {}))).code).toBe("unknown_tool");
+    expect(await p.hasTool("checks", "broken")).toBe(false);
+    expect(await callsSoFar(p)).toBe(0);
   }, 30_000);
 });
 

@@ -1,48 +1,33 @@
-import {
-  CapgateError,
-  compiledValidator,
-  describeIssues,
-  type JsonSchema,
-  signatureFromSchema,
-  validate,
-} from "@capgate/schema";
+import { CapgateError, describeIssues, signatureFromSchema, validate } from "@capgate/schema";
 import type { ToolResult } from "./render.js";
 import type { McpToolInfo } from "./tool-list.js";
 
-/** A schema of a server's tool that ajv cannot compile: the call goes through unchecked, and this says so. */
+/** An outputSchema capgate cannot use: structuredContent goes unchecked, and the result says so. */
 export interface SchemaWarning {
   server: string;
   tool: string;
-  /** Which schema: the arguments' or the structured result's. */
+  /** Which schema: only an outputSchema can be left unused (a tool whose inputSchema is unusable is not admitted). */
   schema: "inputSchema" | "outputSchema";
   message: string;
 }
 
 /**
- * Checks around one MCP call, from the server's own tool list: the callable name mapped
- * back to the server's name, the arguments validated against `inputSchema` before anything
- * is sent (the same `invalid_arguments` error, naming `arguments.<path>`, as native tools),
- * and structuredContent validated against `outputSchema` afterwards (a mismatch is added to
- * the result, never hidden or turned into a failure). A schema that does not compile is
- * reported once per server and tool (`onWarning`), and the call goes through unchecked.
+ * Checks around one MCP call of an admitted tool: the arguments validated against its
+ * `inputSchema` before anything is sent (the same `invalid_arguments` error, naming
+ * `arguments.<path>`, as native tools), and structuredContent validated against its
+ * `outputSchema` afterwards (a mismatch is added to the result, never hidden or turned into
+ * a failure). An outputSchema admission could not use is reported once per server and tool
+ * (`onWarning`) and noted on each result.
  */
 export class CallChecks {
   private readonly reported = new Set<string>();
 
   constructor(private readonly onWarning?: (warning: SchemaWarning) => void) {}
 
-  /** The listed tool a callable name (`tool` after `<server>/`) refers to. */
-  find(tools: readonly McpToolInfo[], server: string, tool: string): McpToolInfo | undefined {
-    const qualified = `${server}/${tool}`;
-    return tools.find((t) => t.qualifiedName === qualified) ?? tools.find((t) => t.name === tool);
-  }
-
-  /** Throws `invalid_arguments` naming the property; returns a warning when the schema cannot be checked. */
-  checkArguments(info: McpToolInfo, args: Record<string, unknown>): SchemaWarning | undefined {
-    const compiled = this.compile(info, "inputSchema", info.inputSchema);
-    if (compiled !== true) return compiled;
+  /** Throws `invalid_arguments` naming the property. Admitted schemas compile; one that fails anyway refuses the call. */
+  checkArguments(info: McpToolInfo, args: Record<string, unknown>): void {
     const checked = validate(info.inputSchema, args);
-    if (checked.ok) return undefined;
+    if (checked.ok) return;
     const { property, text } = describeIssues(checked.errors, { root: "arguments" });
     throw new CapgateError(
       "invalid_arguments",
@@ -51,16 +36,14 @@ export class CallChecks {
     );
   }
 
-  /** The result with a note when structuredContent does not match the tool's outputSchema. */
-  checkResult(info: McpToolInfo, result: ToolResult, warning: SchemaWarning | undefined): ToolResult {
+  /** The result with a note when structuredContent does not match the tool's outputSchema, or that schema is unusable. */
+  checkResult(info: McpToolInfo, result: ToolResult): ToolResult {
     const notes: string[] = [];
     const problems: string[] = [];
-    if (warning) notes.push(`warning: ${warning.message}`);
     const schema = info.outputSchema;
-    if (schema && result.success) {
-      const compiled = this.compile(info, "outputSchema", schema);
-      if (compiled !== true) notes.push(`warning: ${compiled.message}`);
-      else if (result.structuredContent === undefined) {
+    if (info.outputSchemaProblem && result.success) notes.push(`warning: ${this.unusable(info)}`);
+    else if (schema && result.success) {
+      if (result.structuredContent === undefined) {
         problems.push("the tool declares an outputSchema but returned no structuredContent");
       } else {
         const checked = validate(schema, result.structuredContent);
@@ -86,28 +69,14 @@ export class CallChecks {
     };
   }
 
-  /** true when the schema compiles; otherwise the warning (reported once per server, tool and schema). */
-  private compile(
-    info: McpToolInfo,
-    which: SchemaWarning["schema"],
-    schema: JsonSchema,
-  ): true | SchemaWarning {
-    try {
-      compiledValidator(schema);
-      return true;
-    } catch (error) {
-      const warning: SchemaWarning = {
-        server: info.server,
-        tool: info.name,
-        schema: which,
-        message: `the ${which} of ${info.qualifiedName} does not compile (${(error as Error).message}); ${which === "inputSchema" ? "the arguments were sent unchecked" : "structuredContent was not checked"}`,
-      };
-      const key = `${info.server}\u0000${info.name}\u0000${which}`;
-      if (!this.reported.has(key)) {
-        this.reported.add(key);
-        this.onWarning?.(warning);
-      }
-      return warning;
+  /** The warning for an unusable outputSchema (reported once per server and tool). */
+  private unusable(info: McpToolInfo): string {
+    const message = `the ${info.outputSchemaProblem} (tool ${info.qualifiedName}); structuredContent was not checked`;
+    const key = `${info.server}\u0000${info.name}`;
+    if (!this.reported.has(key)) {
+      this.reported.add(key);
+      this.onWarning?.({ server: info.server, tool: info.name, schema: "outputSchema", message });
     }
+    return message;
   }
 }

@@ -19,6 +19,7 @@ describe("public exports", () => {
       "createGateServer",
       "describeAuth",
       "elicitationFields",
+      "elicitingApprover",
       "enabledServerNames",
       "executeCapabilityStep",
       "isHttpServer",

@@ -20,6 +20,8 @@ export type { ConfigProblem, McpClientErrorOptions, McpErrorCode } from "./error
 export { McpClientError, McpConfigError } from "./errors.js";
 export type { CapabilityStep, CapabilityStepOptions, CapabilityStepOutcome } from "./fallthrough.js";
 export { executeCapabilityStep, isUnknownToolErrorLike } from "./fallthrough.js";
+export type { GateApprovalRequest } from "./gate-approval.js";
+export { elicitingApprover } from "./gate-approval.js";
 export type { GateHandler, GateServerOptions, GateToolName } from "./gate-server.js";
 export { createGateServer, GATE_TOOL_NAMES } from "./gate-server.js";
 export type { McpAuthStatus } from "./oauth/auth-status.js";

@@ -28,6 +28,8 @@ export type McpPoolEvent =
   | { type: "garbage"; server: string; line: string }
   | { type: "protocol_error"; server: string; message: string }
   | { type: "tools_skipped"; server: string; skipped: SkippedTool[] }
+  /** Every fresh listing, with what admission kept: a host's search index stays the list calls go by. */
+  | { type: "tools_listed"; server: string; tools: McpToolInfo[] }
   | { type: "tools_changed"; server: string; tools: McpToolInfo[] }
   | {
       type: "schema_warning";

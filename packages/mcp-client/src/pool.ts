@@ -7,7 +7,7 @@ import {
   parseMcpServersConfig,
   serverTimeoutMs,
 } from "./config.js";
-import { McpClientError } from "./errors.js";
+import { McpClientError, type McpErrorCode } from "./errors.js";
 import { type McpAuthStore, memoryAuthStore } from "./oauth/auth-store.js";
 import type { InteractiveAuthorization } from "./oauth/oauth-provider.js";
 import type {
@@ -19,6 +19,7 @@ import type {
 } from "./pool-types.js";
 import { DEFAULT_OUTPUT_BYTES, renderCallToolResult, type ToolResult } from "./render.js";
 import { McpSession } from "./session.js";
+import { ToolIndex } from "./tool-index.js";
 import { type McpToolInfo, normalizeToolList, type SkippedTool } from "./tool-list.js";
 import type { StdioTransportFactory } from "./transport.js";
 
@@ -73,6 +74,8 @@ interface ToolListEntry {
   fetching?: Promise<McpToolInfo[]>;
   /** What the last listing left out. */
   skipped?: SkippedTool[];
+  /** The last listing by the names calls use: what may be called. */
+  index?: ToolIndex;
 }
 
 /**
@@ -212,6 +215,8 @@ export class McpPool implements McpCaller {
       if (skipped.length > 0) this.emit({ type: "tools_skipped", server, skipped });
       current.skipped = skipped;
       current.tools = tools;
+      current.index = new ToolIndex(server, tools, skipped);
+      this.emit({ type: "tools_listed", server, tools });
       current.stale = current.generation !== generation;
       await this.options.toolCache?.save(server, configHash(config), tools).catch(() => {});
       return tools;
@@ -232,40 +237,60 @@ export class McpPool implements McpCaller {
     return this.live.get(server)?.instructions;
   }
 
-  /** True when the server lists a tool callable by this name. */
+  /** True when the server lists a tool callable by this name and capgate admits it. */
   async hasTool(server: string, tool: string, options: McpCallOptions = {}): Promise<boolean> {
-    const tools = await this.listTools(server, options);
-    return this.checks.find(tools, server, tool) !== undefined;
+    return (await this.index(server, options)).find(tool) !== undefined;
   }
 
-  /** Tools the last listing of a server left out (hostile or malformed names, oversized schemas). */
+  /** Tools the last listing of a server left out (hostile or malformed names, schemas that cannot check arguments). */
   skippedTools(server: string): SkippedTool[] {
     return this.toolLists.get(server)?.skipped ?? [];
   }
 
-  /** The listed tool a call refers to, when the server's list can be had (a failed listing leaves the call unchecked). */
-  private async toolInfo(
-    server: string,
-    tool: string,
-    options: McpCallOptions,
-  ): Promise<McpToolInfo | undefined> {
+  /**
+   * The server's admitted tools by name, from its current list (or, when a refresh after
+   * tools/list_changed fails, the last one). Without any list nothing can be called: a
+   * tool is called only once capgate has seen it listed and admitted it.
+   */
+  private async index(server: string, options: McpCallOptions): Promise<ToolIndex> {
     const entry = this.toolLists.get(server);
-    const tools =
-      entry?.tools && !entry.stale
-        ? entry.tools
-        : await this.listTools(server, options).catch(() => entry?.tools);
-    return tools ? this.checks.find(tools, server, tool) : undefined;
+    if (entry?.index && !entry.stale) return entry.index;
+    try {
+      await this.listTools(server, options);
+    } catch (error) {
+      const last = this.toolLists.get(server)?.index;
+      if (last) return last;
+      if (!(error instanceof McpClientError)) throw error;
+      throw new McpClientError(
+        error.code as McpErrorCode,
+        `${error.message.replace(/\.?$/, ".")} capgate calls only tools it has seen listed, so no tool of '${server}' was called.`,
+        { server, cause: error, ...(error.rpcCode !== undefined ? { rpcCode: error.rpcCode } : {}) },
+      );
+    }
+    return this.toolLists.get(server)?.index as ToolIndex;
   }
 
+  /**
+   * Why capgate refuses to call a tool by this name although the server may have it (a
+   * name or schema the admission rule refuses), or undefined: admitted, or never listed.
+   */
+  async refusalOf(server: string, tool: string, options: McpCallOptions = {}): Promise<string | undefined> {
+    return (await this.index(server, options)).refusal(tool);
+  }
+
+  /** Throws `unknown_tool` for a tool that is not admitted, `invalid_arguments` for arguments its inputSchema refuses. */
   async checkArguments(server: string, tool: string, args: Record<string, unknown>): Promise<void> {
-    const info = await this.toolInfo(server, tool, {});
-    if (info) this.checks.checkArguments(info, args);
+    this.config(server);
+    this.checks.checkArguments((await this.index(server, {})).require(tool), args);
   }
 
   /**
    * Call one tool and render its result as `{ success, summary, data }` (summary capped to
-   * `outputBytes`, head and tail kept). Transport faults throw McpClientError naming the
-   * server: `mcp_timeout`, `mcp_closed`, `mcp_connect_failed`, `mcp_rpc_error`, `mcp_aborted`.
+   * `outputBytes`, head and tail kept). Only tools of the server's admitted list are called
+   * (`unknown_tool` otherwise, saying why), with arguments valid against their inputSchema
+   * (`invalid_arguments`); nothing else is sent. Transport faults throw McpClientError
+   * naming the server: `mcp_timeout`, `mcp_closed`, `mcp_connect_failed`, `mcp_rpc_error`,
+   * `mcp_aborted`.
    */
   async callTool(
     server: string,
@@ -274,14 +299,13 @@ export class McpPool implements McpCaller {
     options: McpCallOptions = {},
   ): Promise<ToolResult> {
     const config = this.config(server);
-    // Validated against the server's own inputSchema before anything is sent; the callable
-    // name (whitespace mapped to `_`) goes out as the server's own name.
-    const info = await this.toolInfo(server, tool, options);
-    const warning = info ? this.checks.checkArguments(info, args) : undefined;
+    // The callable name (whitespace mapped to `_`) goes out as the server's own name.
+    const info = (await this.index(server, options)).require(tool);
+    this.checks.checkArguments(info, args);
     const live = this.live.get(server);
     const session = live?.isAlive ? live : await this.connect(server);
     const raw = await session.callTool(
-      info?.name ?? tool,
+      info.name,
       args,
       options.timeoutMs ?? serverTimeoutMs(config),
       options.signal,
@@ -292,7 +316,7 @@ export class McpPool implements McpCaller {
       outputBytes: this.options.outputBytes ?? DEFAULT_OUTPUT_BYTES,
       ...(this.options.binaryBytes !== undefined ? { binaryBytes: this.options.binaryBytes } : {}),
     });
-    return info ? this.checks.checkResult(info, result, warning) : result;
+    return this.checks.checkResult(info, result);
   }
 
   /** Tool lists known without connecting: memory first, then the ToolListCache. */

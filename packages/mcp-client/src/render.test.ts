@@ -104,26 +104,38 @@ describe("normalizeToolList", () => {
       { name: "\u202Eevil", inputSchema: schema },
       { name: "fs.read", inputSchema: schema },
       { name: "no_schema" },
+      { name: "not_an_object", inputSchema: [] },
       { name: "huge", inputSchema: { type: "object", description: "x".repeat(70_000) } },
       { name: "ro", inputSchema: schema, annotations: { readOnlyHint: true } },
       { name: 5, inputSchema: schema },
     ]);
+    // The one admission rule (@capgate/schema admitMcpTools): a tool with no schema takes any object.
     expect(tools.map((t) => t.qualifiedName)).toEqual([
       "evil/fs.read",
       "evil/other/thing",
       "evil/a_b",
+      "evil/no_schema",
       "evil/ro",
     ]);
     expect(tools.find((t) => t.qualifiedName === "evil/a_b")?.name).toBe("a b");
-    expect(tools.map((t) => t.risk)).toEqual(["exec", "exec", "exec", "read"]);
+    expect(tools.map((t) => t.risk)).toEqual(["exec", "exec", "exec", "exec", "read"]);
     expect(skipped.map((s) => s.reason)).toEqual([
       "tool name is longer than 128 characters",
       "tool name contains control or format characters",
       "tool name contains control or format characters",
       "duplicate tool name",
-      "inputSchema is not an object",
-      "inputSchema is larger than 65536 bytes",
+      "inputSchema is not a JSON object",
+      "inputSchema is larger than 65536 characters (70034)",
       "tool name is missing or not a string",
+    ]);
+    expect(skipped.map((s) => s.callable)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      "fs.read",
+      "not_an_object",
+      "huge",
+      undefined,
     ]);
     expect(skipped[1]?.name).toBe('"a\\u0007b"');
   });

@@ -1,4 +1,5 @@
 import {
+  admitMcpTools,
   type CapabilityManifest,
   type JsonSchema,
   mcpCallableToolName,
@@ -24,8 +25,10 @@ export interface McpToolInfo {
   title?: string;
   /** The server's annotations, as sent (hints only: a server may lie, so they only ever add caution). */
   annotations?: McpToolAnnotations;
-  /** JSON Schema the tool's structuredContent should match, when the server declares one. */
+  /** JSON Schema the tool's structuredContent should match, when the server declares a usable one. */
   outputSchema?: JsonSchema;
+  /** Why a declared outputSchema is not used (its results then carry a warning). */
+  outputSchemaProblem?: string;
 }
 
 /** MCP tool annotations (all optional hints). */
@@ -49,68 +52,35 @@ export interface SkippedTool {
   server: string;
   /** The name as JSON (escaped), cut to 80 characters. */
   name: string;
+  /** The name a call would use (`<server>/<callable>`), when the server's name maps to one. */
+  callable?: string;
   reason: string;
 }
 
-export const MAX_TOOL_NAME = 128;
 export const MAX_TOOL_DESCRIPTION = 2_000;
-export const MAX_TOOL_SCHEMA_BYTES = 64 * 1024;
-
-function preview(name: unknown): string {
-  const s = JSON.stringify(typeof name === "string" ? name : String(name)) ?? "";
-  return s.length > 80 ? `${s.slice(0, 79)}…` : s;
-}
 
 /**
- * Normalise a server's raw tool list: names with whitespace or control characters, over
- * 128 characters, duplicated, or with a schema over 64 KiB are skipped (and reported);
- * descriptions lose control characters and are capped. Every kept tool is namespaced as
- * `<server>/<name>`, so a server tool called `fs.read` or `other/thing` stays `srv/fs.read`
- * and `srv/other/thing`.
+ * Normalise a server's raw tool list by the one admission rule (`admitMcpTools` of
+ * @capgate/schema: names, duplicates, schemas that can check arguments); the tools it
+ * refuses are returned as `skipped`, with why. Descriptions lose control characters and
+ * are capped. Every kept tool is namespaced as `<server>/<name>`, so a server tool called
+ * `fs.read` or `other/thing` stays `srv/fs.read` and `srv/other/thing`.
  */
 export function normalizeToolList(
   server: string,
   raw: readonly unknown[],
 ): { tools: McpToolInfo[]; skipped: SkippedTool[] } {
-  const tools: McpToolInfo[] = [];
-  const skipped: SkippedTool[] = [];
-  const seen = new Set<string>();
-  for (const entry of raw) {
-    const t = (typeof entry === "object" && entry !== null ? entry : {}) as Record<string, unknown>;
-    const name = t.name;
-    const skip = (reason: string) => skipped.push({ server, name: preview(name), reason });
-    if (typeof name !== "string" || name.length === 0) {
-      skip("tool name is missing or not a string");
-      continue;
-    }
-    if (name.length > MAX_TOOL_NAME) {
-      skip(`tool name is longer than ${MAX_TOOL_NAME} characters`);
-      continue;
-    }
-    const callable = callableToolName(name);
-    if (callable === undefined) {
-      skip("tool name contains control or format characters");
-      continue;
-    }
-    if (seen.has(callable)) {
-      skip(
-        callable === name
-          ? "duplicate tool name"
-          : `tool name maps to ${JSON.stringify(callable)}, which another tool already has`,
-      );
-      continue;
-    }
-    const schema = t.inputSchema;
-    if (typeof schema !== "object" || schema === null || Array.isArray(schema)) {
-      skip("inputSchema is not an object");
-      continue;
-    }
-    const schemaText = JSON.stringify(schema);
-    if (schemaText.length > MAX_TOOL_SCHEMA_BYTES) {
-      skip(`inputSchema is larger than ${MAX_TOOL_SCHEMA_BYTES} bytes`);
-      continue;
-    }
-    seen.add(callable);
+  const { admitted, refused } = admitMcpTools(raw);
+  const skipped = refused.map(
+    (r): SkippedTool => ({
+      server,
+      name: r.label,
+      ...(r.callable !== undefined ? { callable: r.callable } : {}),
+      reason: r.reason,
+    }),
+  );
+  const tools = admitted.map((tool): McpToolInfo => {
+    const t = tool.entry;
     let description = stripControl(typeof t.description === "string" ? t.description : "").trim();
     if (description.length > MAX_TOOL_DESCRIPTION)
       description = `${description.slice(0, MAX_TOOL_DESCRIPTION - 1)}…`;
@@ -123,18 +93,12 @@ export function normalizeToolList(
         : typeof annotations.title === "string"
           ? annotations.title
           : undefined;
-    const output = t.outputSchema;
-    const outputOk =
-      typeof output === "object" &&
-      output !== null &&
-      !Array.isArray(output) &&
-      JSON.stringify(output).length <= MAX_TOOL_SCHEMA_BYTES;
-    tools.push({
+    return {
       server,
-      name,
-      qualifiedName: qualifyToolName(server, callable),
+      name: tool.name,
+      qualifiedName: qualifyToolName(server, tool.callable),
       description,
-      inputSchema: JSON.parse(schemaText) as JsonSchema,
+      inputSchema: tool.inputSchema,
       risk: riskFromAnnotations(annotations),
       ...(title !== undefined && stripControl(title).trim() !== ""
         ? { title: stripControl(title).trim().slice(0, 200) }
@@ -142,9 +106,10 @@ export function normalizeToolList(
       ...(Object.keys(annotations).length > 0
         ? { annotations: JSON.parse(JSON.stringify(annotations)) as McpToolAnnotations }
         : {}),
-      ...(outputOk ? { outputSchema: JSON.parse(JSON.stringify(output)) as JsonSchema } : {}),
-    });
-  }
+      ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
+      ...(tool.outputSchemaProblem ? { outputSchemaProblem: tool.outputSchemaProblem } : {}),
+    };
+  });
   return { tools, skipped };
 }
 

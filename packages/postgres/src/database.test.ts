@@ -39,8 +39,8 @@ describePg("openDatabase: migrations and bad URLs", () => {
     expect((error as Error).message).toContain("CAPGATE_DATABASE_URL");
   }, 60_000);
 
-  it("fails fast on an unreachable database, naming the setting and hiding the password", async () => {
-    const started = Date.now();
+  it("fails on an unreachable database, naming the setting and hiding the password", async () => {
+    // It does not hang: the test's own timeout bounds it (how fast is not a test's business).
     // A port nothing listens on (the cluster's port + 1 is not ours; 1 is never a PostgreSQL).
     const error = await openDatabase({
       url: "postgresql://capgate:s3cret@127.0.0.1:1/postgres",
@@ -50,8 +50,7 @@ describePg("openDatabase: migrations and bad URLs", () => {
     expect(error).toMatchObject({ code: "database_unreachable", property: "--database" });
     expect((error as Error).message).toContain("--database");
     expect((error as Error).message).not.toContain("s3cret");
-    expect(Date.now() - started).toBeLessThan(30_000);
-  });
+  }, 30_000);
 
   it("names the setting when the database does not exist, and rejects a URL that is not postgresql://", async () => {
     const missing = cluster().url.replace(/\/postgres$/, "/no_such_db");

@@ -1,6 +1,6 @@
 import { CapgateError } from "@capgate/schema";
 
-/** Errors of @capgate/postgres: codes `database_unreachable`, `database_rejected`, `schema_too_new`, `event_conflict`, `store_failed`. */
+/** Errors of @capgate/postgres: codes `database_unreachable`, `database_rejected`, `schema_too_new`, `event_conflict`, `event_after_end`, `store_failed`, `invalid_request`. */
 export class PostgresError extends CapgateError {}
 
 /** Wrap a connection failure so the message names the setting that holds the URL (without its password). */

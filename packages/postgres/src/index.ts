@@ -10,7 +10,7 @@ export type { PgRunStoreOptions } from "./pg-run-store.js";
 export { PgRunStore } from "./pg-run-store.js";
 export type { QueuedRun, QueuedRunRequest } from "./run-queue.js";
 export { RUN_TASK, RunQueue } from "./run-queue.js";
-export type { RunResult, RunWorkspace } from "./run-workspace.js";
+export type { PublishNotes, RunResult, RunWorkspace, RunWorkspaceOptions } from "./run-workspace.js";
 export { prepareRunWorkspace } from "./run-workspace.js";
 export { endRun, sweepLostRuns } from "./sweeper.js";
 export type { RunningWorker, WorkerOptions } from "./worker.js";

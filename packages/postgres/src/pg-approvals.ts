@@ -1,5 +1,12 @@
 import { randomUUID } from "node:crypto";
-import type { ApprovalRegistry, LoopApprovalHook, LoopApprovalRequest, PendingApproval } from "@capgate/loop";
+import {
+  type ApprovalRegistry,
+  decodeJson,
+  encodeJson,
+  type LoopApprovalHook,
+  type LoopApprovalRequest,
+  type PendingApproval,
+} from "@capgate/loop";
 import type { Database } from "./database.js";
 import type { Notifier } from "./notifier.js";
 
@@ -59,7 +66,7 @@ export class PgApprovalRegistry implements ApprovalRegistry {
     };
     await this.db.pool.query(
       "INSERT INTO capgate.approvals (approval_id, run_id, request, status) VALUES ($1, $2, $3, 'pending')",
-      [approvalId, request.runId, JSON.stringify(info)],
+      [approvalId, request.runId, encodeJson(info)],
     );
     request.onPending?.();
     return new Promise<boolean>((resolve, reject) => {
@@ -156,7 +163,8 @@ interface ApprovalRow {
   requested_at: Date;
 }
 
-function toPending(r: ApprovalRow): PendingApproval {
+function toPending(row: ApprovalRow): PendingApproval {
+  const r = { ...row, request: decodeJson<ApprovalRow["request"]>(row.request) };
   return {
     approvalId: r.approval_id,
     runId: r.run_id,

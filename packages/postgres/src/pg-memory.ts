@@ -1,4 +1,4 @@
-import { newMemoryEntry } from "@capgate/loop";
+import { escapeText, newMemoryEntry, unescapeText } from "@capgate/loop";
 import type { MemoryEntry, MemoryService } from "@capgate/tools";
 import type { Database } from "./database.js";
 
@@ -22,7 +22,14 @@ export class PgMemoryStore implements MemoryService {
       `INSERT INTO capgate.memory (id, text, tags, source, run_id, created_at, tsv)
        VALUES ($1, $2, $3, $4, $5, $6,
          setweight(to_tsvector('english', array_to_string($3::text[], ' ')), 'A') || setweight(to_tsvector('english', $2), 'B'))`,
-      [entry.id, entry.text, entry.tags, entry.source, entry.runId ?? null, entry.createdAt],
+      [
+        entry.id,
+        escapeText(entry.text),
+        entry.tags.map(escapeText),
+        entry.source,
+        entry.runId ?? null,
+        entry.createdAt,
+      ],
     );
     return entry;
   }
@@ -51,7 +58,7 @@ export class PgMemoryStore implements MemoryService {
        WHERE q.terms <> '' AND tsv @@ q.terms::tsquery
        ORDER BY score DESC, created_at DESC
        LIMIT $2`,
-      [query, limit],
+      [escapeText(query), limit],
     );
     return rows.map((r) => ({ ...toEntry(r), score: Number(r.score) }));
   }
@@ -69,8 +76,8 @@ interface MemoryRow {
 function toEntry(r: MemoryRow): MemoryEntry {
   return {
     id: r.id,
-    text: r.text,
-    tags: r.tags,
+    text: unescapeText(r.text),
+    tags: r.tags.map(unescapeText),
     source: r.source,
     createdAt: r.created_at.toISOString(),
     ...(r.run_id ? { runId: r.run_id } : {}),

@@ -1,4 +1,6 @@
+import { findUnstorableText } from "@capgate/loop";
 import type { Database } from "./database.js";
+import { PostgresError } from "./errors.js";
 
 /** The graphile-worker task that executes one goal run. */
 export const RUN_TASK = "capgate_run";
@@ -35,6 +37,16 @@ export class RunQueue {
    * gets a fresh checkout on its worker, so runs need no serialising.
    */
   async enqueue(id: string, request: QueuedRunRequest, options: { queueName?: string } = {}): Promise<void> {
+    const bad = findUnstorableText(request);
+    if (bad) {
+      throw new PostgresError(
+        "invalid_request",
+        `The run's ${bad.property} cannot be stored: ${bad.problem}.`,
+        {
+          property: bad.property,
+        },
+      );
+    }
     const client = await this.db.pool.connect();
     try {
       await client.query("BEGIN");

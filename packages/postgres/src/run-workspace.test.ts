@@ -12,9 +12,13 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { needs } from "@capgate/test-system-parts";
+import { needs, shellForTests } from "@capgate/test-system-parts";
 import { afterEach, describe, expect, it } from "vitest";
-import { prepareRunWorkspace } from "./run-workspace.js";
+import { prepareRunWorkspace as prepare, type RunWorkspaceOptions } from "./run-workspace.js";
+
+// Publishing runs git in the run's sandbox, on where bubblewrap works (as users get it).
+const options: RunWorkspaceOptions = { sandbox: { shell: shellForTests() } };
+const prepareRunWorkspace = (source: string, work: string, id: string) => prepare(source, work, id, options);
 
 // These drive real git: skipped (the reason in the name) where git is missing, failing under CAPGATE_REQUIRE_SYSTEM_TESTS.
 const gitPart = needs(["git"]);
@@ -111,6 +115,21 @@ describeGit("a fresh checkout per run", () => {
     );
   });
 
+  it("a run that moves back to an earlier commit publishes that commit (nothing new to carry)", async () => {
+    const { source, work } = scratch();
+    initRepo(source);
+    writeFileSync(join(source, "a.txt"), "two\n");
+    execFileSync("git", ["commit", "-q", "-am", "second"], { cwd: source, env });
+    const first = execFileSync("git", ["rev-parse", "HEAD~1"], { cwd: source, encoding: "utf8" }).trim();
+    const ws = await prepareRunWorkspace(source, work, "back");
+    execFileSync("git", ["reset", "-q", "--hard", "HEAD~1"], { cwd: ws.dir, env });
+    const result = await ws.publish("capgate run back");
+    expect(result).toMatchObject({ kind: "branch", commit: first });
+    expect(
+      execFileSync("git", ["rev-parse", "capgate/run-back"], { cwd: source, encoding: "utf8" }).trim(),
+    ).toBe(first);
+  });
+
   it("many runs prepared, published and discarded at once on one repository all succeed", async () => {
     // What failed in CI with worktrees: one worker's add read another's half-made or
     // just-removed .git/worktrees/<id> ("Invalid path", "failed to read …/commondir").
@@ -139,7 +158,7 @@ describeGit("a fresh checkout per run", () => {
     expect(
       execFileSync("git", ["fsck", "--no-progress"], { cwd: source, encoding: "utf8", stdio: "pipe" }),
     ).toBe("");
-  });
+  }, 180_000); // 12 publishes at once, each starting about ten sandboxes: slow on a loaded machine, not wrong
 
   it("the run's object files are its own copies: rewriting one in place leaves the workspace repository intact", async () => {
     const { source, work } = scratch();

@@ -1,8 +1,11 @@
+import { encodeEvent, escapeText } from "@capgate/loop";
 import type pg from "pg";
 import type { Database } from "./database.js";
+import { RUN_EVENTS_LOCK_NS } from "./migrations.js";
 import { APPROVALS_CHANNEL } from "./pg-approvals.js";
 import { RUN_EVENTS_CHANNEL } from "./pg-run-store.js";
 import { RUN_TASK } from "./run-queue.js";
+import { isTransient } from "./transient.js";
 
 /** Namespace of the advisory locks each worker holds for its whole life ('capw'). */
 export const WORKER_LOCK_NS = 0x63617077;
@@ -52,12 +55,18 @@ async function workerGone(db: Database, worker: string): Promise<boolean> {
 /**
  * Write `run_ended { outcome: "error", error }` as the run's next event and mark its row
  * ended — only if it is still running (under `worker`, when given). Pending approvals of
- * the run are withdrawn, its job removed. Returns whether this call ended it.
+ * the run are withdrawn, its job removed. Returns whether this call ended it. When the
+ * database refuses the event (a run_ended already stored, or the event itself), the row
+ * is still marked ended with the error, so the run's status says it failed.
  */
 export async function endRun(db: Database, runId: string, error: string, worker?: string): Promise<boolean> {
   const client: pg.PoolClient = await db.pool.connect();
+  let eventRefused: unknown;
   try {
     await client.query("BEGIN");
+    // The lock migration 2's trigger takes for every insert of this run, taken first: the
+    // same order as a store's batch (event, then runs row), so the two cannot deadlock.
+    await client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [RUN_EVENTS_LOCK_NS, runId]);
     const { rows } = await client.query<{ id: string }>(
       `SELECT id FROM capgate.runs WHERE id = $1 AND status = 'running' ${worker ? "AND worker = $2" : ""} FOR UPDATE`,
       worker ? [runId, worker] : [runId],
@@ -81,18 +90,25 @@ export async function endRun(db: Database, runId: string, error: string, worker?
       runId,
       seq,
       time,
-    };
+    } as const;
+    await client.query("SAVEPOINT end_event");
+    try {
+      await client.query(
+        "INSERT INTO capgate.run_events (run_id, seq, type, body, time) VALUES ($1, $2, 'run_ended', $3, $4)",
+        [runId, seq, encodeEvent(event), time],
+      );
+    } catch (e) {
+      if (isTransient(e)) throw e;
+      eventRefused = e;
+      await client.query("ROLLBACK TO SAVEPOINT end_event");
+    }
     await client.query(
-      "INSERT INTO capgate.run_events (run_id, seq, type, body, time) VALUES ($1, $2, 'run_ended', $3, $4)",
-      [runId, seq, JSON.stringify(event), time],
-    );
-    await client.query(
-      "UPDATE capgate.runs SET status = 'ended', outcome = 'error', error = $2, steps = $3, ended_at = $4, events = $5 WHERE id = $1",
-      [runId, error, event.steps, time, seq],
+      "UPDATE capgate.runs SET status = 'ended', outcome = 'error', error = $2, steps = $3, ended_at = $4, events = greatest(events, $5) WHERE id = $1",
+      [runId, escapeText(error), event.steps, time, eventRefused ? seq - 1 : seq],
     );
     const { rows: withdrawn } = await client.query<{ approval_id: string }>(
       "UPDATE capgate.approvals SET status = 'cancelled', reason = $2, answered_at = now() WHERE run_id = $1 AND status = 'pending' RETURNING approval_id",
-      [runId, error],
+      [runId, escapeText(error)],
     );
     for (const a of withdrawn)
       await client.query("SELECT pg_notify($1, $2)", [APPROVALS_CHANNEL, a.approval_id]);
@@ -103,6 +119,12 @@ export async function endRun(db: Database, runId: string, error: string, worker?
     throw e;
   } finally {
     client.release();
+  }
+  if (eventRefused) {
+    process.emitWarning(
+      `run ${runId} was marked ended (error: ${error}) but its run_ended could not be stored: ${(eventRefused as Error).message}`,
+      { code: "CAPGATE_RUN_END_NOT_STORED" },
+    );
   }
   // The job (locked by the dead worker) must never be picked up again.
   await db.pool.query("SELECT graphile_worker.remove_job($1)", [runId]).catch(() => undefined);

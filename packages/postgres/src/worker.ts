@@ -99,8 +99,12 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     let published: RunResult | undefined;
     try {
       const model = options.model(request.model);
-      checkout = await prepareRunWorkspace(options.workspace, workRoot, runId);
       const base = options.environment;
+      // Publishing runs git in the run's own sandbox (the operator's shell policy), hiding the same state directory.
+      checkout = await prepareRunWorkspace(options.workspace, workRoot, runId, {
+        env: base.env,
+        sandbox: { stateDir: base.stateDir, ...(base.policy.shell ? { shell: base.policy.shell } : {}) },
+      });
       const env: LoopEnvironment = {
         ...base,
         store,
@@ -133,7 +137,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
           ]);
         },
       });
-      await store.flush().catch(() => undefined);
+      await store.flush(runId).catch(() => undefined);
       const failure = store.failure(runId);
       if (failure) {
         // Not every event could be stored: the trace says so instead of stopping short.
@@ -147,7 +151,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       });
     } catch (error) {
       await checkout?.discard().catch(() => undefined);
-      await store.flush().catch(() => undefined);
+      await store.flush(runId).catch(() => undefined);
       const message = error instanceof Error ? error.message : String(error);
       // The loop never started (a bad model spec, a checkout that failed): give the trace
       // its run_started, so a reader sees what was asked before the error.
@@ -163,7 +167,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
           mcp: request.mcp === true,
           kind: "goal",
         });
-        await store.flush().catch(() => undefined);
+        await store.flush(runId).catch(() => undefined);
       }
       // A failure before or around the loop (a bad model spec, a checkout that failed): the run still ends.
       await endRun(db, runId, message, id).catch(() => undefined);

@@ -84,18 +84,20 @@ describe("Registry: MCP servers", () => {
       "srv/repos/list",
       "srv/wetter_abfragen_ä",
       "srv/arr",
-      "srv/broken",
     ]);
+    // The MCP client's own rule: a schema that cannot check arguments refuses the tool.
     expect(reg.skipped.map((s) => s.reason)).toEqual([
-      expect.stringMatching(/1-128 printable characters/),
+      "tool name is longer than 128 characters",
       "duplicate tool name",
       expect.stringMatching(/maps to "has_space"/),
-      expect.stringMatching(/1-128 printable characters/),
-      expect.stringMatching(/larger than 65536 bytes/),
-      "not an object",
-      expect.stringMatching(/1-128 printable characters/),
+      "tool name contains control or format characters",
+      expect.stringMatching(/^inputSchema does not compile \(/),
+      expect.stringMatching(/larger than 65536 characters/),
+      "tool entry is not an object",
+      "tool name is missing or not a string",
     ]);
-    expect(r.tool("srv/broken")?.description).toMatch(/does not compile/);
+    expect(reg.skipped[3]?.name).toBe('"hidden\\u202eexe"');
+    expect(r.tool("srv/broken")).toBeUndefined();
     // Found by search under the names they are called by.
     expect(r.search("repositories")[0]?.tools.map((t) => t.name)).toContain("srv/repos/list");
     expect(r.search("wetter")[0]?.tools.map((t) => t.name)).toContain("srv/wetter_abfragen_ä");

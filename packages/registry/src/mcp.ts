@@ -1,8 +1,8 @@
 import {
+  admitMcpTools,
   type CapabilityManifest,
-  compiledValidator,
   type JsonSchema,
-  mcpCallableToolName,
+  MAX_TOOL_SCHEMA_CHARS,
   mcpToolRisk,
   type ToolManifest,
 } from "@capgate/schema";
@@ -50,8 +50,8 @@ export interface McpRegistration {
 export const MCP_SERVER_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 /** What a callable MCP tool name (after `<server>/`) looks like: printable, no whitespace, no control or format characters. */
 export const MCP_TOOL_NAME_PATTERN = /^[^\s\p{Cc}\p{Cf}]{1,128}$/u;
-/** Largest inputSchema / outputSchema kept (as JSON text), the same limit the MCP client applies. */
-export const MAX_MCP_SCHEMA_BYTES = 64 * 1024;
+/** Largest inputSchema / outputSchema kept (as JSON text), the MCP client's limit (@capgate/schema). */
+export const MAX_MCP_SCHEMA_BYTES = MAX_TOOL_SCHEMA_CHARS;
 export const MAX_MCP_DESCRIPTION = 1000;
 const TRUNCATION_MARKER = " … [truncated]";
 
@@ -99,23 +99,6 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function schemaProblem(schema: unknown): string | undefined {
-  if (!isPlainObject(schema)) return "inputSchema is not a JSON object";
-  if (JSON.stringify(schema).length > MAX_MCP_SCHEMA_BYTES)
-    return `inputSchema is larger than ${MAX_MCP_SCHEMA_BYTES} bytes`;
-  return undefined;
-}
-
-/** True when ajv compiles the schema; a tool whose schema does not is still listed (and called unvalidated). */
-function compiles(schema: JsonSchema): boolean {
-  try {
-    compiledValidator(schema);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * The capability manifest for one MCP server's tool list: `mcp:<server>` with tools named
  * `<server>/<tool>` (the names MCP routing uses). Bad entries are skipped and reported,
@@ -130,61 +113,27 @@ export function mcpManifest(
   if (!Array.isArray(tools)) {
     throw new InvalidMcpServerError(`the tool list of MCP server "${server}" must be an array`, "tools");
   }
-  const skipped: McpSkippedTool[] = [];
-  const seen = new Set<string>();
-  const out: ToolManifest[] = [];
-  tools.forEach((tool, i) => {
-    if (!isPlainObject(tool)) {
-      skipped.push({ name: `#${i}`, reason: "not an object" });
-      return;
-    }
-    const raw = tool.name;
-    // The same mapping the MCP client routes by, so every callable tool is found under the name it is called by.
-    const name = typeof raw === "string" ? mcpCallableToolName(raw) : undefined;
-    if (typeof raw !== "string" || name === undefined) {
-      skipped.push({
-        name: typeof raw === "string" ? sanitizeMcpDescription(raw, 128) : `#${i}`,
-        reason: "tool name must be 1-128 printable characters without control or format characters",
-      });
-      return;
-    }
-    if (seen.has(name)) {
-      skipped.push({
-        name,
-        reason:
-          name === raw
-            ? "duplicate tool name"
-            : `tool name maps to "${name}", which another tool already has`,
-      });
-      return;
-    }
-    const schema = tool.inputSchema === undefined ? { type: "object" } : tool.inputSchema;
-    const problem = schemaProblem(schema);
-    if (problem) {
-      skipped.push({ name, reason: problem });
-      return;
-    }
-    seen.add(name);
-    const annotations = isPlainObject(tool.annotations) ? tool.annotations : {};
-    let description = sanitizeMcpDescription(tool.description);
-    if (description === "") description = `Tool "${name}" of the MCP server "${server}".`;
-    if (!compiles(schema as JsonSchema))
-      description += " (Its input schema does not compile here, so arguments are sent unchecked.)";
+  // The MCP client's own rule (@capgate/schema admitMcpTools): search and load offer
+  // exactly the tools a call can reach, under the names calls use.
+  const { admitted, refused } = admitMcpTools(tools);
+  const skipped = refused.map((r): McpSkippedTool => ({ name: r.label, reason: r.reason }));
+  const out = admitted.map((tool): ToolManifest => {
+    const annotations = isPlainObject(tool.entry.annotations) ? tool.entry.annotations : {};
+    let description = sanitizeMcpDescription(tool.entry.description);
+    if (description === "") description = `Tool "${tool.callable}" of the MCP server "${server}".`;
     const title = sanitizeMcpDescription(
-      typeof tool.title === "string" ? tool.title : annotations.title,
+      typeof tool.entry.title === "string" ? tool.entry.title : annotations.title,
       200,
     );
-    const output = tool.outputSchema;
-    const keepOutput = isPlainObject(output) && JSON.stringify(output).length <= MAX_MCP_SCHEMA_BYTES;
-    out.push({
-      name: `${server}/${name}`,
+    return {
+      name: `${server}/${tool.callable}`,
       description,
-      inputSchema: structuredClone(schema) as JsonSchema,
+      inputSchema: tool.inputSchema,
       risk: mcpToolRisk(annotations),
       ...(title !== "" ? { title } : {}),
       ...(Object.keys(annotations).length > 0 ? { annotations: structuredClone(annotations) } : {}),
-      ...(keepOutput ? { outputSchema: structuredClone(output) as JsonSchema } : {}),
-    });
+      ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
+    };
   });
   const about = sanitizeMcpDescription(
     [options.description, options.instructions]

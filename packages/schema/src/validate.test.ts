@@ -57,6 +57,31 @@ describe("validate", () => {
     expect(r.ok).toBe(false);
   });
 
+  it("compiles schemas that refer to their own root (recursive arguments), in both drafts", () => {
+    const tree = { type: "object", properties: { name: { type: "string" }, child: { $ref: "#" } } };
+    expect(validate(tree, { name: "a", child: { name: "b", child: {} } })).toEqual({ ok: true });
+    const bad = validate(tree, { child: { child: { name: 3 } } });
+    expect(bad.ok ? [] : bad.errors.map((e) => e.property)).toEqual(["child.child.name"]);
+    const d7 = { $schema: "http://json-schema.org/draft-07/schema#", ...tree };
+    expect(validate(d7, { child: { name: "b" } })).toEqual({ ok: true });
+    // A reference that leaves the document still fails, naming the reference only.
+    const away = validate({ type: "object", properties: { a: { $ref: "other.json" } } }, { a: 1 });
+    expect(away.ok ? "" : away.errors[0]?.message).toBe(
+      "the schema itself is invalid: can't resolve reference other.json",
+    );
+  });
+
+  it("reports a schema whose references loop on the same value as invalid instead of overflowing the stack", () => {
+    const loop = {
+      type: "object",
+      $defs: { a: { type: "object", $ref: "#/$defs/b" }, b: { type: "object", $ref: "#/$defs/a" } },
+      allOf: [{ $ref: "#/$defs/a" }],
+    };
+    const r = validate(loop, {});
+    expect(r.ok).toBe(false);
+    expect(r.ok ? "" : r.errors[0]?.message).toMatch(/references loop back to the same value/);
+  });
+
   it("compiles a schema once across 10,000 validations of fresh copies", () => {
     const make = () => ({
       type: "object",

@@ -74,7 +74,7 @@ export function compiledValidator(schema: JsonSchema | object): ValidateFunction
     byHash.delete(hash);
     byHash.set(hash, fn);
   } else {
-    fn = engineFor(schema as JsonSchema).compile(schema);
+    fn = compileOne(schema as JsonSchema);
     stats.compiles++;
     if (byHash.size >= MAX_CACHED) {
       const oldest = byHash.keys().next().value;
@@ -84,6 +84,26 @@ export function compiledValidator(schema: JsonSchema | object): ValidateFunction
   }
   byIdentity.set(schema, fn);
   return fn;
+}
+
+// ajv resolves `$ref: "#"` (a schema that refers to its own root, e.g. a tree) against a
+// registered schema or a base URI. Schemas are not registered (addUsedSchema: false), so a
+// schema without an `$id` is compiled under this one: local references resolve as in the
+// document, and nothing outside it can be reached through it.
+const ANONYMOUS_BASE = "capgate:schema";
+
+function compileOne(schema: JsonSchema): ValidateFunction {
+  const engine = engineFor(schema);
+  const rooted =
+    typeof schema === "object" && schema !== null && !Array.isArray(schema) && schema.$id === undefined
+      ? { ...schema, $id: ANONYMOUS_BASE }
+      : schema;
+  try {
+    return engine.compile(rooted);
+  } catch (error) {
+    if (error instanceof Error) error.message = error.message.replace(` from id ${ANONYMOUS_BASE}`, "");
+    throw error;
+  }
 }
 
 /** How many schemas were compiled and how many lookups hit the cache, since the process started. */
@@ -102,7 +122,25 @@ export function validate(schema: JsonSchema | object, value: unknown): Validatio
       errors: [{ property: "", message: `the schema itself is invalid: ${(error as Error).message}` }],
     };
   }
-  if (fn(value)) return { ok: true };
+  let valid: boolean;
+  try {
+    valid = fn(value) as boolean;
+  } catch (error) {
+    // A schema whose references lead back to the same value without descending into it
+    // (`$ref` loops beside other keywords compile) recurses until the stack runs out.
+    if (!(error instanceof RangeError)) throw error;
+    return {
+      ok: false,
+      errors: [
+        {
+          property: "",
+          message:
+            "the schema itself is invalid: its references loop back to the same value without end, so no value can be checked against it",
+        },
+      ],
+    };
+  }
+  if (valid) return { ok: true };
   return { ok: false, errors: describeErrors(fn.errors ?? []) };
 }
 

@@ -22,4 +22,11 @@ export interface ShellPrefixRule {
 export interface ShellRules {
   deny?: ShellPrefixRule[];
   ask?: ShellPrefixRule[];
+  /**
+   * Commands the operator accepts although capgate cannot read everything they run
+   * (interpreter code, programs that run their arguments or input): with deny or ask rules
+   * configured such commands are asked about unless an allow rule matches them at command
+   * position. An allow rule never overrides a deny or ask rule, nor a built-in denial.
+   */
+  allow?: ShellPrefixRule[];
 }

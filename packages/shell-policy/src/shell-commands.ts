@@ -1,3 +1,4 @@
+import { GIT_GLOBAL_VALUE } from "./git-programs.js";
 import { type GetoptResult, getopt, type ParsedOption } from "./shell-getopt.js";
 import { globMayBeOption, wordMayBe } from "./shell-glob.js";
 import { builtinContinuations } from "./shell-indirection.js";
@@ -13,7 +14,8 @@ import {
   peelTcl,
   peelTsp,
 } from "./shell-launchers.js";
-import { GIT_GLOBAL_VALUE, programOptionContinuations } from "./shell-program-options.js";
+import { programOptionContinuations } from "./shell-program-options.js";
+import { packageFallback } from "./shell-readable.js";
 import { type Assignment, literalWord, type ShellWord, type StdinSource } from "./shell-words.js";
 import { SHELLS, WRAPPER_ALIASES, WRAPPERS, type WrapperSpec } from "./shell-wrappers.js";
 
@@ -897,7 +899,7 @@ export function continuations(cmd: ResolvedCommand): Continuation[] {
   }
   const tool = Object.hasOwn(WRAPPER_ALIASES, name) ? WRAPPER_ALIASES[name]! : name;
   const spec = Object.hasOwn(WRAPPERS, tool) ? WRAPPERS[tool] : undefined;
-  if (spec) return peelWrapper(cmd, spec, tool) ?? [];
+  if (spec) return peelWrapper(cmd, spec, tool) ?? packageFallback(cmd);
   const glob = globInOptionArea(cmd);
   if (glob) return [glob];
   return [...builtinContinuations(cmd), ...interpreterContinuations(cmd), ...programOptionContinuations(cmd)];
@@ -958,12 +960,18 @@ function peelCapsh(cmd: ResolvedCommand): Continuation[] {
   return [];
 }
 
-/** `cmake -E env [--unset=NAME] [--modify …] [NAME=VALUE]… cmd` and `cmake -E time cmd` run a command. */
+/** `cmake -E env [--unset=NAME] [--modify …] [NAME=VALUE]… cmd`, `cmake -E time cmd` and `cmake -E chdir dir cmd` run a command. */
 function peelCmakeEnv(cmd: ResolvedCommand): Continuation[] {
   const { words } = cmd;
   if (words[1]?.value !== "-E") return [];
   const sub = words[2]?.value;
   if (sub === "time") return [{ kind: "command", words: words.slice(3), stdin: cmd.stdin }];
+  // `cmake -E chdir DIR CMD ARGS…` runs CMD in DIR.
+  if (sub === "chdir") {
+    if (words[3]?.value === undefined && words[3])
+      return [unresolvableWord(words[3], "the directory of cmake -E chdir")];
+    return words.length > 4 ? [{ kind: "command", words: words.slice(4), stdin: cmd.stdin }] : [];
+  }
   if (sub !== "env") return [];
   const out: Continuation[] = [];
   for (let i = 3; i < words.length; i++) {

@@ -115,6 +115,13 @@ export interface CodeSource {
   moduleArgs?: readonly (string | undefined)[];
   /** Where the code comes from when it is not in `code`. */
   from?: "stdin" | "open";
+  /** `code` stands for a module or library loaded first (`node -r m`, `perl -Mm`, `ruby -rm`): its name as given. */
+  preload?: string;
+}
+
+/** Is this code awk's (a language without `eval`, whose only ways to run programs are `system` and pipes)? */
+export function isAwkSource(s: CodeSource): boolean {
+  return s.lang === AWK;
 }
 
 function pythonSource(cmd: ResolvedCommand): CodeSource | { unknown: string } | undefined {
@@ -129,12 +136,15 @@ function pythonSource(cmd: ResolvedCommand): CodeSource | { unknown: string } | 
     }
     if (!a.startsWith("-") || a === "-") return isStdinPath(a) ? { lang: PY, from: "stdin" } : undefined; // a script file
     if (a.startsWith("--")) {
+      // Python prints its version or help and exits before running anything.
+      if (/^--(version|help|help-env|help-xoptions|help-all)$/.test(a)) return undefined;
       if (a === "--check-hash-based-pycs") i++;
       continue;
     }
     for (let j = 1; j < a.length; j++) {
       const letter = a[j]!;
       const rest = a.slice(j + 1);
+      if (letter === "V" || letter === "h" || letter === "?") return undefined;
       if (letter === "c" || letter === "m") {
         const value = rest !== "" ? rest : argv[i + 1];
         if (value === undefined) {
@@ -158,7 +168,9 @@ function pythonSource(cmd: ResolvedCommand): CodeSource | { unknown: string } | 
     }
   }
   if (cmd.openArgs) return { lang: PY, from: "open" };
-  return { lang: PY, from: "stdin" };
+  // With the input it inherited (a terminal, or capgate's /dev/null) Python reads what the
+  // operator types, not what the command line gives it; a pipe, a file or a here-document is read.
+  return cmd.stdin.kind === "inherited" ? undefined : { lang: PY, from: "stdin" };
 }
 
 function isStdinPath(path: string): boolean {
@@ -260,7 +272,7 @@ function evalSource(cmd: ResolvedCommand, spec: EvalSpec): CodeSource[] | { unkn
       const mod = eq !== -1 ? a.slice(eq + 1) : argv[++i];
       if (mod === undefined)
         return { unknown: `the ${name} module of ${cmd.name} is only known at run time` };
-      out.push({ lang: spec.lang, code: moduleCode(spec.lang, mod) });
+      out.push({ lang: spec.lang, code: moduleCode(spec.lang, mod), preload: mod });
       continue;
     }
     if (name === "-f" || name === "--file") sawProgram = true;
@@ -283,7 +295,7 @@ function evalSource(cmd: ResolvedCommand, spec: EvalSpec): CodeSource[] | { unkn
           if (spec.code.includes(letter)) {
             out.push({ lang: spec.lang, code: value });
             sawProgram = true;
-          } else out.push({ lang: spec.lang, code: moduleCode(spec.lang, value) });
+          } else out.push({ lang: spec.lang, code: moduleCode(spec.lang, value), preload: value });
           consumed = true;
           break;
         }

@@ -1,5 +1,6 @@
 import type { ShellPrefixRule, ShellRules } from "./config.js";
 import { ShellRulesError } from "./errors.js";
+import { GIT_GLOBAL_VALUE, gitSubcommandIndex } from "./git-programs.js";
 import {
   type Continuation,
   commandName,
@@ -10,6 +11,7 @@ import {
 } from "./shell-commands.js";
 import { globMayBeOption, wordMayBe } from "./shell-glob.js";
 import { assignmentContinuations, definesGitEnvAlias, redirectsStartup } from "./shell-indirection.js";
+import { assignmentUnreadable, takesDataArguments, unreadablePart } from "./shell-readable.js";
 import { BUILTIN_SHELL_RULES, type ShellRule, type ShellRuleDecision } from "./shell-rules.js";
 import { loadBashParser } from "./shell-syntax.js";
 import {
@@ -146,7 +148,7 @@ const STRUCTURAL_RULES: readonly ShellRule[] = [
 
 function compilePrefixRule(
   rule: ShellPrefixRule,
-  kind: "deny" | "ask",
+  kind: "deny" | "ask" | "allow",
   index: number,
   property: string,
 ): ShellRule {
@@ -174,6 +176,17 @@ function compilePrefixRule(
   const patterns = prefix.map((word, i) => (i === 0 ? globRegExp(commandName(word)) : globRegExp(word)));
   const literals = prefix.map((word) => (/[*?]/.test(word) ? undefined : word));
   const shown = prefix.join(" ");
+  if (kind === "allow") {
+    // Only at command position: an allow rule speaks for the program it names, never for words elsewhere.
+    return {
+      id: `allow[${index}]`,
+      decision: "ask",
+      reason: rule.reason ?? `matches the configured allow rule "${shown}"`,
+      match: (cmd) => prefixMatches(patterns, literals, cmd),
+      mustMatch: rule.mustMatch ?? [],
+      mustNotMatch: rule.mustNotMatch ?? [],
+    };
+  }
   return {
     id: `${kind}[${index}]`,
     decision: kind,
@@ -193,8 +206,11 @@ function compilePrefixRule(
  * the rule (`-rf`, `--force`) anywhere among the command's options, a short cluster by its
  * letters (`-rf` = `-r -f` = `-fr`); the other rule words in order against the command's
  * non-option words, where an option may or may not have taken the next word (`git -C dir
- * push` is `git push`). A word only known at run time, or arguments xargs appends, count as
- * matching. `git -c alias.x=…` defines a subcommand on the fly: it counts as matching.
+ * push` is `git push`). A word only known at run time may stand for any words where it
+ * stands — the rule's words (`git "$verb"`), options, nothing — and arguments xargs appends
+ * count as matching; but a literal word that is not the rule's settles it: `git commit -m
+ * "$(cat msg)"` is `git commit`, whatever the message. `git -c alias.x=…` (or a run-time
+ * `-c` value) defines a subcommand on the fly: it counts as matching.
  */
 function prefixMatches(
   patterns: readonly RegExp[],
@@ -212,19 +228,32 @@ function prefixMatches(
   const optionRules = rest.filter((p) => p.source.startsWith("^-"));
   const wordRules = rest.filter((p) => !p.source.startsWith("^-"));
   const wordLiterals = restLiterals.filter((_l, i) => !rest[i]!.source.startsWith("^-"));
-  if (!anywhere && args.some((a) => a === undefined)) return true;
   if (
     wordRules.length > 0 &&
-    (optionArea.some((a) => /^alias\./i.test(a ?? "") || /^--config-env=alias\./i.test(a ?? "")) ||
+    (optionArea.some(
+      (a, i) =>
+        /^alias\./i.test(a ?? "") ||
+        /^--config-env=alias\./i.test(a ?? "") ||
+        // `git -c "$kv" p`: the run-time value may define the alias p (`-c user.name="$n"` cannot).
+        (!anywhere &&
+          cmd.name === "git" &&
+          a === undefined &&
+          /^(-c|--config-env)$/.test(args[i - 1] ?? "") &&
+          !/^(?!alias\.)[A-Za-z][\w.-]*=/i.test(words[i]?.raw ?? "")),
+    ) ||
       (cmd.name === "git" && cmd.gitEnvAlias === true))
   )
     return true;
+  // At command position a word only known at run time may be any option (`rm "$flags" d`).
+  const runtimeOption = !anywhere && optionArea.some((a) => a === undefined);
   for (const p of optionRules) {
     const literal = p.source.slice(1, -1).replace(/\\(.)/g, "$1");
     // A glob word (`-[r]f`, `*`) becomes whatever file names match it: count each spelling it could become.
     const area = [...optionArea, ...globSpellings(cmd.name, literal, words.slice(0, optionArea.length))];
-    if (!cmd.openArgs && !optionPresent(cmd.name, literal, p, area)) return false;
+    if (!cmd.openArgs && !runtimeOption && !optionPresent(cmd.name, literal, p, area)) return false;
   }
+  // Where git's subcommand stands, in `args` (which starts after the program word).
+  const gitAt = cmd.name === "git" ? gitSubcommandIndex(cmd.argv) - 1 : -1;
   const memo = new Map<number, boolean>();
   const walk = (ri: number, ci: number): boolean => {
     if (ri === wordRules.length) return true;
@@ -236,8 +265,20 @@ function prefixMatches(
     const word = words[ci];
     let result: boolean;
     if (a === undefined) {
-      // Only in an anywhere match: a run-time word is not the rule's word, but it may be an option (and its value).
+      // At command position a run-time word may be any words at all: the rule's next words
+      // (`git "$verb"`), nothing, or an option and its value. In an anywhere match it is not
+      // the rule's word (§11), but it may still be an option.
       result = walk(ri, ci + 1) || walk(ri, ci + 2);
+      for (let k = ri + 1; !anywhere && !result && k <= wordRules.length; k++) result = walk(k, ci + 1);
+    } else if (
+      !anywhere &&
+      cmd.name === "git" &&
+      ci < gitAt &&
+      GIT_GLOBAL_VALUE.test(a) &&
+      !(words[ci + 1] !== undefined && mayBeSeveralWords(words[ci + 1]!))
+    ) {
+      // git's global options that take a value take the next word whole (`git -C "$dir" status`).
+      result = walk(ri, ci + 2);
     } else if (end !== -1 && ci === end) result = walk(ri, ci + 1);
     else if (word?.glob && (end === -1 || ci < end)) {
       // `pus[h]` is `push` once a file of that name exists; a glob that may start with `-` may also be an option.
@@ -254,6 +295,14 @@ function prefixMatches(
     return result;
   };
   return walk(0, 0);
+}
+
+/**
+ * Can a word become several words at run time? An unquoted expansion splits; `"$@"` and
+ * `"${a[@]}"` become one word per element even quoted.
+ */
+function mayBeSeveralWords(word: ShellWord): boolean {
+  return word.value === undefined && (word.splits || /\$\{?[@*]|\[[@*]\]\}|\$\{![^}]*[@*]\}/.test(word.raw));
 }
 
 /**
@@ -405,12 +454,20 @@ function globRegExp(word: string): RegExp {
 class CompiledShellPolicy implements ShellPolicy {
   readonly rules: readonly ShellRule[];
   readonly #parser: ShellParser;
-  /** Are there configured (deny/ask prefix) rules? Only they read shells among arguments. */
+  /**
+   * Are there configured (deny/ask prefix) rules? Only they read shells among arguments, and
+   * only under them is a command capgate cannot read completely asked about (§12).
+   */
   readonly #configured: boolean;
+  /** The operator's allow rules: commands accepted although they cannot be read completely. */
+  readonly #allow: readonly ShellRule[];
+  /** Allow rules that matched a command of the line being evaluated (for `matches` and rule examples). */
+  #allowHits = new Set<string>();
 
-  constructor(parser: ShellParser, rules: readonly ShellRule[]) {
+  constructor(parser: ShellParser, rules: readonly ShellRule[], allow: readonly ShellRule[] = []) {
     this.#parser = parser;
     this.rules = rules;
+    this.#allow = allow;
     this.#configured = rules.some((r) => /^(deny|ask)\[/.test(r.id));
   }
 
@@ -424,7 +481,8 @@ class CompiledShellPolicy implements ShellPolicy {
   }
 
   matches(command: string): string[] {
-    return [...new Set(this.#evaluate(command).map((m) => m.rule))];
+    const found = this.#evaluate(command).map((m) => m.rule);
+    return [...new Set([...found, ...this.#allowHits])];
   }
 
   #evaluate(command: string): Match[] {
@@ -449,30 +507,42 @@ class CompiledShellPolicy implements ShellPolicy {
       });
       return out;
     }
+    this.#allowHits = new Set();
     this.#gitEnvAlias = false;
     this.#sawGitEnvAlias = false;
     this.#startupRedirect = false;
     this.#sawStartupRedirect = false;
+    this.#stdinMoved = false;
+    this.#sawStdinMoved = false;
     this.#script(command, 0, out);
-    if (this.#sawGitEnvAlias || this.#sawStartupRedirect) {
+    if (this.#sawGitEnvAlias || this.#sawStartupRedirect || this.#sawStdinMoved) {
       // An alias defined in the environment applies to every git in the line, wherever the
       // definition stood (`export GIT_CONFIG_KEY_0=alias.p …; git p`), and so does a moved
-      // HOME to every shell that reads startup files (`export HOME=.; bash -ic …`): judge
-      // them all again.
+      // HOME to every shell that reads startup files (`export HOME=.; bash -ic …`), and an
+      // `exec < file` to every command after it that reads the shell's input: judge them all again.
       out.length = 0;
       this.#gitEnvAlias = this.#sawGitEnvAlias;
       this.#startupRedirect = this.#sawStartupRedirect;
+      this.#stdinMoved = this.#sawStdinMoved;
       this.#script(command, 0, out);
     }
     return out;
   }
+
+  /** `exec < file` (any redirection of standard input without a command) moves the shell's own input. */
+  #stdinMoved = false;
+  #sawStdinMoved = false;
 
   #gitEnvAlias = false;
   #sawGitEnvAlias = false;
   #startupRedirect = false;
   #sawStartupRedirect = false;
 
-  #script(source: string, depth: number, out: Match[]): void {
+  /**
+   * `stdin` is where the code's own input comes from, for code run by a shell or `eval`
+   * (`cat f | bash -c node` hands the pipe to node): its commands that read the inherited input read that.
+   */
+  #script(source: string, depth: number, out: Match[], stdin: StdinSource = { kind: "inherited" }): void {
     const parsed = this.#parser.parse(source);
     if (!parsed.ok) {
       out.push({
@@ -484,26 +554,44 @@ class CompiledShellPolicy implements ShellPolicy {
     }
     for (const u of parsed.unresolvable) out.push(unresolvable(u.text, u.reason));
     for (const cmd of parsed.commands) {
-      for (const a of cmd.assignments ?? []) this.#assignment(a, cmd.text, depth, out);
-      this.#layer(cmd.words, cmd.stdin, cmd.text, depth, 0, out, false, cmd.assignments);
+      // A bare `a=1` (or `local a=1`) sets a shell variable; a prefix or `export` reaches a program's environment.
+      const exported = cmd.words.length > 0 && !isLocalDeclaration(cmd.words);
+      for (const a of cmd.assignments ?? []) this.#assignment(a, cmd.text, depth, out, exported);
+      const input: StdinSource =
+        cmd.stdin.kind !== "inherited" ? cmd.stdin : this.#stdinMoved ? { kind: "dynamic" } : stdin;
+      this.#layer(cmd.words, input, cmd.text, depth, 0, out, false, cmd.assignments);
     }
     // Secondary: an opener inside the arithmetic keeps its browser_panel.open hint.
     for (const u of parsed.arithmetic ?? []) out.push({ ...unresolvable(u.text, u.reason), secondary: true });
   }
 
-  #assignment(a: Assignment, text: string, depth: number, out: Match[]): void {
+  #assignment(a: Assignment, text: string, depth: number, out: Match[], exported = true): void {
     if (definesGitEnvAlias(a)) this.#sawGitEnvAlias = true;
     if (redirectsStartup(a)) this.#sawStartupRedirect = true;
+    if (this.#configured && exported) {
+      const why = assignmentUnreadable(a);
+      if (why !== undefined) out.push(unreadable(text, why));
+    }
     for (const next of assignmentContinuations(a, `\`${clip(a.text, 60)}\``))
       this.#follow(next, text, { kind: "inherited" }, depth, 0, out);
   }
 
-  /** A soft script (a string literal in interpreter code, a program variable): only opener and configured rules count. */
-  #soft(script: string, depth: number, out: Match[]): void {
-    if (depth + 1 > MAX_DEPTH) return;
+  /**
+   * A soft script (a string literal in interpreter code, a program variable, an option's
+   * command): only opener and configured rules count — and, under configured rules, a
+   * command line in it that cannot be checked makes the whole command unreadable (§12).
+   */
+  #soft(script: string, via: string, text: string, depth: number, out: Match[]): void {
+    if (depth + 1 > MAX_DEPTH) {
+      if (this.#configured)
+        out.push(unreadable(text, `the command line in ${via} is nested too deeply to read`));
+      return;
+    }
     const inner: Match[] = [];
     this.#script(script, depth + 1, inner);
     out.push(...inner.filter((m) => m.rule !== "parse-error" && m.rule !== "unresolvable"));
+    if (this.#configured && inner.some((m) => m.rule === "parse-error" || m.rule === "unresolvable"))
+      out.push(unreadable(text, `the command line in ${via} (\`${clip(script, 60)}\`) cannot be checked`));
   }
 
   #follow(
@@ -524,7 +612,7 @@ class CompiledShellPolicy implements ShellPolicy {
         depth,
         out,
       );
-    } else if (next.soft) this.#soft(next.script, depth, out);
+    } else if (next.soft) this.#soft(next.script, next.via, text, depth, out);
     else if (depth + 1 > MAX_DEPTH)
       out.push(unresolvable(text, `shell code nested more than ${MAX_DEPTH} levels deep`));
     else if (!BASH_VIA.test(next.via) && POSIX_ARITH_COMMAND.test(next.script)) {
@@ -534,7 +622,7 @@ class CompiledShellPolicy implements ShellPolicy {
           `\`((…))\` in code run by ${next.via.split(" ")[0]} (not bash) means nested subshells there, but arithmetic to a bash parser`,
         ),
       );
-    } else this.#script(next.script, depth + 1, out);
+    } else this.#script(next.script, depth + 1, out, stdin);
   }
 
   #layer(
@@ -581,6 +669,8 @@ class CompiledShellPolicy implements ShellPolicy {
       );
       return;
     }
+    if (commandName(first.value) === "exec" && words.length === 1 && stdin.kind !== "inherited")
+      this.#sawStdinMoved = true;
     const cmd: ResolvedCommand = {
       name: commandName(first.value),
       argv: words.map((w) => w.value),
@@ -596,6 +686,19 @@ class CompiledShellPolicy implements ShellPolicy {
       if (rule.match(cmd)) {
         out.push({ rule: rule.id, decision: rule.decision, reason: `\`${clip(text)}\` ${rule.reason}` });
       }
+    }
+    if (this.#configured || this.#allow.length > 0) {
+      const allowed = this.#allow.filter((r) => r.match(cmd));
+      for (const r of allowed) this.#allowHits.add(r.id);
+      const why = this.#configured && allowed.length === 0 ? unreadablePart(cmd) : undefined;
+      if (why !== undefined) out.push(unreadable(text, why));
+      else if (this.#configured && allowed.length === 0 && cmd.openArgs && !takesDataArguments(cmd))
+        out.push(
+          unreadable(
+            text,
+            `the arguments xargs appends to ${cmd.name} are data read at run time, and ${cmd.name} may run them`,
+          ),
+        );
     }
     if (/\s/.test(first.value) && depth < MAX_DEPTH) {
       // A command name with blanks in it is usually a shell string that some wrapper hands
@@ -627,6 +730,25 @@ class CompiledShellPolicy implements ShellPolicy {
       }
     }
   }
+}
+
+/**
+ * Under configured deny/ask rules: a command capgate cannot read completely is asked about
+ * (the rules cannot hold on what capgate does not see). Deny beats it, as it beats any ask.
+ */
+function unreadable(text: string, why: string): Match {
+  return {
+    rule: "unreadable",
+    decision: "ask",
+    reason: `\`${clip(text)}\` cannot be read completely: ${why}. With deny or ask rules configured, capgate asks before running what it cannot read (an operator can allow-list it in shell.allow).`,
+  };
+}
+
+/** `local`/`declare`/`typeset`/`readonly` without -x set shell variables, not a program's environment. */
+function isLocalDeclaration(words: readonly ShellWord[]): boolean {
+  const first = words[0]?.value;
+  if (first === undefined || !/^(local|declare|typeset|readonly)$/.test(first)) return false;
+  return !words.slice(1).some((w) => w.value !== undefined && /^-[a-zA-Z]*x/.test(w.value));
 }
 
 function unresolvable(text: string, why: string): Match {
@@ -702,11 +824,11 @@ export function createShellPolicy(config: ShellRules = {}, property = "policy.sh
   return policy;
 }
 
-/** Only deny and ask shape a policy (a capgate config's sandbox settings ride along unread). */
+/** Only deny, ask and allow shape a policy (a capgate config's sandbox settings ride along unread). */
 function cacheKey(config: ShellRules): string | undefined {
   if (config === null || typeof config !== "object") return undefined;
   try {
-    return JSON.stringify([config.deny ?? null, config.ask ?? null]);
+    return JSON.stringify([config.deny ?? null, config.ask ?? null, config.allow ?? null]);
   } catch {
     return undefined; // not JSON data (a cycle, a BigInt): compile reports what is wrong
   }
@@ -717,7 +839,8 @@ async function compile(config: ShellRules, property: string): Promise<ShellPolic
     throw new ShellRulesError(`${property} must be an object with optional deny and ask lists`, property);
   }
   const extra: ShellRule[] = [];
-  for (const kind of ["deny", "ask"] as const) {
+  const allow: ShellRule[] = [];
+  for (const kind of ["deny", "ask", "allow"] as const) {
     const list = config[kind];
     if (list === undefined) continue;
     if (!Array.isArray(list)) {
@@ -726,19 +849,89 @@ async function compile(config: ShellRules, property: string): Promise<ShellPolic
         `${property}.${kind}`,
       );
     }
-    for (const [i, rule] of list.entries()) extra.push(compilePrefixRule(rule, kind, i, property));
+    for (const [i, rule] of list.entries())
+      (kind === "allow" ? allow : extra).push(compilePrefixRule(rule, kind, i, property));
   }
   const parser = await loadBashParser();
   const builtin = [...BUILTIN_SHELL_RULES, ...STRUCTURAL_RULES];
-  const policy = new CompiledShellPolicy(parser, [...BUILTIN_SHELL_RULES, ...extra]);
+  const policy = new CompiledShellPolicy(parser, [...BUILTIN_SHELL_RULES, ...extra], allow);
   builtinChecked ??= Promise.resolve().then(() => {
     const plain = new CompiledShellPolicy(parser, BUILTIN_SHELL_RULES);
     checkExamples(plain, builtin);
     checkWrapperExamples(plain);
+    checkUnreadableExamples(new CompiledShellPolicy(parser, [...BUILTIN_SHELL_RULES, EXAMPLE_RULE]));
   });
   await builtinChecked;
-  checkExamples(policy, extra);
+  checkExamples(policy, [...extra, ...allow]);
   return policy;
+}
+
+/** A configured rule that matches nothing real: with it in place, the unreadable examples are judged as under any rules. */
+const EXAMPLE_RULE: ShellRule = {
+  id: "deny[0]",
+  decision: "deny",
+  reason: "",
+  match: (cmd) => cmd.name === "capgate-example-rule",
+  mustMatch: [],
+  mustNotMatch: [],
+};
+
+/**
+ * Under configured rules, what capgate cannot read completely is asked about, and what it
+ * can read is not: examples both ways, checked when the first policy loads, as the rules' are.
+ */
+export const UNREADABLE_EXAMPLES: {
+  readonly mustAsk: readonly string[];
+  readonly mustNotAsk: readonly string[];
+} = {
+  mustAsk: [
+    "python3 -c 'print(1)'",
+    "node -e 'console.log(1)'",
+    "ed -s f <<< 'p'",
+    "dc -e '1p'",
+    "git -c foo.bar=x status",
+    "git -c core.hooksPath=h commit -m x",
+    "git config alias.st status",
+    "git st",
+    "cmake -E server",
+    "psql -c 'select 1'",
+    "sed -n '1e date' f",
+    "awk 'BEGIN { system(\"date\") }'",
+    "somethingunknown --flag",
+    "make CC='cc -wrapper x'",
+  ],
+  mustNotAsk: [
+    "ls -la && cat README.md | grep -n foo",
+    "git status --short && git log --oneline -5",
+    "git -c user.name=x commit -m 'a message'",
+    "git submodule update --init",
+    "git submodule foreach 'git status'",
+    "git -c trailer.x.cmd=true interpret-trailers --trailer x=y",
+    "sed -i 's/a/b/g' f.txt",
+    "awk '{ print $1 }' f",
+    "python3 app.py --flag",
+    "node server.js",
+    "npm test && pnpm build",
+    "./gradlew build",
+    "cmake -E chdir build ls",
+    "find . -name '*.ts' -exec grep -l foo {} +",
+    "GIT_AUTHOR_NAME='A B' git commit -m x",
+  ],
+};
+
+function checkUnreadableExamples(policy: CompiledShellPolicy): void {
+  for (const example of UNREADABLE_EXAMPLES.mustAsk) {
+    if (!policy.matches(example).includes("unreadable"))
+      throw new Error(
+        `shell policy: example ${JSON.stringify(example)} must be asked about as unreadable under configured rules but is not (${JSON.stringify(policy.check(example))})`,
+      );
+  }
+  for (const example of UNREADABLE_EXAMPLES.mustNotAsk) {
+    if (policy.matches(example).includes("unreadable"))
+      throw new Error(
+        `shell policy: example ${JSON.stringify(example)} must be readable under configured rules but is not (${JSON.stringify(policy.check(example))})`,
+      );
+  }
 }
 
 /**

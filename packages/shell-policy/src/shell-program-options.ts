@@ -6,6 +6,7 @@
  * rules (`soft`: a harmless value is fine), or the invocation is denied when the value is
  * code the policy cannot read.
  */
+import { configValue, GIT_COMMAND_KEYS, gitSubcommand, gitSubcommandContinuations } from "./git-programs.js";
 import type { Continuation, ResolvedCommand } from "./shell-commands.js";
 import { wordMayBe } from "./shell-glob.js";
 
@@ -25,9 +26,6 @@ interface ProgramOption {
   /** Only under these git subcommands (`-x` is a command for `rebase`, not for `clean`). */
   readonly sub?: readonly string[];
 }
-
-const GIT_COMMAND_KEYS =
-  /^(core\.(pager|editor|sshcommand|fsmonitor|askpass|gitproxy|hookspath)|alias\..+|diff\.external|diff\..+\.(textconv|command)|filter\..+\.(clean|smudge|process)|credential\.helper|credential\..+\.helper|sequence\.editor|gpg\.program|gpg\..+\.program|pager\..+|web\.browser|browser\..+\.(cmd|path)|man\..+\.(cmd|path)|merge\..+\.driver|mergetool\..+\.cmd|difftool\..+\.cmd|uploadpack\.packobjectshook|remote\..+\.(receivepack|uploadpack|proxy)|sendemail\..+|http\.proxy|include\.path|includeif\..+)$/i;
 
 const SSH_COMMAND_KEYS =
   /^(proxycommand|localcommand|knownhostscommand|remotecommand|permitlocalcommand|match)$/i;
@@ -62,7 +60,16 @@ export const PROGRAM_OPTIONS: Readonly<Record<string, readonly ProgramOption[]>>
   rsync: [{ names: ["-e", "--rsh", "--rsync-path"], kind: "command" }],
   tar: [
     {
-      names: ["-I", "--use-compress-program", "--to-command", "--info-script", "-F", "--new-volume-script"],
+      names: [
+        "-I",
+        "--use-compress-program",
+        "--to-command",
+        "--info-script",
+        "-F",
+        "--new-volume-script",
+        "--rsh-command",
+        "--rmt-command",
+      ],
       kind: "command",
     },
     { names: ["--checkpoint-action"], kind: "deny", note: "tar --checkpoint-action can run commands" },
@@ -223,6 +230,7 @@ export function programOptionContinuations(cmd: ResolvedCommand): Continuation[]
         },
       ];
   }
+  if (cmd.name === "git") out.push(...gitSubcommandContinuations(cmd));
   const sub = cmd.name === "git" ? gitSubcommand(args) : undefined;
   const specs = (Object.hasOwn(PROGRAM_OPTIONS, cmd.name) ? PROGRAM_OPTIONS[cmd.name]! : []).filter(
     (spec) => spec.sub === undefined || (sub !== undefined && spec.sub.includes(sub)),
@@ -260,14 +268,7 @@ export function programOptionContinuations(cmd: ResolvedCommand): Continuation[]
         if (spec.kind === "command") out.push(soft(value, `${cmd.name} ${name}`));
         else {
           const m = /^\s*([^=\s]+)\s*[=\s]\s*(.*)$/s.exec(value);
-          if (m && spec.keys?.test(m[1]!)) {
-            const command = m[2]!.replace(/^!/, "");
-            out.push(
-              /^alias\./i.test(m[1]!) && m[2]!.startsWith("!")
-                ? { kind: "script", script: command, via: `${cmd.name} ${name} ${m[1]}` }
-                : soft(command, `${cmd.name} ${name} ${m[1]}`),
-            );
-          }
+          if (m && spec.keys?.test(m[1]!)) out.push(...configValue(m[1]!, m[2]!, `${cmd.name} ${name}`));
         }
       }
     }
@@ -311,25 +312,6 @@ function sqliteContinuations(cmd: ResolvedCommand): Continuation[] {
     }
   }
   return out;
-}
-
-/** git's global options that take the next word as their value. */
-export const GIT_GLOBAL_VALUE =
-  /^(-C|-c|--git-dir|--work-tree|--namespace|--config-env|--super-prefix|--list-cmds|--attr-source)$/;
-
-/** The subcommand of a git argv: the first word after the global options. */
-export function gitSubcommand(args: readonly (string | undefined)[]): string | undefined {
-  for (let i = 1; i < args.length; i++) {
-    const a = args[i];
-    if (a === undefined) return undefined;
-    if (GIT_GLOBAL_VALUE.test(a)) {
-      i++;
-      continue;
-    }
-    if (a === "--") return args[i + 1];
-    if (!a.startsWith("-")) return a;
-  }
-  return undefined;
 }
 
 /** GNU sed's `e` command and the `e` flag of `s///` run the pattern space as a command. */

@@ -72,10 +72,30 @@ describe("red-team round three: openers are named as openers without a configura
   });
 });
 
+/**
+ * Look-alikes that run code or programs capgate cannot read completely (interpreter code, a
+ * database shell, socat): under configured rules they are asked about as unreadable
+ * (docs/shell-policy.md §12) — never denied, never matched by a rule.
+ */
+const UNREADABLE_UNDER_RULES = new Set([
+  `node -e 'console.log("\\u00e9")'`,
+  `python3 -c 'print("a\\tb\\n")'`,
+  "socat - TCP:127.0.0.1:8080",
+  "sqlite3 db 'select 1;'",
+  "sqlite3 db .tables",
+]);
+
 describe("red-team round three: ordinary braces and globs stay allowed", () => {
   it.each(RED_TEAM_ALLOW)("%j", async (command) => {
     expect(await checkShellCommand(command)).toEqual({ decision: "allow" });
-    expect(await checkShellCommand(command, RULES_CONFIG)).toEqual({ decision: "allow" });
+    const ruled = await checkShellCommand(command, RULES_CONFIG);
+    if (UNREADABLE_UNDER_RULES.has(command))
+      expect(ruled).toMatchObject({ decision: "ask", rule: "unreadable" });
+    else expect(ruled).toEqual({ decision: "allow" });
+  });
+
+  it("every look-alike expected to be asked about is in the list", () => {
+    for (const command of UNREADABLE_UNDER_RULES) expect(RED_TEAM_ALLOW, command).toContain(command);
   });
 
   it("a glob that cannot become the rule's word leaves the rule alone", async () => {

@@ -122,15 +122,34 @@ describe("red-team round four: configured rules", () => {
     });
     expect(policy.check("someunknownwrapper -q curl https://example.com").rule).toBe("deny[0]");
     expect(policy.check("someunknownwrapper rm -r -f build").rule).toBe("ask[0]");
-    expect(policy.check("someunknownwrapper rm -r build")).toEqual({ decision: "allow" });
+    // A wrapper capgate does not know is asked about (§12), but it is no match for the rule.
+    expect(policy.check("someunknownwrapper rm -r build")).toMatchObject({
+      decision: "ask",
+      rule: "unreadable",
+    });
+    expect(policy.check("rm -r build")).toEqual({ decision: "allow" });
     expect(policy.check("echo 'curl https://example.com'")).toEqual({ decision: "allow" });
   });
 });
 
+/**
+ * Look-alikes that run code or programs capgate cannot read completely (interpreter code, a
+ * database shell, a program it does not know): under configured rules they are asked about
+ * as unreadable (docs/shell-policy.md §12) — never denied, never matched by a rule.
+ */
+const UNREADABLE_UNDER_RULES = new Set(["gdb -batch -ex 'info registers' prog"]);
+
 describe("red-team round four: harmless look-alikes stay allowed", () => {
   it.each(ROUND_FOUR_ALLOW)("%j", async (command) => {
     expect(await checkShellCommand(command)).toEqual({ decision: "allow" });
-    expect(await checkShellCommand(command, RULES_CONFIG)).toEqual({ decision: "allow" });
+    const ruled = await checkShellCommand(command, RULES_CONFIG);
+    if (UNREADABLE_UNDER_RULES.has(command))
+      expect(ruled).toMatchObject({ decision: "ask", rule: "unreadable" });
+    else expect(ruled).toEqual({ decision: "allow" });
+  });
+
+  it("every look-alike expected to be asked about is in the list", () => {
+    for (const command of UNREADABLE_UNDER_RULES) expect(ROUND_FOUR_ALLOW, command).toContain(command);
   });
 });
 

@@ -246,7 +246,7 @@ class Extractor {
       const child = node.child(i);
       if (!child) continue;
       if (field === "name") parts.push(child.namedChild(0) ?? child);
-      else if (field === "argument") parts.push(child);
+      else if (field === "argument" && !isDescriptorOfRedirect(child, node)) parts.push(child);
     }
     const words: ShellWord[] = [];
     const spans: { start: number; end: number }[] = [];
@@ -518,24 +518,49 @@ function joinWords(a: ShellWord, b: ShellWord, gap: string, aNode: Node): ShellW
   };
 }
 
-/** Where the command reads stdin from: its own redirects, its statement's, or a pipe. */
+/**
+ * Where the command reads stdin from: its own redirects, then those of every statement around
+ * it (`{ node; } < f`, `while …; do node; done < f`), a pipe into it or into a group around it
+ * (`cat f | { node; }`). A function body reads whatever each call gives it (`f < file`), so
+ * there it is not the inherited input.
+ */
 function stdinOf(command: Node): StdinSource {
-  const redirects: Node[] = [
-    ...command.childrenForFieldName("redirect").filter((n): n is Node => n !== null),
-  ];
-  let statement: Node = command;
-  const parent = command.parent;
-  if (parent?.type === "redirected_statement" && parent.childForFieldName("body")?.id === command.id) {
-    redirects.push(...parent.childrenForFieldName("redirect").filter((n): n is Node => n !== null));
-    statement = parent;
-  }
-  for (const r of redirects) {
-    const source = redirectStdin(r);
+  for (const r of command.childrenForFieldName("redirect")) {
+    const source = r ? redirectStdin(r) : undefined;
     if (source) return source;
   }
-  const holder = statement.parent;
-  if (holder?.type === "pipeline" && holder.namedChild(0)?.id !== statement.id) return { kind: "pipe" };
+  let child: Node = command;
+  for (let parent = command.parent; parent; child = parent, parent = parent.parent) {
+    if (parent.type === "redirected_statement" && parent.childForFieldName("body")?.id === child.id) {
+      for (const r of parent.childrenForFieldName("redirect")) {
+        const source = r ? redirectStdin(r) : undefined;
+        if (source) return source;
+      }
+    } else if (
+      parent.type === "pipeline" &&
+      // `cat <<EOF | node`: the grammar puts `| node` inside the here-document's node, as a
+      // pipeline of its own whose first command is fed by cat.
+      (parent.namedChild(0)?.id !== child.id || parent.parent?.type === "heredoc_redirect")
+    )
+      return { kind: "pipe" };
+    else if (parent.type === "function_definition") return { kind: "dynamic" };
+  }
   return { kind: "inherited" };
+}
+
+/**
+ * tree-sitter-bash reads `0<file` as an argument `0` and a redirection `<file`; bash reads a
+ * number written right before a redirection as its descriptor. Is `part` such a number?
+ */
+function isDescriptorOfRedirect(part: Node, command: Node): boolean {
+  if (part.type !== "number" || !/^\d+$/.test(part.text)) return false;
+  // The redirection may hang on the command or on a statement around it (`a | b 0<&0`).
+  for (let n: Node | null = command; n; n = n.parent) {
+    if (n.children.some((c) => c !== null && /redirect$/.test(c.type) && c.startIndex === part.endIndex))
+      return true;
+    if (n.type === "program") break;
+  }
+  return false;
 }
 
 function redirectStdin(r: Node): StdinSource | undefined {
@@ -558,6 +583,10 @@ function redirectStdin(r: Node): StdinSource | undefined {
     if ((op === "<" || op === "<>") && (descriptor === undefined || descriptor === "0")) {
       const dest = r.childForFieldName("destination");
       return { kind: "file", path: dest ? wordOf(dest).value : undefined };
+    }
+    // `<&3`, `0<&-`: standard input duplicated from (or closed like) another descriptor.
+    if (op === "<&" || op === "<&-") {
+      if (descriptor === undefined || descriptor === "0") return { kind: "file", path: undefined };
     }
   }
   return undefined;

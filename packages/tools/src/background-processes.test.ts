@@ -1,10 +1,10 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CapgateError } from "@capgate/schema";
-import { shellForTests } from "@capgate/test-system-parts";
+import { leaveBehind, needs, processesWith, shellForTests, uniqueSleep } from "@capgate/test-system-parts";
 import { afterAll, describe, expect, it } from "vitest";
 import { BackgroundProcesses, backgroundProcesses } from "./background-processes.js";
 import { groupMembers } from "./process-group.js";
@@ -24,16 +24,6 @@ async function until(check: () => boolean, what: string): Promise<void> {
   throw new Error(`gave up waiting for ${what}`);
 }
 
-/** Is `pid` a live (non-zombie) process? Reads the process table. */
-function running(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-    return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(")") + 2));
-  } catch {
-    return false;
-  }
-}
-
 function alive(pid: number): boolean {
   const members = groupMembers(pid);
   if (members) return members.length > 0;
@@ -48,27 +38,28 @@ function alive(pid: number): boolean {
 describe("BackgroundProcesses", () => {
   it("starts, reads output, lists and stops a process group", async () => {
     const bg = new BackgroundProcesses({ killGraceMs: 500 });
+    const m = uniqueSleep();
     const info = bg.start({
       file: "sh",
-      args: ["-c", "for i in 1 2 3 4 5; do echo line$i; done; sleep 300 & echo $! > child.pid; wait"],
+      args: ["-c", `for i in 1 2 3 4 5; do echo line$i; done; ${leaveBehind(m)}; wait`],
       cwd: dir,
       env,
     });
     expect(info).toMatchObject({ id: "p1", running: true });
     await until(
-      () => bg.output(info.id).text.includes("line5") && existsSync(join(dir, "child.pid")),
-      "output",
+      () => bg.output(info.id).text.includes("line5") && processesWith(m).length === 3,
+      "output and the three sleeps",
     );
     expect(bg.output(info.id, 2).text).toBe("line4\nline5\n");
     expect(bg.list().map((p) => [p.id, p.running])).toEqual([["p1", true]]);
-    const grandchild = Number(readFileSync(join(dir, "child.pid"), "utf8"));
     expect(alive(info.pid!)).toBe(true);
 
     const stopped = await bg.stop(info.id);
     expect(stopped.running).toBe(false);
     expect(stopped.signal).toBe("SIGTERM");
     expect(alive(info.pid!)).toBe(false);
-    expect(running(grandchild)).toBe(false);
+    // The setsid and double-forked ones too: they were in the process's pid namespace.
+    expect(processesWith(m)).toEqual([]);
     expect(bg.list()).toEqual([]);
   }, 20_000);
 
@@ -145,43 +136,49 @@ describe("BackgroundProcesses", () => {
 });
 
 describe("host exit", () => {
-  // A real host process using the built package: it starts a background process group and a
-  // foreground runProcess, then dies; both groups must die with it.
+  // A real host process using the built package: it starts a background process and a
+  // foreground runProcess, each leaving processes behind in every form (a plain background
+  // job, setsid, a double fork), then ends; all of them must end with it.
   const dist = fileURLToPath(new URL("../dist/index.js", import.meta.url));
   const host = join(dir, "host.mjs");
   writeFileSync(
     host,
     `const { BackgroundProcesses, runProcess } = await import(process.argv[2]);
-const [, , , workDir, mode] = process.argv;
+const [, , , workDir, mode, bgLine, fgLine] = process.argv;
 const env = { PATH: process.env.PATH };
-new BackgroundProcesses().start({ file: "sh", args: ["-c", "sleep 300 & echo $! > bg-" + mode + ".pid; wait"], cwd: workDir, env });
-void runProcess({ file: "sh", args: ["-c", "sleep 301 & echo $! > fg-" + mode + ".pid; wait"], cwd: workDir, env });
-const { existsSync } = await import("node:fs");
-while (!existsSync(workDir + "/bg-" + mode + ".pid") || !existsSync(workDir + "/fg-" + mode + ".pid")) await new Promise((r) => setTimeout(r, 20));
-console.log("ready");
-if (mode === "exit") process.exit(0);
+new BackgroundProcesses().start({ file: "bash", args: ["-c", bgLine], cwd: workDir, env });
+void runProcess({ file: "bash", args: ["-c", fgLine], cwd: workDir, env });
+if (mode === "exit") process.stdin.once("data", () => process.exit(0));
 setInterval(() => {}, 1000);
 `,
   );
+  // kill -9 runs no exit hook: only a pid namespace that dies with its parent holds then.
+  const namespaces = needs(["bwrap"]);
 
-  it.each(["exit", "SIGTERM", "SIGINT"])(
-    "kills every tracked process group when the host ends (%s)",
+  it.each(["exit", "SIGTERM", "SIGINT", "SIGKILL"])(
+    "kills every process the host started when the host ends (%s)",
     async (mode) => {
       if (!existsSync(dist)) throw new Error(`build @capgate/tools first: ${dist} is missing`);
-      const child = spawn(process.execPath, [host, dist, dir, mode], {
-        stdio: ["ignore", "pipe", "inherit"],
-      });
+      if (mode === "SIGKILL" && namespaces.skip) return;
+      const bgMark = uniqueSleep();
+      const fgMark = uniqueSleep();
+      const child = spawn(
+        process.execPath,
+        [host, dist, dir, mode, `${leaveBehind(bgMark)}; wait`, `${leaveBehind(fgMark)}; wait`],
+        { stdio: ["pipe", "inherit", "inherit"] },
+      );
       const exited = new Promise((r) => child.once("exit", r));
-      await new Promise<void>((resolve) =>
-        child.stdout.on("data", (d: Buffer) => d.includes("ready") && resolve()),
+      await until(
+        () => processesWith(bgMark).length === 3 && processesWith(fgMark).length === 3,
+        "the host's processes to start",
       );
-      if (mode !== "exit") child.kill(mode as NodeJS.Signals);
+      if (mode === "exit") child.stdin.write("go\n");
+      else child.kill(mode as NodeJS.Signals);
       await exited;
-      const pids = [`bg-${mode}.pid`, `fg-${mode}.pid`].map((f) =>
-        Number(readFileSync(join(dir, f), "utf8")),
+      await until(
+        () => processesWith(bgMark).length === 0 && processesWith(fgMark).length === 0,
+        "the host's processes to end",
       );
-      await until(() => pids.every((p) => !running(p)), "the groups to die");
-      for (const pid of pids) expect(running(pid)).toBe(false);
     },
     20_000,
   );

@@ -1,6 +1,7 @@
 import { CapgateError, closestMatch } from "@capgate/schema";
 import { execa } from "execa";
 import { HeadTailCapture, tailLines } from "./output-capture.js";
+import { containCommand } from "./process-containment.js";
 import { DEFAULT_KILL_GRACE_MS, killMarkedProcesses, terminateGroup, trackGroup } from "./process-group.js";
 import { bashArgv, sandboxCommand } from "./sandbox.js";
 import { type SandboxTarget, sandboxOptionsFor } from "./sandbox-run.js";
@@ -41,7 +42,11 @@ export interface StartProcessOptions {
   label?: string;
   /** Called once the process has exited (sandbox clean-up); notices it returns join the output. */
   onExit?: () => string[] | undefined;
-  /** An OS sandbox's mark (`SandboxedCommand.mark`): its processes are killed too when the group stops. */
+  /**
+   * An OS sandbox's mark (`SandboxedCommand.mark`): its processes are killed too when the
+   * group stops. `file` is then the sandbox and is run as is; any other program is
+   * contained first (`containCommand`), so nothing it starts outlives its stop.
+   */
   sandboxMark?: string;
 }
 
@@ -97,11 +102,15 @@ export class BackgroundProcesses {
         `${running} background processes are already running (the limit is ${this.#maxRunning}); stop one first.`,
       );
     }
+    const contained = options.sandboxMark
+      ? undefined
+      : containCommand(options.file, options.args ?? [], options.env);
+    const mark = options.sandboxMark ?? contained?.mark;
     const id = `p${this.#next++}`;
     const output = new HeadTailCapture(this.#maxOutputBytes, 0);
-    const child = execa(options.file, [...(options.args ?? [])], {
+    const child = execa(contained?.file ?? options.file, contained?.args ?? [...(options.args ?? [])], {
       cwd: options.cwd,
-      env: options.env as Record<string, string>,
+      env: (contained?.env ?? options.env) as Record<string, string>,
       extendEnv: false,
       detached: true,
       cleanup: false,
@@ -121,13 +130,13 @@ export class BackgroundProcesses {
       exitCode: null,
       signal: null,
     };
-    if (child.pid !== undefined) trackGroup(child.pid);
+    if (child.pid !== undefined) trackGroup(child.pid, mark);
     const pid = child.pid;
     let terminating: Promise<void> | undefined;
     const terminate = () => {
       terminating ??= (pid === undefined ? Promise.resolve() : terminateGroup(pid, this.#graceMs)).then(
         () => {
-          if (options.sandboxMark) killMarkedProcesses(options.sandboxMark);
+          if (mark) killMarkedProcesses(mark);
         },
       );
       return terminating;

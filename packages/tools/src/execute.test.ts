@@ -192,6 +192,92 @@ describe("executeTool", () => {
     expect(r.summary).toMatch(/timed out after 50 ms/);
   });
 
+  it("stops a handler's timeout while it waits on a person (pauseTimeout), and runs it again after", async () => {
+    // The handler waits four timeouts long while paused (an approval a nested call asked for),
+    // then for longer than the timeout with the clock running again: only the second wait times out.
+    const waits = defineCapability({
+      manifest: {
+        name: "waits",
+        version: "1.0.0",
+        description: "Waits while paused.",
+        profileFit: ["Coder"],
+        tools: [
+          {
+            name: "waits.paused",
+            description: "Waits with its clock paused.",
+            inputSchema: {
+              type: "object",
+              additionalProperties: false,
+              properties: { after: { type: "boolean" } },
+            },
+          },
+        ],
+      } as const,
+      handlers: {
+        paused: async (args, c) => {
+          const resume = c.pauseTimeout?.() ?? (() => undefined);
+          await new Promise((r) => setTimeout(r, 200));
+          resume();
+          if (args.after) await new Promise((r) => setTimeout(r, 200));
+          return { success: true, summary: "waited" };
+        },
+      },
+    });
+    const c = {
+      ...ctx(),
+      capabilities: new CapabilitySet([waits]),
+      loaded: { isToolLoaded: () => true },
+    };
+    c.limits = { ...c.limits, timeoutMs: 50 };
+    expect(await executeTool("waits.paused", {}, c)).toEqual({ success: true, summary: "waited" });
+    expect((await executeTool("waits.paused", { after: true }, c)).summary).toMatch(/timed out after 50 ms/);
+  });
+
+  it("asks nobody for a call that was stopped while its policy ran", async () => {
+    const stop = new LazyAbortController();
+    const asked: string[] = [];
+    const stopping = defineCapability({
+      manifest: {
+        name: "stopping",
+        version: "1.0.0",
+        description: "Stopped during its policy.",
+        profileFit: ["Coder"],
+        tools: [
+          {
+            name: "stopping.write",
+            description: "A write stopped while checked.",
+            risk: "write",
+            inputSchema: { type: "object", additionalProperties: false, properties: {} },
+          },
+        ],
+      } as const,
+      handlers: { write: async () => ({ success: true, summary: "wrote" }) },
+      policies: {
+        write: () => {
+          stop.abort(new Error("the script has ended"));
+          return undefined;
+        },
+      },
+    });
+    const c = {
+      ...ctx({
+        abort: stop,
+        approve: async (r: { tool: string }) => {
+          asked.push(r.tool);
+          return true;
+        },
+      }),
+      capabilities: new CapabilitySet([stopping]),
+      loaded: { isToolLoaded: () => true },
+    };
+    c.policy = { approval: "on-risk" };
+    expect(await executeTool("stopping.write", {}, c)).toEqual({
+      success: false,
+      summary: "stopping.write was not run: the run was aborted.",
+    });
+    expect(asked).toEqual([]);
+  });
+
   it("caps a huge summary, keeping head and tail", async () => {
     const c = ctx();
     c.limits = { ...c.limits, outputBytes: 1000 };
@@ -383,6 +469,7 @@ describe("executeTool: the call's signal", () => {
         "approve",
         "env",
         "limits",
+        "pauseTimeout",
         "policy",
         "profile",
         "resources",

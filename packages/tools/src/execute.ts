@@ -74,9 +74,10 @@ export async function executeTool(toolName: string, args: unknown, ctx: ExecuteC
   // signal is made only if the policy, the approval wait or the handler reads it.
   const own = new LazyAbortController();
   const unlink = follow(ctx, own);
-  const toolCtx = toolContext(ctx, own);
+  const clock = new CallClock();
+  const toolCtx = toolContext(ctx, own, clock);
   try {
-    return await gated(toolName, argObj, ctx, toolCtx, own, found);
+    return await gated(toolName, argObj, ctx, toolCtx, own, found, clock);
   } finally {
     unlink();
   }
@@ -90,6 +91,7 @@ async function gated(
   toolCtx: ToolContext,
   own: LazyAbortController,
   found: NonNullable<ReturnType<CapabilitySet["lookup"]>>,
+  clock: CallClock,
 ): Promise<ToolResult> {
   const { capability, tool } = found;
   const risk: ToolRisk = tool.risk ?? "read";
@@ -110,6 +112,8 @@ async function gated(
   const mode = ctx.policy.approval ?? "never";
   const askReason = verdict?.ask;
   if (askReason !== undefined || approvalNeeded(mode, risk)) {
+    // Stopped while its policy ran (a script that ended, a run aborted): nobody is asked.
+    if (own.aborted) return aborted(toolName, "was not run: the run was aborted");
     const request: ApprovalRequest = {
       tool: toolName,
       capability: capability.manifest.name,
@@ -120,7 +124,7 @@ async function gated(
     await requireApproval(toolCtx, request, askReason ?? `approval mode '${mode}'`);
   }
 
-  return runHandler(toolName, argObj, ctx, toolCtx, own, capability.handlers.get(toolName)!);
+  return runHandler(toolName, argObj, ctx, toolCtx, own, capability.handlers.get(toolName)!, clock);
 }
 
 /**
@@ -134,26 +138,26 @@ function runHandler(
   toolCtx: ToolContext,
   own: LazyAbortController,
   handler: (args: Record<string, unknown>, ctx: ToolContext) => Promise<ToolResult>,
+  clock: CallClock,
 ): Promise<ToolResult> {
   if (own.aborted) return Promise.resolve(aborted(toolName, "was not run: the run was aborted"));
   const timeoutMs = ctx.limits.timeoutMs;
-  let timer: NodeJS.Timeout | undefined;
   const settled = new Promise<ToolResult>((resolve, reject) => {
-    timer = setTimeout(() => {
+    clock.start(timeoutMs, () => {
       // Settle first so the call reports the timeout, then stop the handler's work.
       resolve({ success: false, summary: `${toolName} timed out after ${timeoutMs} ms and was stopped.` });
       own.abort(new Error("timeout"));
-    }, timeoutMs);
+    });
     // A handler that throws before returning its promise rejects here, like one that rejects.
     Promise.resolve(handler(args, toolCtx)).then(resolve, reject);
   });
   return settled.then(
     (result) => {
-      clearTimeout(timer);
+      clock.stop();
       return capResult(result, ctx.limits.outputBytes);
     },
     (error: unknown) => {
-      clearTimeout(timer);
+      clock.stop();
       if (
         CapgateError.isInstance(error) &&
         (error.code === "policy_denied" || error.code === "invalid_arguments")
@@ -197,7 +201,7 @@ function aborted(toolName: string, what: string): ToolResult {
  * less than an AbortSignal). Listed field by field; the `satisfies` fails the build if
  * ToolContext gains a field this does not pass on.
  */
-function toolContext(ctx: ExecuteContext, abort: LazyAbortController): ToolContext {
+function toolContext(ctx: ExecuteContext, abort: LazyAbortController, clock: CallClock): ToolContext {
   return {
     workspace: ctx.workspace,
     get signal() {
@@ -212,7 +216,56 @@ function toolContext(ctx: ExecuteContext, abort: LazyAbortController): ToolConte
     services: ctx.services,
     resources: ctx.resources,
     stateDir: ctx.stateDir,
+    pauseTimeout: () => clock.pause(),
   } satisfies Record<keyof ToolContext, unknown>;
+}
+
+/**
+ * A handler's timeout that can stop while the handler waits on a person (a nested call's
+ * approval): pauses nest, and the clock runs again with what was left once the last ends.
+ */
+class CallClock {
+  #timer: NodeJS.Timeout | undefined;
+  #onExpire: (() => void) | undefined;
+  #leftMs = 0;
+  #since = 0;
+  #pauses = 0;
+  #stopped = false;
+
+  start(ms: number, onExpire: () => void): void {
+    this.#onExpire = onExpire;
+    this.#leftMs = ms;
+    if (this.#pauses === 0) this.#run();
+  }
+
+  pause(): () => void {
+    if (this.#stopped) return noop;
+    if (this.#pauses++ === 0 && this.#timer !== undefined) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+      this.#leftMs = Math.max(0, this.#leftMs - (Date.now() - this.#since));
+    }
+    let resumed = false;
+    return () => {
+      if (resumed) return;
+      resumed = true;
+      if (--this.#pauses === 0 && !this.#stopped && this.#onExpire) this.#run();
+    };
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  #run(): void {
+    this.#since = Date.now();
+    this.#timer = setTimeout(() => {
+      this.#stopped = true;
+      this.#onExpire?.();
+    }, this.#leftMs);
+  }
 }
 
 function capResult(result: ToolResult, maxBytes: number): ToolResult {

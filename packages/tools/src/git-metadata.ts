@@ -6,7 +6,7 @@ import { join } from "node:path";
  * config, hooks or another repository from elsewhere — enumerated from
  * gitrepository-layout(5) and git's setup/path code. A sandboxed command can write none of
  * them (`sandboxCommand` makes each a read-only mount point for the command's lifetime, a
- * placeholder where it is missing), and the git capability's repository check refuses what
+ * placeholder where it is missing), and @capgate/git-guard's repository check refuses what
  * git itself never writes there. Everything else under GIT_DIR is data (objects, refs,
  * logs, index, HEAD, info/exclude, …); docs/security.md says why each of those is harmless.
  */

@@ -35,7 +35,7 @@ export {
 export type { ExecuteContext, LoadedTools } from "./execute.js";
 export { executeTool } from "./execute.js";
 export type { GitMetadataEntry } from "./git-metadata.js";
-export { PROTECTED_GIT_ENTRIES } from "./git-metadata.js";
+export { isRepositoryLayout, PROTECTED_GIT_ENTRIES } from "./git-metadata.js";
 export type { GuardedFetchOptions, GuardedResponse } from "./guarded-fetch.js";
 export { guardedFetch } from "./guarded-fetch.js";
 export type { HiddenPath, HiddenScope } from "./hidden-paths.js";
@@ -59,6 +59,8 @@ export {
 export { isPolicyFile, POLICY_FILE_NAME, policyFilePaths } from "./policy-file.js";
 export type { PolicyScan } from "./policy-tree-scan.js";
 export { MAX_POLICY_SCAN_ENTRIES, scanForPolicyFile } from "./policy-tree-scan.js";
+export type { ContainedCommand, Containment } from "./process-containment.js";
+export { CONTAINMENT_BWRAP_ARGS, containCommand, containmentAvailable } from "./process-containment.js";
 export { DEFAULT_KILL_GRACE_MS, killMarkedProcesses, SANDBOX_MARK_VAR } from "./process-group.js";
 export type { ProcessResult, RunProcessOptions } from "./process-runner.js";
 export { describeExit, runProcess } from "./process-runner.js";
@@ -98,6 +100,7 @@ export type {
   HostServices,
   MemoryEntry,
   MemoryService,
+  NestedCallOptions,
   PolicyCheck,
   PolicyConfig,
   PolicyVerdict,
@@ -105,6 +108,7 @@ export type {
   ShellNetwork,
   ShellPolicyConfig,
   ShellPrefixRule,
+  ToolCallService,
   ToolContent,
   ToolContentAnnotations,
   ToolContext,

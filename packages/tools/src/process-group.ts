@@ -5,22 +5,27 @@ import { onExit } from "signal-exit";
 export const DEFAULT_KILL_GRACE_MS = 2000;
 
 const POLL_MS = 25;
-const live = new Set<number>();
+/** Tracked groups, each with the mark its processes carry (see `killMarkedProcesses`), if any. */
+const live = new Map<number, string | undefined>();
 let exitHookInstalled = false;
 
 /**
  * Remember a process group so it is SIGKILLed if the host exits (normally or by a signal)
- * while the group still runs. Children are spawned detached (their own group) so they
- * would otherwise outlive the host.
+ * while the group still runs — and with it every process carrying `mark`, which a group
+ * signal misses once they left the group (setsid). Children are spawned detached (their
+ * own group) so they would otherwise outlive the host.
  */
-export function trackGroup(pgid: number): void {
+export function trackGroup(pgid: number, mark?: string): void {
   if (!exitHookInstalled) {
     exitHookInstalled = true;
     onExit(() => {
-      for (const id of live) signalGroup(id, "SIGKILL");
+      for (const [id, marked] of live) {
+        signalGroup(id, "SIGKILL");
+        if (marked) killMarkedProcesses(marked);
+      }
     });
   }
-  live.add(pgid);
+  live.set(pgid, mark);
 }
 
 export function untrackGroup(pgid: number): void {
@@ -29,7 +34,7 @@ export function untrackGroup(pgid: number): void {
 
 /** Process groups currently tracked (for diagnostics and tests). */
 export function trackedGroups(): number[] {
-  return [...live];
+  return [...live.keys()];
 }
 
 /** Send `signal` to every process of the group; false when the group no longer exists. */
@@ -104,7 +109,11 @@ export async function terminateGroup(pgid: number, graceMs = DEFAULT_KILL_GRACE_
   untrackGroup(pgid);
 }
 
-/** The environment variable that marks every process of one OS sandbox (see `sandboxCommand`). */
+/**
+ * The environment variable that marks every process of one OS sandbox (see
+ * `sandboxCommand`), and of one contained command where no pid namespace can be had (see
+ * `containCommand`).
+ */
 export const SANDBOX_MARK_VAR = "CAPGATE_SANDBOX_MARK";
 
 /**

@@ -1,7 +1,8 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CapgateError } from "@capgate/schema";
+import { leaveBehind, processesWith, uniqueSleep } from "@capgate/test-system-parts";
 import { afterAll, describe, expect, it } from "vitest";
 import { HeadTailCapture, tailLines } from "./output-capture.js";
 import { runProcess } from "./process-runner.js";
@@ -11,29 +12,13 @@ const dir = mkdtempSync(join(tmpdir(), "capgate-proc-"));
 const env = minimalEnv();
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Is `pid` a live (non-zombie) process? Reads the process table. */
-function running(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-    const state = stat.slice(stat.lastIndexOf(")") + 2)[0];
-    return state !== "Z" && state !== "X";
-  } catch {
-    if (existsSync("/proc/self")) return false;
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
+/** Wait for a state of the process table (polled, up to 15 s). */
+async function until(check: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 750; i++) {
+    if (check()) return;
+    await new Promise((r) => setTimeout(r, 20));
   }
-}
-
-function pidsFrom(file: string): number[] {
-  return readFileSync(join(dir, file), "utf8")
-    .trim()
-    .split(/\s+/)
-    .map(Number)
-    .filter((n) => n > 0);
+  throw new Error(`gave up waiting for ${what}`);
 }
 
 describe("runProcess", () => {
@@ -72,53 +57,64 @@ describe("runProcess", () => {
   });
 
   it("on timeout kills the whole process group, grandchildren included", async () => {
-    // Two grandchildren: one ordinary, one that ignores SIGTERM and needs the SIGKILL.
-    const script = `sleep 300 & a=$!; (trap '' TERM; exec sleep 301) & b=$!; echo "$a $b" > tree.pid; wait`;
+    // Two grandchildren: one ordinary, one that ignores SIGTERM and needs the SIGKILL. The
+    // timeout is far above the time the script needs to start them (it prints "started"
+    // after both forks).
+    const m = uniqueSleep();
+    const script = `sleep ${m} & (trap '' TERM; exec sleep ${m}) & echo started; wait`;
     const r = await runProcess({
       file: "sh",
       args: ["-c", script],
       cwd: dir,
       env,
-      timeoutMs: 500,
+      timeoutMs: 3_000,
       killGraceMs: 300,
     });
     expect(r.timedOut).toBe(true);
     expect(r.exitCode).toBeNull();
-    const pids = pidsFrom("tree.pid");
-    expect(pids).toHaveLength(2);
-    for (const pid of pids) expect(running(pid)).toBe(false);
+    expect(r.stdout).toBe("started\n");
+    expect(processesWith(m)).toEqual([]);
   }, 20_000);
 
   it("kills what the child left running when it exits", async () => {
+    const m = uniqueSleep();
     const r = await runProcess({
       file: "sh",
-      args: ["-c", "sleep 300 > /dev/null 2>&1 & echo $! > left.pid; echo done"],
+      args: ["-c", `sleep ${m} > /dev/null 2>&1 & echo done`],
       cwd: dir,
       env,
       killGraceMs: 300,
     });
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toBe("done\n");
-    expect(running(pidsFrom("left.pid")[0]!)).toBe(false);
+    expect(processesWith(m)).toEqual([]);
+  }, 20_000);
+
+  it("nothing the program started outlives it: setsid and a double fork included", async () => {
+    // A process group holds none of the setsid ones; the program's pid namespace holds all.
+    const m = uniqueSleep();
+    const r = await runProcess({ file: "bash", args: ["-c", leaveBehind(m)], cwd: dir, env });
+    expect(r.exitCode).toBe(0);
+    expect(processesWith(m)).toEqual([]);
   }, 20_000);
 
   it("abort kills the group and reports aborted", async () => {
     const controller = new AbortController();
+    const m = uniqueSleep();
     const pending = runProcess({
-      file: "sh",
-      args: ["-c", "sleep 300 & echo $! > abort.pid; echo started; wait"],
+      file: "bash",
+      args: ["-c", `${leaveBehind(m)}; echo started; wait`],
       cwd: dir,
       env,
       signal: controller.signal,
     });
-    for (let i = 0; i < 200 && !existsSync(join(dir, "abort.pid")); i++)
-      await new Promise((r) => setTimeout(r, 25));
+    await until(() => processesWith(m).length === 3, "the three sleeps");
     controller.abort();
     const r = await pending;
     expect(r.aborted).toBe(true);
     expect(r.timedOut).toBe(false);
     expect(r.signal).toBe("SIGTERM");
-    expect(running(pidsFrom("abort.pid")[0]!)).toBe(false);
+    expect(processesWith(m)).toEqual([]);
     // Already aborted: nothing is started.
     const again = await runProcess({
       file: "touch",

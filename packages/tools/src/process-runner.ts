@@ -1,6 +1,7 @@
 import { CapgateError } from "@capgate/schema";
 import { execa } from "execa";
 import { HeadTailCapture } from "./output-capture.js";
+import { containCommand } from "./process-containment.js";
 import {
   DEFAULT_KILL_GRACE_MS,
   killMarkedProcesses,
@@ -31,7 +32,11 @@ export interface RunProcessOptions {
   input?: string | Uint8Array;
   /** Time between SIGTERM and SIGKILL (default 2000 ms). */
   killGraceMs?: number;
-  /** An OS sandbox's mark (`SandboxedCommand.mark`): its processes are killed too when the group stops. */
+  /**
+   * An OS sandbox's mark (`SandboxedCommand.mark`): its processes are killed too when the
+   * group stops. `file` is then the sandbox (which has its own pid namespace) and is run as
+   * is; any other program is contained first (`containCommand`).
+   */
   sandboxMark?: string;
 }
 
@@ -54,10 +59,12 @@ export interface ProcessResult {
 /**
  * Run a program without a shell, in its own process group, and collect its output.
  *
- * The whole group (the child and everything it started) is stopped — SIGTERM, then SIGKILL
- * after `killGraceMs` — on timeout, on abort, and when the child exits (so background
- * leftovers such as `sleep 100 &` do not survive the call); it is also SIGKILLed if the
- * host exits. Output is captured as it streams, keeping head and tail within
+ * Nothing the program starts outlives the call: it runs contained (`containCommand`: its
+ * own pid namespace, which takes everything in it along when the program exits — also what
+ * left the group with setsid or a double fork — and dies with the host, `kill -9`
+ * included). The group is stopped — SIGTERM, then SIGKILL after `killGraceMs` — on
+ * timeout, on abort, and when the child exits; it is also SIGKILLed if the host exits.
+ * Output is captured as it streams, keeping head and tail within
  * `maxOutputBytes` per stream, so a flood never sits in memory.
  *
  * Never rejects for what the process did (non-zero exit, timeout, abort): read the result.
@@ -77,9 +84,13 @@ export async function runProcess(options: RunProcessOptions): Promise<ProcessRes
     return emptyResult({ aborted: true });
   }
 
-  const child = execa(options.file, [...(options.args ?? [])], {
+  const contained = options.sandboxMark
+    ? undefined
+    : containCommand(options.file, options.args ?? [], options.env);
+  const mark = options.sandboxMark ?? contained?.mark;
+  const child = execa(contained?.file ?? options.file, contained?.args ?? [...(options.args ?? [])], {
     cwd: options.cwd,
-    env: options.env as Record<string, string>,
+    env: (contained?.env ?? options.env) as Record<string, string>,
     extendEnv: false,
     detached: true, // own process group, so the whole tree can be signalled
     cleanup: false, // we kill the group ourselves, also on host exit
@@ -91,7 +102,7 @@ export async function runProcess(options: RunProcessOptions): Promise<ProcessRes
     ...(options.input === undefined ? { stdin: "ignore" as const } : { input: options.input }),
   });
   const pid = child.pid;
-  if (pid !== undefined) trackGroup(pid);
+  if (pid !== undefined) trackGroup(pid, mark);
   child.stdout?.on("data", (chunk: Uint8Array) => stdout.push(chunk));
   child.stderr?.on("data", (chunk: Uint8Array) => stderr.push(chunk));
 
@@ -101,7 +112,7 @@ export async function runProcess(options: RunProcessOptions): Promise<ProcessRes
   const stop = () => {
     if (pid === undefined) return;
     stopping ??= terminateGroup(pid, graceMs).then(() => {
-      if (options.sandboxMark) killMarkedProcesses(options.sandboxMark);
+      if (mark) killMarkedProcesses(mark);
     });
   };
   const timer = setTimeout(() => {

@@ -1,6 +1,4 @@
-import { accessSync, constants, statSync } from "node:fs";
-import { join } from "node:path";
-import { CapgateError } from "@capgate/schema";
+import { resolveProgram } from "./process-containment.js";
 import { type ProcessResult, type RunProcessOptions, runProcess } from "./process-runner.js";
 import { type SandboxOptions, sandboxCommand } from "./sandbox.js";
 import type { ShellPolicyConfig, ToolContext, WebPolicyConfig } from "./types.js";
@@ -83,24 +81,4 @@ export async function runSandboxed(options: RunSandboxedOptions): Promise<Proces
     stderr: `${result.stderr}${added}`,
     stderrBytes: result.stderrBytes + Buffer.byteLength(added),
   };
-}
-
-/**
- * A bare program name resolved on `PATH` the way the host would, so "not found" is the same
- * `spawn_failed` error as without a sandbox (inside, bubblewrap could only exit non-zero).
- * @throws CapgateError `spawn_failed` when no directory of PATH has it.
- */
-function resolveProgram(file: string, path: string | undefined): string {
-  if (file.includes("/")) return file;
-  for (const dir of (path ?? "").split(":")) {
-    if (!dir.startsWith("/")) continue;
-    const candidate = join(dir, file);
-    try {
-      accessSync(candidate, constants.X_OK);
-      if (statSync(candidate).isFile()) return candidate;
-    } catch {
-      // not here
-    }
-  }
-  throw new CapgateError("spawn_failed", `could not start '${file}': no such program or working directory`);
 }

@@ -512,7 +512,8 @@ describeSandbox("a sandbox stopped at once leaves nothing behind", () => {
         if (i % 12) await new Promise((r) => setTimeout(r, i % 12));
         await bg.stop(started.id);
       }
-      await new Promise((r) => setTimeout(r, 300));
+      // Every stop has sent its SIGKILLs; wait for the kernel to carry them out (bounded).
+      for (let i = 0; i < 750 && survivors().length > 0; i++) await new Promise((r) => setTimeout(r, 20));
       expect(survivors()).toEqual([]);
     } finally {
       await bg.stopAll();

@@ -1,4 +1,4 @@
-import type { ContentAnnotations, ContentBlock, ToolRisk } from "@capgate/schema";
+import type { ContentAnnotations, ContentBlock, ToolManifest, ToolRisk } from "@capgate/schema";
 
 /** MCP content annotations: who a block is for, how much it matters, when it changed. */
 export type ToolContentAnnotations = ContentAnnotations;
@@ -90,6 +90,11 @@ export interface ShellPolicyConfig {
   deny?: ShellPrefixRule[];
   ask?: ShellPrefixRule[];
   /**
+   * Commands that may run although the shell policy cannot read everything they run: with
+   * deny or ask rules configured, such commands are asked about unless an allow rule names them.
+   */
+  allow?: ShellPrefixRule[];
+  /**
    * `on` (default): every command runs in the OS sandbox (bubblewrap), and is refused when the
    * sandbox cannot start. `off`: commands run unsandboxed (the CLI warns on every run).
    */
@@ -170,10 +175,44 @@ export interface HostResources {
   closeAll(): Promise<void>;
 }
 
+/** How one nested call is made: its stop side, and what to do while a person is asked to approve it. */
+export interface NestedCallOptions {
+  /** Stops the call (the enclosing call's deadline or abort). */
+  signal: AbortSignal;
+  /**
+   * Called when the call starts waiting for an operator's approval; the function it returns
+   * is called when the wait ends. The caller stops its clocks in between: a person's answer
+   * is not the program's time.
+   */
+  onApprovalWait?: () => () => void;
+}
+
+/**
+ * Host service behind script.run (and any capability that chains tools): each call takes
+ * exactly the path of the model's capability_call in the same session — known and loaded →
+ * closed-schema validation → policy → approval → handler, then the MCP fallthrough where
+ * the calling loop allows it — and is traced as a call nested in the enclosing one. The
+ * host (loop session, direct call) provides it; a capability never builds its own.
+ */
+export interface ToolCallService {
+  /** Nesting level of the calls made through this service (1 for a top-level call's children). */
+  readonly depth: number;
+  /** The tools a call can reach now (the session's loaded tools, MCP ones included), sorted by name. */
+  tools(): ToolManifest[];
+  /**
+   * One call through the gate. Rejections (unknown or not-loaded tool, invalid arguments,
+   * policy or approval refusal, the run's budget) throw a CapgateError with the gate's
+   * `code` and `property`; everything once the handler ran is the ToolResult.
+   */
+  call(tool: string, args: Record<string, unknown>, options: NestedCallOptions): Promise<ToolResult>;
+}
+
 /** Host services reach capabilities through the context, never by importing the host. */
 export interface HostServices {
   workers?: WorkerService;
   memory?: MemoryService;
+  /** Calls to other tools of the session, through the gate (script.run). */
+  calls?: ToolCallService;
   /** Opaque to tools: the mcp capability reads it as the host's MCP session pool. */
   mcp?: unknown;
   /** Path of the Chromium binary for browser_panel (default: /usr/bin/chromium). */
@@ -195,6 +234,11 @@ export interface ToolContext {
   resources: HostResources;
   /** Where capabilities may keep state (e.g. $CAPGATE_HOME). */
   stateDir: string;
+  /**
+   * Stop this call's timeout clock while it waits on a person (a nested call's approval);
+   * returns the function that starts it again. Set by the executor for handlers.
+   */
+  pauseTimeout?: () => () => void;
 }
 
 /** What a capability's policy may answer besides refusing (by throwing PolicyDeniedError): ask a human first. */

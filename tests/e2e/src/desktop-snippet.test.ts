@@ -117,7 +117,9 @@ describe("the desktop snippets in docs/mcp.md work verbatim", () => {
     });
     const client = new Client({ name: "desktop", version: "0" });
     await expect(client.connect(transport)).rejects.toThrow();
-    await new Promise((r) => setTimeout(r, 200));
+    // The refusal reaches the pipe when the loaded machine delivers it: wait for it (bounded).
+    for (let i = 0; i < 750 && !stderr.includes("--workspace"); i++)
+      await new Promise((r) => setTimeout(r, 20));
     expect(stderr).toContain("refusing to serve / as the workspace");
     expect(stderr).toContain("--workspace");
   }, 30_000);

@@ -35,7 +35,8 @@ export function spawnCli(args: string[], env: Record<string, string>, cwd: strin
     child,
     output: () => out,
     exited,
-    waitFor(pattern, ms = 30_000) {
+    // Generous: on a loaded machine a node's start alone can take tens of seconds.
+    waitFor(pattern, ms = 150_000) {
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`timed out waiting for ${pattern} in:\n${out}`)), ms);
         const check = () => {

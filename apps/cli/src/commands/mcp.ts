@@ -1,5 +1,10 @@
 import type { ToolResult } from "@capgate/tools";
-import { type GlobalOptions, parseJsonArgument, reportCapabilityProblems } from "../context.js";
+import {
+  type GlobalOptions,
+  parseApproval,
+  parseJsonArgument,
+  reportCapabilityProblems,
+} from "../context.js";
 import { CliError } from "../errors.js";
 import { type CliIO, paint } from "../io.js";
 import { printJson } from "../json.js";
@@ -89,6 +94,7 @@ export interface McpServeOptions {
   config?: string;
   profile?: string;
   preload?: string;
+  approval?: string;
 }
 
 /**
@@ -127,10 +133,16 @@ export async function mcpServeCommand(
     ?.split(",")
     .map((p) => p.trim())
     .filter((p) => p !== "");
+  const { createGateServer, elicitingApprover } = await import("@capgate/mcp-client");
+  // Approvals (--approval on-risk/always, or the config's) are asked of the client's user by elicitation.
+  let server: ReturnType<typeof createGateServer> | undefined;
+  const approval = parseApproval(options.approval);
   const harness = await createHarness({
     config,
     ...(explicitWorkspace ? { workspace: explicitWorkspace } : {}),
     ...(global.capability?.length ? { capabilityPlugins: global.capability } : {}),
+    ...(approval ? { approval } : {}),
+    approve: elicitingApprover(() => server),
   });
   // stderr only: stdout is the MCP channel.
   reportCapabilityProblems(harness, global, io);
@@ -144,22 +156,25 @@ export async function mcpServeCommand(
     await harness.close();
     throw error;
   }
-  const { createGateServer } = await import("@capgate/mcp-client");
   const { serveGateOverStdio } = await import("@capgate/mcp-client/stdio");
-  const server = createGateServer({ name: "capgate", version: VERSION, handlers: session.handlers });
+  server = createGateServer({ name: "capgate", version: VERSION, handlers: session.handlers });
   const servers = Object.keys(config.mcpServers);
   io.err(
     `capgate mcp serve · workspace ${harness.workspace} · config ${config.path ?? "(none)"} · MCP servers ${servers.length ? servers.join(", ") : "(none)"} · trace ${harness.store.pathOf(session.runId)}`,
   );
   const serving = await serveGateOverStdio(server);
   const stop = () => void serving.close();
-  process.once("SIGTERM", stop);
-  process.once("SIGINT", stop);
+  // `on`, not `once`: signal-exit (the exit hook that kills child processes) re-raises a
+  // signal nobody else listens to, which would end the process before the close below.
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
   try {
     await serving.closed;
   } finally {
-    session.close();
+    await session.close();
     await harness.close();
+    process.off("SIGTERM", stop);
+    process.off("SIGINT", stop);
   }
   return 0;
 }

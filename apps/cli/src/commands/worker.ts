@@ -54,6 +54,8 @@ export async function workerCommand(
           io.out(
             `${p.dim("run")} ${event.runId} ${event.outcome}${where}${event.error ? ` — ${event.error}` : ""}`,
           );
+          // What publishing stripped (nested repositories, gitlinks) is said where the operator looks.
+          if (event.result?.notice) io.out(`${p.dim("run")} ${event.runId} ${event.result.notice}`);
         }
       },
     });
@@ -65,14 +67,19 @@ export async function workerCommand(
     `${p.bold("capgate worker")} ${worker.id} · concurrency ${concurrency} · ${worker.where} ${p.dim(`(workspace ${harness.workspace})`)}`,
   );
   let signalled = false;
+  // A second signal exits at once (the exit hook still kills what the runs started).
   const onSignal = () => {
-    if (signalled) return;
+    if (signalled) process.exit(1);
     signalled = true;
     void worker.stop();
   };
-  process.once("SIGTERM", onSignal);
-  process.once("SIGINT", onSignal);
+  // `on`, not `once`: signal-exit (the exit hook that kills child processes) re-raises a
+  // signal nobody else listens to, which would kill the worker in the middle of its stop.
+  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
   await worker.stopped;
+  process.off("SIGTERM", onSignal);
+  process.off("SIGINT", onSignal);
   await harness.close().catch(() => undefined);
   await worker.close().catch(() => undefined);
   if (!signalled) {

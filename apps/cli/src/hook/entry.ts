@@ -1,5 +1,5 @@
 import { setFlagsFromString } from "node:v8";
-import { runClaudeCodeHook } from "@capgate/shell-policy/claude-code";
+import { runClaudeCodeHook } from "./claude-code.js";
 
 const USAGE =
   "usage: capgate hook claude-code [--config FILE]   (a Claude Code PreToolUse hook: JSON on stdin)";

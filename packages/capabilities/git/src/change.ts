@@ -1,5 +1,6 @@
 import { lstat } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
+import { type GitRunner, newGitlinks } from "@capgate/git-guard";
 import {
   isPolicyFile,
   POLICY_FILE_NAME,
@@ -28,10 +29,21 @@ export async function add(args: { paths: string[] }, ctx: ToolContext): Promise<
   const specs: string[] = [];
   for (const [i, p] of args.paths.entries()) specs.push(await gitPath(ctx, p, `paths[${i}]`));
   const toStage = await filesToStage(ctx, specs);
+  // git lists a directory holding a repository of its own (a `.git` directory or file) as
+  // `dir/`: staging it would record a gitlink, never its files. A path inside one git
+  // skips without a word; it is named too.
+  const root = await realWorkspace(ctx.workspace);
+  const nested = [
+    ...toStage.filter((p) => p.endsWith("/")).map((p) => p.slice(0, -1)),
+    ...(await Promise.all(specs.map((spec) => nestedRepositoryAbove(root, spec)))).filter(
+      (p): p is string => p !== undefined,
+    ),
+  ];
+  if (nested.length > 0) return { success: false, summary: nestedRefusal(nested), data: { nested } };
   const filtered = await filteredPaths(ctx, toStage);
   if (filtered.length > 0)
     return { success: false, summary: filterRefusal("git.add", filtered), data: { filtered } };
-  const hidden = await hiddenRelativePaths(ctx, await realWorkspace(ctx.workspace));
+  const hidden = await hiddenRelativePaths(ctx, root);
   // With hidden paths inside the workspace, exactly the files ls-files listed (hidden ones
   // excluded by pathspec, whatever a .gitignore negation says) are staged, by name: `git add`
   // itself would stage a hidden file a negation un-ignores, and a pathspec excluding it
@@ -53,6 +65,41 @@ export async function add(args: { paths: string[] }, ctx: ToolContext): Promise<
   };
 }
 
+/** Most paths named in a refusal. */
+const SHOWN = 10;
+
+function listed(paths: readonly string[]): string {
+  const shown = paths.slice(0, SHOWN).map((p) => `'${p}'`);
+  return `${shown.join(", ")}${paths.length > SHOWN ? `, … (${paths.length} in all)` : ""}`;
+}
+
+function nestedRefusal(nested: readonly string[]): string {
+  const one = nested.length === 1;
+  const first = nested[0]!;
+  return `git.add refused: ${listed(nested)} ${one ? "is a git repository" : "are git repositories"} of ${one ? "its" : "their"} own (with a .git inside), which git would record as a gitlink — a pointer to one of ${one ? "its" : "their"} commits, not ${one ? "its" : "their"} files — and enter on later calls, where ${one ? "its" : "their"} own config and hooks apply. Nothing was staged. To add the files, remove the nested repository's metadata (shell.run {"command":"rm -rf ${first}/.git"}); to leave ${one ? "it" : "them"} out, add ${one ? "it" : "them"} to .gitignore.`;
+}
+
+/** The nearest directory above `spec` (relative, not the root) holding a `.git`: a repository of its own. */
+async function nestedRepositoryAbove(root: string, spec: string): Promise<string | undefined> {
+  const parts = spec.split(sep).filter((p) => p !== "" && p !== ".");
+  for (let i = parts.length - 1; i >= 1; i--) {
+    const dir = parts.slice(0, i).join("/");
+    if (await lstat(join(root, ...parts.slice(0, i), ".git")).catch(() => null)) return dir;
+  }
+  return undefined;
+}
+
+/** The git tools' `git` as a @capgate/git-guard runner (for its gitlink checks). */
+function runner(ctx: ToolContext): GitRunner {
+  return {
+    run: (args, call = {}) =>
+      git(ctx, args, {
+        ...(call.input === undefined ? {} : { input: call.input }),
+        ...(call.maxOutputBytes === undefined ? {} : { maxOutputBytes: call.maxOutputBytes }),
+      }),
+  };
+}
+
 const NO_IDENTITY =
   'git has no identity to commit with: set user.name and user.email, e.g. `git config user.name "Your Name"` and `git config user.email you@example.com` in the repository (or with --global). git.commit does not make one up.';
 
@@ -62,6 +109,17 @@ export async function commit(args: { message: string }, ctx: ToolContext): Promi
   for (const who of ["GIT_AUTHOR_IDENT", "GIT_COMMITTER_IDENT"]) {
     const ident = await git(ctx, ["var", who]);
     if (ident.exitCode !== 0) return { success: false, summary: NO_IDENTITY };
+  }
+  // git.add never stages a gitlink, but the index is the model's to change from the shell
+  // (`git update-index --cacheinfo 160000,…`); a commit never records one HEAD lacks.
+  const links = await newGitlinks(runner(ctx), await resolveRevision(ctx, "HEAD", "commit"));
+  if (links.length > 0) {
+    const paths = links.map((l) => l.path);
+    return {
+      success: false,
+      summary: `git.commit refused: the index holds ${paths.length === 1 ? "a gitlink" : "gitlinks"} (a submodule entry: a pointer to a commit of another repository) at ${listed(paths)} that HEAD does not have, staged outside the git tools; committing would record ${paths.length === 1 ? "it" : "them"}, and git would enter that repository on later calls. Nothing was committed. Unstage ${paths.length === 1 ? "it" : "them"} (shell.run {"command":"git rm --cached -q -- ${paths[0]}"}) and commit again.`,
+      data: { gitlinks: paths },
+    };
   }
   // `diff --cached --quiet` exits 1 when something is staged (also before the first commit).
   const staged = await git(ctx, ["diff", "--cached", "--quiet", "--no-ext-diff"]);

@@ -16,10 +16,10 @@ import {
 } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
+import { invalidIndexPath } from "@capgate/git-guard";
 import { needs } from "@capgate/test-system-parts";
 import { DEFAULT_LIMITS, type ToolResult } from "@capgate/tools";
 import { afterEach, describe, expect, it } from "vitest";
-import { invalidIndexPath } from "./index-guard.js";
 import { createRepoWithHistory, type GitTestRepo } from "./test-support.js";
 
 const gitPart = needs(["git"]);

@@ -73,6 +73,7 @@ export function adHocSession(ctx: ToolContext, argv: readonly string[]): Promise
         pid: inner.pid,
         listTools: (options) => inner.listTools(options),
         callTool: (tool, toolArgs, options) => inner.callTool(tool, toolArgs, options),
+        refusalOf: (tool, options) => inner.refusalOf(tool, options),
         close: async () => {
           try {
             await inner.close();

@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { McpPool, McpServersMap } from "@capgate/mcp-client";
 import { createNodeMcpPool } from "@capgate/mcp-client/stdio";
 import { shellQuote } from "@capgate/shell-policy";
@@ -26,6 +27,10 @@ const ENTRY = join(
   "index.js",
 );
 const EVERYTHING_ARGV = [process.execPath, ENTRY, "stdio"];
+// The MCP client's hostile server (10,000 tools, hostile names and schemas), built on the SDK.
+const HOSTILE = fileURLToPath(
+  new URL("../../../mcp-client/test/fixtures/hostile-sdk-server.mjs", import.meta.url),
+);
 const EVERYTHING_LINE = shellQuote(EVERYTHING_ARGV);
 
 const workspaces: string[] = [];
@@ -163,10 +168,41 @@ describe("mcp capability with a configured server (the host's pool)", () => {
     const result = await executeTool("mcp.call", { command: "everything", tool: "ecko" }, ctx);
     expect(result.success).toBe(false);
     expect(result.summary).toMatch(
-      /^MCP server 'everything' has no tool 'ecko'\. Did you mean 'echo'\? Its tools: echo, /,
+      /^MCP server 'everything' has no tool "ecko"\. Did you mean 'echo'\? Its tools: echo, /,
     );
     expect(result.data).toMatchObject({ code: "unknown_tool", server: "everything" });
   }, 30_000);
+
+  it("a hostile server: list_tools stays within its budget, and a tool the client refuses says why without being sent", async () => {
+    const p = pool({ hostile: { command: process.execPath, args: [HOSTILE] } });
+    const ctx = context({ services: { mcp: p } });
+    const listed = await executeTool("mcp.list_tools", { command: "hostile" }, ctx);
+    expect(listed.success).toBe(true);
+    expect(listed.summary.length).toBeLessThanOrEqual(16_000);
+    expect(listed.summary.split("\n")[0]).toMatch(
+      /^MCP server 'hostile' has 10002 tools; call one with mcp\.call/,
+    );
+    expect(listed.summary).toMatch(
+      /\n… \d+ more tools not shown \(10002 in all\): mcp\.call takes any of them by its name, or find them by what they do with capability_search \{"query":"mcp:hostile <what the tool does>"\}\.$/,
+    );
+    expect((listed.data as { tools: unknown[] }).tools).toHaveLength(10_002);
+    for (const [tool, why] of [
+      ["ref_loop", "inputSchema has a $ref loop that never reaches a nested value"],
+      ["huge_schema", "inputSchema is larger than 65536 characters"],
+      ["esc\u001b[31mred", "it contains control or format characters"],
+    ]) {
+      const refused = await executeTool("mcp.call", { command: "hostile", tool, arguments: {} }, ctx);
+      expect(refused.success).toBe(false);
+      expect(refused.summary).toContain(why);
+      expect(refused.summary).toMatch(/Nothing was sent to the server\.$/);
+      expect(refused.data).toMatchObject({ code: "unknown_tool", server: "hostile" });
+    }
+    const unknown = await executeTool("mcp.call", { command: "hostile", tool: "weather_1" }, ctx);
+    expect(unknown.summary).toMatch(/Its tools: echo, calls, weather_00000, .*, … \(10002 in all\)/);
+    expect(unknown.summary.length).toBeLessThan(1_000);
+    const calls = await executeTool("mcp.call", { command: "hostile", tool: "calls" }, ctx);
+    expect(JSON.parse(calls.summary)).toEqual([]);
+  }, 60_000);
 
   it("rejects `args` for a configured server and refuses a disabled one", async () => {
     const ctx = context({

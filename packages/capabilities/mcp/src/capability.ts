@@ -1,5 +1,5 @@
 import { type McpToolInfo, serverTimeoutMs } from "@capgate/mcp-client";
-import { CapgateError, closestMatch } from "@capgate/schema";
+import { CapgateError, closestMatch, mcpToolLabel } from "@capgate/schema";
 import { defineCapability, type ToolContext, type ToolResult } from "@capgate/tools";
 import { adHocSession, mcpTimeoutMs } from "./ad-hoc-sessions.js";
 import { manifest } from "./manifest.js";
@@ -36,6 +36,16 @@ async function listToolsOf(
   return session.pid === undefined ? { tools } : { tools, pid: session.pid };
 }
 
+/** Tool names quoted when a name is unknown (the rest are counted). */
+const NAMES_SHOWN = 20;
+
+/** Why the MCP client refuses a tool by this name although the server may have it (admission), if it does. */
+async function refusalOf(target: McpTarget, ctx: ToolContext, tool: string): Promise<string | undefined> {
+  if (target.kind === "configured")
+    return target.pool.refusalOf?.(target.server, tool, callOptions(target, ctx));
+  return (await adHocSession(ctx, target.argv)).refusalOf(tool, callOptions(target, ctx));
+}
+
 /**
  * A fault (timeout, crash, failed start, RPC error) as a failed result that names the
  * server or the command line and keeps the error's code for programs.
@@ -64,16 +74,30 @@ export const capability = defineCapability({
     call: async (args, ctx) => {
       const target = await resolveTarget(args, ctx);
       try {
-        // Check the name against the server's list first: an unknown tool gets the list
-        // and a suggestion instead of whatever the server answers to an unknown name.
+        // Check the name against the server's admitted list first: a tool capgate refuses
+        // says why, an unknown one gets a suggestion and the names — nothing is sent either way.
         const { tools } = await listToolsOf(target, ctx);
         if (!tools.some((t) => t.name === args.tool)) {
+          const refused = await refusalOf(target, ctx, args.tool);
+          if (refused)
+            return {
+              success: false,
+              summary: `${refused} Nothing was sent to the server.`,
+              data: { code: "unknown_tool", ...targetData(target) },
+            };
           const names = tools.map((t) => t.name);
           const guess = closestMatch(args.tool, names);
+          const shown = names.slice(0, NAMES_SHOWN).join(", ");
+          const rest = names.length > NAMES_SHOWN ? `, … (${names.length} in all)` : "";
           return {
             success: false,
-            summary: `${targetName(target)} has no tool '${args.tool}'.${guess ? ` Did you mean '${guess}'?` : ""} Its tools: ${names.length > 0 ? names.join(", ") : "none"} (mcp.list_tools shows their arguments).`,
-            data: { code: "unknown_tool", ...targetData(target), tools: names },
+            summary: `${targetName(target)} has no tool ${mcpToolLabel(args.tool)}.${guess ? ` Did you mean '${guess}'?` : ""} Its tools: ${names.length > 0 ? `${shown}${rest}` : "none"} (mcp.list_tools shows their arguments).`,
+            data: {
+              code: "unknown_tool",
+              ...targetData(target),
+              tools: names.slice(0, NAMES_SHOWN),
+              toolCount: names.length,
+            },
           };
         }
         const toolArgs = args.arguments ?? {};
@@ -93,7 +117,12 @@ export const capability = defineCapability({
       const target = await resolveTarget(args, ctx);
       try {
         const { tools, pid } = await listToolsOf(target, ctx);
-        const rendered = renderToolList(targetName(target), args, tools);
+        const rendered = renderToolList(
+          targetName(target),
+          args,
+          tools,
+          target.kind === "configured" ? { server: target.server } : {},
+        );
         return {
           success: true,
           summary: rendered.summary,

@@ -28,6 +28,8 @@ export interface McpPoolLike {
     args: Record<string, unknown>,
     options?: McpCallOptions,
   ): Promise<McpToolResult>;
+  /** Why the pool refuses a tool by this name although the server may have it (`McpPool.refusalOf`). */
+  refusalOf?(server: string, tool: string, options?: McpCallOptions): Promise<string | undefined>;
 }
 
 /** The server a call goes to: a configured one in the host's pool, or an ad-hoc command line. */

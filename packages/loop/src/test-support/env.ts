@@ -147,6 +147,67 @@ export const delegate = defineCapability({
   },
 });
 
+const chainManifest = {
+  name: "chain",
+  version: "0.1.0",
+  description: "Call several tools in a row.",
+  profileFit: ["Orchestrator"],
+  tools: [
+    {
+      name: "chain.all",
+      description: "Call each listed tool in order through the host's call service.",
+      risk: "read",
+      inputSchema: {
+        type: "object",
+        additionalProperties: false,
+        properties: {
+          calls: {
+            type: "array",
+            items: {
+              type: "object",
+              additionalProperties: false,
+              properties: { tool: { type: "string" }, arguments: { type: "object" } },
+              required: ["tool"],
+            },
+          },
+        },
+        required: ["calls"],
+      },
+    },
+  ],
+} as const;
+
+/** A stand-in for the script capability (a package the loop may not import): uses ctx.services.calls. */
+export const chain = defineCapability({
+  manifest: chainManifest,
+  handlers: {
+    all: async (args, ctx) => {
+      const calls = ctx.services.calls;
+      if (!calls) return { success: false, summary: "no call service" };
+      const out: Array<{ tool: string; ok: boolean; summary?: string; code?: string; property?: string }> =
+        [];
+      for (const call of args.calls) {
+        try {
+          const r = await calls.call(call.tool, (call.arguments ?? {}) as Record<string, unknown>, {
+            signal: ctx.signal,
+          });
+          out.push({ tool: call.tool, ok: r.success, summary: r.summary });
+        } catch (error) {
+          const e = error as { code?: string; property?: string; message: string };
+          out.push({
+            tool: call.tool,
+            ok: false,
+            summary: e.message,
+            ...(e.code ? { code: e.code } : {}),
+            ...(e.property ? { property: e.property } : {}),
+          });
+        }
+      }
+      return { success: true, summary: JSON.stringify(out), data: out };
+    },
+  },
+});
+
 /** Profiles over the test capabilities, same shape and rules as the built-ins. */
 export const testProfiles: Record<string, ProfilePolicy> = {
   Orchestrator: builtinProfiles.Orchestrator,
@@ -167,7 +228,7 @@ export function makeEnv(overrides: Partial<LoopEnvironment> = {}): TestEnv {
   const workspace = join(root, "ws");
   const stateDir = join(root, "state");
   mkdirSync(workspace);
-  const capabilities = new CapabilitySet([notes, clock, delegate]);
+  const capabilities = new CapabilitySet([notes, clock, delegate, chain]);
   const registry = new Registry();
   for (const c of capabilities.list()) registry.register(c.manifest);
   const env: LoopEnvironment = {

@@ -29,6 +29,8 @@ export interface AdHocSession {
   readonly pid: number | undefined;
   listTools(options?: McpCallOptions): Promise<McpToolInfo[]>;
   callTool(tool: string, args?: Record<string, unknown>, options?: McpCallOptions): Promise<ToolResult>;
+  /** Why capgate refuses a tool by this name although the server may have it (see McpPool.refusalOf). */
+  refusalOf(tool: string, options?: McpCallOptions): Promise<string | undefined>;
   /** Ends the server and its whole process group. */
   close(): Promise<void>;
 }
@@ -77,6 +79,7 @@ export async function connectAdHoc(options: AdHocServerOptions): Promise<AdHocSe
     pid,
     listTools: (o) => pool.listTools(server, o),
     callTool: (tool, args = {}, o) => pool.callTool(server, tool, args, o),
+    refusalOf: (tool, o) => pool.refusalOf(server, tool, o),
     close: () => pool.close(),
   };
 }

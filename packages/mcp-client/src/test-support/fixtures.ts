@@ -46,10 +46,20 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-export async function waitUntil(check: () => boolean, ms = 5_000): Promise<boolean> {
+/** Live (non-zombie) processes whose command line has `marker` as one of its words (read with ps). */
+export function processesWithArg(marker: string): string[] {
+  const out = execFileSync("ps", ["-eo", "stat=,args="], { encoding: "utf8" });
+  return out
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => !line.startsWith("Z") && line.split(/\s+/).slice(1).includes(marker));
+}
+
+/** Poll `check` until it holds; the bound only keeps a broken test from hanging, so it is generous. */
+export async function waitUntil(check: () => boolean | Promise<boolean>, ms = 20_000): Promise<boolean> {
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
-    if (check()) return true;
+    if (await check()) return true;
     await new Promise((r) => setTimeout(r, 25));
   }
   return check();

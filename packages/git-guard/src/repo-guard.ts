@@ -61,7 +61,7 @@ function readerEnv(path: string | undefined): Record<string, string> {
 async function readConfigFile(
   file: string,
   path: string | undefined,
-  signal: AbortSignal,
+  signal: AbortSignal | undefined,
 ): Promise<[string, string | undefined][]> {
   const r = await runProcess({
     file: "git",
@@ -98,7 +98,7 @@ const MAX_CACHED_CONFIGS = 256;
 async function readConfigCached(
   file: string,
   path: string | undefined,
-  signal: AbortSignal,
+  signal: AbortSignal | undefined,
 ): Promise<[string, string | undefined][]> {
   const info = await stat(file, { bigint: true });
   const stamp = `${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}:${path ?? ""}`;
@@ -434,7 +434,7 @@ function overridesFor(entries: readonly [string, string | undefined][], source: 
  */
 export async function checkRepository(
   root: string,
-  options: { path?: string; signal: AbortSignal },
+  options: { path?: string; signal?: AbortSignal },
 ): Promise<CheckedRepository> {
   const gitDir = await checkGitDir(root);
   await checkEntries(root, gitDir);

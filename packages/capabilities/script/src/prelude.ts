@@ -1,0 +1,181 @@
+/**
+ * What a script sees besides the language itself, written in the script's own language and
+ * evaluated inside the engine before the script: `tools` and `console`. Only strings cross
+ * to the host — a call's name and its arguments as JSON text one way, a reply as JSON text
+ * the other — so no host object, prototype or function is ever reachable from inside.
+ *
+ * The prelude is a function of the host entry points — `hostCall(name, argsJson)` (the
+ * reply text at once for a refusal, else a call number whose reply the host later hands to
+ * `deliver`), `hostLog(text)` and `hostSettled()` (the script's promise has settled) — and
+ * returns `finish`, `describe`, `deliver` and `watch`. `finish` and `describe` turn the
+ * script's result or error into text inside the engine (a getter, a Proxy or a `toJSON` in a
+ * returned value runs there, under the script's limits).
+ */
+export const PRELUDE = String.raw`(function (hostCall, hostLog, hostSettled) {
+  "use strict";
+  const stringify = JSON.stringify;
+  const parse = JSON.parse;
+  const ErrorClass = Error;
+  const TypeErrorClass = TypeError;
+  const ProxyClass = Proxy;
+  const freeze = Object.freeze;
+  const create = Object.create;
+  const ownKeys = Object.keys;
+  const defineProperty = Object.defineProperty;
+  const StringOf = String;
+  const PromiseClass = Promise;
+  const MapClass = Map;
+  // Calls in flight by number: the host answers each through deliver(number, replyText).
+  const waiting = new MapClass();
+  const mapGet = MapClass.prototype.get;
+  const mapSet = MapClass.prototype.set;
+  const mapDelete = MapClass.prototype.delete;
+  const apply = Reflect.apply;
+
+  function encode(name, args) {
+    if (args === undefined) return "{}";
+    const text = stringify(args);
+    if (typeof text !== "string")
+      throw new TypeErrorClass("The arguments of " + name + " must be an object, e.g. { path: \"notes.txt\" }.");
+    return text;
+  }
+
+  function decode(text) {
+    const reply = parse(text);
+    if (reply.ok) return reply.value;
+    const info = reply.error;
+    const error = new ErrorClass(info.message);
+    error.code = info.code;
+    error.tool = info.tool;
+    if (info.property !== undefined) error.property = info.property;
+    if (info.result !== undefined) error.result = info.result;
+    throw error;
+  }
+
+  async function call(name, args) {
+    if (typeof name !== "string")
+      throw new TypeErrorClass("tools.call(name, args): name must be a string, e.g. tools.call(\"fs.read\", { path: \"notes.txt\" }).");
+    // A refusal comes back at once as text; a call in flight as its number.
+    const reply = hostCall(name, encode(name, args));
+    if (typeof reply === "string") return decode(reply);
+    return decode(await new PromiseClass((resolve) => apply(mapSet, waiting, [reply, resolve])));
+  }
+
+  function deliver(number, text) {
+    const resolve = apply(mapGet, waiting, [number]);
+    apply(mapDelete, waiting, [number]);
+    if (resolve) resolve(text);
+  }
+
+  // Tells the host when the script's promise settles, so it need not ask after every job.
+  async function watch(promise) {
+    try {
+      await promise;
+    } catch {}
+    hostSettled();
+  }
+
+  // "then" is never a tool: awaiting tools or tools.fs must not call anything.
+  const notATool = (key) => typeof key !== "string" || key === "then";
+  const readOnly = {
+    set() { return false; },
+    defineProperty() { return false; },
+    deleteProperty() { return false; },
+    setPrototypeOf() { return false; },
+  };
+
+  function group(capability) {
+    return new ProxyClass(freeze(create(null)), {
+      ...readOnly,
+      get(_, verb) {
+        if (notATool(verb)) return undefined;
+        const name = capability + "." + verb;
+        return (args) => call(name, args);
+      },
+    });
+  }
+
+  const tools = new ProxyClass(freeze(create(null)), {
+    ...readOnly,
+    get(_, key) {
+      if (key === "call") return call;
+      if (notATool(key)) return undefined;
+      return group(key);
+    },
+  });
+
+  function show(value) {
+    if (typeof value === "string") return value;
+    try {
+      const text = stringify(value);
+      return text === undefined ? StringOf(value) : text;
+    } catch {
+      try {
+        return StringOf(value);
+      } catch {
+        return "[unprintable value]";
+      }
+    }
+  }
+  // A line is cut here, before it crosses: a flood of huge lines costs the host nothing.
+  const MAX_LINE = 16384;
+  const log = (...values) => {
+    const line = values.map(show).join(" ");
+    hostLog(line.length > MAX_LINE ? line.slice(0, MAX_LINE) + " …[line cut]" : line);
+  };
+  const console = freeze({ log, info: log, debug: log, warn: log, error: log });
+
+  const fixed = { enumerable: false, configurable: false, writable: false };
+  defineProperty(globalThis, "tools", { ...fixed, value: tools });
+  defineProperty(globalThis, "console", { ...fixed, value: console });
+
+  // Replies to the host are built on objects without a prototype: a toJSON or getter the
+  // script put on Object.prototype cannot change what they say.
+  function record(fields) {
+    const out = create(null);
+    for (const key of ownKeys(fields)) out[key] = fields[key];
+    return stringify(out);
+  }
+
+  // The script's result as JSON text (no text when it returned nothing).
+  function finish(value) {
+    if (value === undefined) return record({ ok: true });
+    try {
+      const text = stringify(value);
+      if (typeof text !== "string") return record({ ok: false, message: "the returned value is not JSON (a " + typeof value + ")" });
+      return record({ ok: true, text });
+    } catch (error) {
+      return record({ ok: false, message: "the returned value could not be turned into JSON: " + show(error && error.message) });
+    }
+  }
+
+  // What the script threw, as JSON text: message, code/property of a tool error, and where.
+  function describe(error) {
+    const out = create(null);
+    try {
+      if (error instanceof ErrorClass) {
+        out.message = StringOf(error.name) + ": " + StringOf(error.message);
+        if (typeof error.code === "string") out.code = error.code;
+        if (typeof error.property === "string") out.property = error.property;
+        if (typeof error.tool === "string") out.tool = error.tool;
+        if (typeof error.stack === "string") out.stack = error.stack;
+      } else {
+        out.message = "the script threw a non-Error value: " + show(error);
+      }
+    } catch {
+      out.message = "the script threw a value that could not be described";
+    }
+    for (const key in out) if (typeof out[key] !== "string") out[key] = "";
+    return stringify(out);
+  }
+
+  return [finish, describe, deliver, watch];
+})`;
+
+/**
+ * The script's source as the body of an async function, on the first line so line numbers
+ * match the source (columns on line 1 are shifted by the prefix; the host subtracts it).
+ */
+export const BODY_PREFIX = "(async function () {";
+export const BODY_SUFFIX = "\n})";
+export const SCRIPT_FILE = "script.js";

@@ -1,0 +1,573 @@
+import { CapgateError } from "@capgate/schema";
+import type { NestedCallOptions, ToolResult } from "@capgate/tools";
+import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from "quickjs-emscripten-core";
+import {
+  type CallErrorInfo,
+  errorReply,
+  parseArguments,
+  resultValue,
+  utf8Bytes,
+  valueReply,
+} from "./crossing.js";
+import { Deadline } from "./deadline.js";
+import { acquireEngine, releaseEngine } from "./engine.js";
+import type { ScriptLimits } from "./limits.js";
+import { BODY_PREFIX, BODY_SUFFIX, PRELUDE, SCRIPT_FILE } from "./prelude.js";
+
+/** How a script reaches tools: the host's call service, bound to the enclosing call. */
+export type ScriptCaller = (
+  tool: string,
+  args: Record<string, unknown>,
+  options: NestedCallOptions,
+) => Promise<ToolResult>;
+
+export interface RunScriptOptions {
+  source: string;
+  timeoutMs: number;
+  limits: ScriptLimits;
+  /** The enclosing call's stop side (the run's abort, the executor's timeout). */
+  signal: AbortSignal;
+  call: ScriptCaller;
+  /** Stops the enclosing call's timeout while an approval is asked (ToolContext.pauseTimeout). */
+  pauseTimeout?: () => () => void;
+}
+
+/** Why a script did not return a value. */
+export type ScriptFailureKind =
+  | "syntax"
+  | "thrown"
+  | "timeout"
+  | "memory"
+  | "stack"
+  | "aborted"
+  | "stalled"
+  | "result"
+  | "busy";
+
+export interface ScriptFailure {
+  kind: ScriptFailureKind;
+  message: string;
+  line?: number;
+  column?: number;
+  /** The gate's code and property, when the script failed on an uncaught tool error. */
+  code?: string;
+  property?: string;
+  tool?: string;
+}
+
+export interface ScriptOutcome {
+  /** The returned value as JSON text (absent when the script returned nothing or failed). */
+  value?: string;
+  failure?: ScriptFailure;
+  logs: string[];
+  /** console output dropped past the output limit, in lines. */
+  droppedLogLines: number;
+  /** Tool calls the script made (refused ones included). */
+  calls: number;
+  durationMs: number;
+}
+
+/** Longest tool name a script may pass (MCP names are `server/tool`, each part well under this). */
+const MAX_TOOL_NAME = 256;
+
+/** Most scripts running at once in this process (each holds an engine instance and its heap). */
+const MAX_RUNNING = 16;
+let running = 0;
+
+/**
+ * Run one script in a fresh QuickJS runtime: the source as the body of an async function,
+ * `tools` and `console` from the prelude, nothing else of the host. Tool calls go out as
+ * JSON text through `call`; the script ends by returning, throwing, its deadline, the
+ * enclosing call's abort, its memory or stack limit, or by waiting on a promise that
+ * nothing in flight can settle.
+ */
+export async function runScript(options: RunScriptOptions): Promise<ScriptOutcome> {
+  if (running >= MAX_RUNNING) {
+    return {
+      failure: {
+        kind: "busy",
+        message: `${MAX_RUNNING} scripts are already running in this host; try again when one has finished.`,
+      },
+      logs: [],
+      droppedLogLines: 0,
+      calls: 0,
+      durationMs: 0,
+    };
+  }
+  running++;
+  try {
+    return await new ScriptRun(options).run();
+  } finally {
+    running--;
+  }
+}
+
+class ScriptRun {
+  readonly #options: RunScriptOptions;
+  readonly #limits: ScriptLimits;
+  readonly #started = Date.now();
+  readonly #logs: string[] = [];
+  #logBytes = 0;
+  #droppedLogLines = 0;
+  #calls = 0;
+  #inFlight = 0;
+  #queued: Array<() => void> = [];
+  #stopped = false;
+  /** Set once the script's result is being read: a getter or toJSON may not start calls then. */
+  #closed = false;
+  #stopReason: ScriptFailure | undefined;
+  /** Calls handed to the host and not yet settled; the script ends only after they have. */
+  readonly #inFlightCalls = new Set<Promise<void>>();
+  /** Aborts nested calls still in flight when the script ends. */
+  readonly #callsAbort = new AbortController();
+  /** Numbers of the calls handed to the host whose replies the script has not been given. */
+  readonly #pending = new Set<number>();
+  #nextCall = 0;
+  /** `deliver(number, text)` inside the engine; set while the script runs. */
+  #deliver: QuickJSHandle | undefined;
+  #settled = false;
+  #wake: (() => void) | undefined;
+  #deadline: Deadline | undefined;
+
+  constructor(options: RunScriptOptions) {
+    this.#options = options;
+    this.#limits = options.limits;
+  }
+
+  async run(): Promise<ScriptOutcome> {
+    const engine = await acquireEngine(this.#limits.memoryBytes);
+    let clean = true;
+    const runtime = engine.module.newRuntime();
+    const onAbort = () =>
+      this.#stop({ kind: "aborted", message: "the script was stopped: the run was aborted" });
+    const signal = this.#options.signal;
+    let failure: ScriptFailure | undefined;
+    let value: string | undefined;
+    try {
+      runtime.setMaxStackSize(this.#limits.stackBytes);
+      runtime.setInterruptHandler(() => this.#stopped || (this.#deadline?.expired ?? false));
+      runtime.setModuleLoader(() => ({
+        error: new Error("import() is not available in scripts: use the tools object to reach tools"),
+      }));
+      const vm = runtime.newContext();
+      try {
+        this.#deadline = new Deadline(this.#options.timeoutMs, () =>
+          this.#stop({
+            kind: "timeout",
+            message: `the script ran past its deadline of ${this.#options.timeoutMs} ms and was stopped`,
+          }),
+        );
+        if (signal.aborted) onAbort();
+        else signal.addEventListener("abort", onAbort, { once: true });
+        const outcome = await this.#execute(vm, runtime);
+        value = outcome.value;
+        failure = outcome.failure;
+        // An allocation failed somewhere in the engine's C code: do not trust the instance again.
+        if (failure?.kind === "memory") clean = false;
+      } finally {
+        this.#stopped = true;
+        this.#deadline?.stop();
+        signal.removeEventListener("abort", onAbort);
+        this.#callsAbort.abort(new Error("the script has ended"));
+        // Calls the script left running (not awaited, or stopped mid-way) end before the script
+        // does: nothing it started runs on after its result is reported.
+        await Promise.allSettled([...this.#inFlightCalls]);
+        this.#pending.clear();
+        vm.dispose();
+      }
+    } catch (error) {
+      // The engine failed inside its own code: most often the host stack ran out during
+      // native recursion (JSON of a deeply nested value). The instance is not reused.
+      clean = false;
+      failure = engineFailure(error);
+    } finally {
+      // A failed instance is dropped whole: freeing its runtime would run its C code again.
+      if (clean) {
+        try {
+          runtime.dispose();
+        } catch {
+          clean = false;
+        }
+      }
+      releaseEngine(engine, clean);
+    }
+    return {
+      ...(value !== undefined ? { value } : {}),
+      ...(failure ? { failure } : {}),
+      logs: this.#logs,
+      droppedLogLines: this.#droppedLogLines,
+      calls: this.#calls,
+      durationMs: Date.now() - this.#started,
+    };
+  }
+
+  async #execute(
+    vm: QuickJSContext,
+    runtime: QuickJSRuntime,
+  ): Promise<{ value?: string; failure?: ScriptFailure }> {
+    const hostCall = vm.newFunction("call", (name, args) => this.#hostCall(vm, name, args));
+    const hostLog = vm.newFunction("log", (text) => {
+      this.#log(vm, text);
+    });
+    const hostSettled = vm.newFunction("settled", () => {
+      this.#settled = true;
+    });
+    const preludeResult = vm.evalCode(PRELUDE, "prelude.js");
+    const prelude = vm.unwrapResult(preludeResult);
+    const helpers = vm.unwrapResult(vm.callFunction(prelude, vm.undefined, hostCall, hostLog, hostSettled));
+    prelude.dispose();
+    hostCall.dispose();
+    hostLog.dispose();
+    hostSettled.dispose();
+    const finish = vm.getProp(helpers, 0);
+    const describe = vm.getProp(helpers, 1);
+    const deliver = vm.getProp(helpers, 2);
+    const watch = vm.getProp(helpers, 3);
+    helpers.dispose();
+    this.#deliver = deliver;
+    try {
+      const compiled = vm.evalCode(`${BODY_PREFIX}${this.#options.source}${BODY_SUFFIX}`, SCRIPT_FILE);
+      if (compiled.error) {
+        const failure = this.#thrown(vm, describe, compiled.error, "syntax");
+        compiled.error.dispose();
+        return { failure };
+      }
+      const fn = compiled.value;
+      if (vm.typeof(fn) !== "function") {
+        fn.dispose();
+        return {
+          failure: {
+            kind: "syntax",
+            message: "the source must be the body of a function (it closed the function it is wrapped in)",
+          },
+        };
+      }
+      const started = vm.callFunction(fn, vm.undefined);
+      fn.dispose();
+      if (started.error) {
+        const failure = this.#stopReason ?? this.#thrown(vm, describe, started.error, "thrown");
+        started.error.dispose();
+        return { failure };
+      }
+      const promise = started.value;
+      try {
+        const watching = vm.callFunction(watch, vm.undefined, promise);
+        if (watching.error) {
+          const failure = this.#stopReason ?? this.#thrown(vm, describe, watching.error, "thrown");
+          watching.error.dispose();
+          return { failure };
+        }
+        watching.value.dispose();
+        return await this.#drive(vm, runtime, promise, finish, describe);
+      } finally {
+        promise.dispose();
+      }
+    } finally {
+      this.#deliver = undefined;
+      finish.dispose();
+      describe.dispose();
+      deliver.dispose();
+      watch.dispose();
+    }
+  }
+
+  /** Run jobs until the script's promise settles, sleeping while its tool calls are out. */
+  async #drive(
+    vm: QuickJSContext,
+    runtime: QuickJSRuntime,
+    promise: QuickJSHandle,
+    finish: QuickJSHandle,
+    describe: QuickJSHandle,
+  ): Promise<{ value?: string; failure?: ScriptFailure }> {
+    for (;;) {
+      if (this.#stopReason) return { failure: this.#stopReason };
+      const jobs = runtime.executePendingJobs();
+      if (jobs.error) {
+        // A job that threw past the script (the interrupt, out of memory).
+        const failure = this.#stopReason ?? this.#thrown(vm, describe, jobs.error, "thrown");
+        jobs.error.dispose();
+        return { failure };
+      }
+      if (this.#stopReason) return { failure: this.#stopReason };
+      if (!this.#settled) {
+        if (this.#pending.size === 0 && !runtime.hasPendingJob()) return { failure: stalled() };
+        await new Promise<void>((resolve) => {
+          this.#wake = resolve;
+        });
+        this.#wake = undefined;
+        continue;
+      }
+      const state = vm.getPromiseState(promise);
+      if (state.type !== "pending") this.#closed = true;
+      if (state.type === "fulfilled") {
+        const result = vm.callFunction(finish, vm.undefined, state.value);
+        state.value.dispose();
+        if (result.error) {
+          const failure = this.#stopReason ?? this.#thrown(vm, describe, result.error, "result");
+          result.error.dispose();
+          return { failure };
+        }
+        const text = vm.typeof(result.value) === "string" ? vm.getString(result.value) : "";
+        result.value.dispose();
+        return finished(text);
+      }
+      if (state.type === "rejected") {
+        const failure = this.#stopReason ?? this.#thrown(vm, describe, state.error, "thrown");
+        state.error.dispose();
+        return { failure };
+      }
+      return { failure: stalled() };
+    }
+  }
+
+  #stop(reason: ScriptFailure): void {
+    if (this.#stopReason) return;
+    this.#stopReason = reason;
+    this.#stopped = true;
+    this.#callsAbort.abort(new Error(reason.message));
+    this.#wake?.();
+  }
+
+  #log(vm: QuickJSContext, text: QuickJSHandle): void {
+    if (vm.typeof(text) !== "string") return;
+    const line = vm.getString(text);
+    const bytes = utf8Bytes(line) + 1;
+    if (this.#logBytes + bytes > this.#limits.outputBytes) {
+      this.#droppedLogLines++;
+      return;
+    }
+    this.#logBytes += bytes;
+    this.#logs.push(line);
+  }
+
+  /**
+   * `tools.<cap>.<verb>(args)` / `tools.call(name, args)`: the reply text at once for a
+   * refusal, else a promise of it; never a host exception (its stack would name host files).
+   */
+  #hostCall(vm: QuickJSContext, nameHandle: QuickJSHandle, argsHandle: QuickJSHandle): QuickJSHandle {
+    const name = vm.typeof(nameHandle) === "string" ? vm.getString(nameHandle) : "";
+    const refuse = (info: CallErrorInfo) => vm.newString(errorReply(info));
+    if (this.#stopped || this.#closed)
+      return refuse({
+        tool: name.slice(0, MAX_TOOL_NAME),
+        code: "script_stopped",
+        message: `${name.slice(0, MAX_TOOL_NAME)} was not called: the script has ${this.#closed && !this.#stopped ? "returned" : "been stopped"}.`,
+      });
+    if (name.length === 0 || name.length > MAX_TOOL_NAME)
+      return refuse({
+        tool: name.slice(0, MAX_TOOL_NAME),
+        code: "unknown_tool",
+        property: "tool",
+        message: `A tool name is 1 to ${MAX_TOOL_NAME} characters, like "fs.read" or "server/tool".`,
+      });
+    if (this.#calls >= this.#limits.maxCalls)
+      return refuse({
+        tool: name,
+        code: "call_limit",
+        message: `${name} was not called: a script may make at most ${this.#limits.maxCalls} tool calls. Do the rest in another script.run.`,
+      });
+    const argsText = vm.typeof(argsHandle) === "string" ? vm.getString(argsHandle) : "";
+    this.#calls++;
+    const args = parseArguments(name, argsText, this.#limits);
+    if (!args.ok) return refuse(args.info);
+
+    const number = ++this.#nextCall;
+    this.#pending.add(number);
+    const reply = (text: string) => {
+      if (!this.#pending.delete(number)) return;
+      const deliver = this.#deliver;
+      if (!this.#stopped && deliver) {
+        const id = vm.newNumber(number);
+        const body = vm.newString(text);
+        // Runs the script's resolve: it only queues the job that resumes the script.
+        const done = vm.callFunction(deliver, vm.undefined, id, body);
+        id.dispose();
+        body.dispose();
+        if (done.error) done.error.dispose();
+        else done.value.dispose();
+      }
+      this.#wake?.();
+    };
+    const settled = this.#whenSlotFree().then(async () => {
+      let text: string;
+      try {
+        if (this.#stopped) {
+          text = errorReply({
+            tool: name,
+            code: "script_stopped",
+            message: `${name} was not called: the script has been stopped.`,
+          });
+        } else {
+          const result = await this.#options.call(name, args.value, {
+            signal: this.#callsAbort.signal,
+            onApprovalWait: () => this.#pauseClocks(),
+          });
+          text = result.success
+            ? valueReply(name, resultValue(result), this.#limits)
+            : errorReply({
+                tool: name,
+                code: "tool_failed",
+                message: result.summary,
+                result: safeJson(resultValue(result)),
+              });
+        }
+      } catch (error) {
+        text = errorReply(callErrorInfo(name, error));
+      } finally {
+        this.#slotDone();
+      }
+      reply(text);
+    });
+    this.#inFlightCalls.add(settled);
+    void settled.finally(() => this.#inFlightCalls.delete(settled));
+    return vm.newNumber(number);
+  }
+
+  #pauseClocks(): () => void {
+    const resumeDeadline = this.#deadline?.pause();
+    const resumeTimeout = this.#options.pauseTimeout?.();
+    return () => {
+      resumeDeadline?.();
+      resumeTimeout?.();
+    };
+  }
+
+  #whenSlotFree(): Promise<void> {
+    if (this.#inFlight < this.#limits.maxConcurrentCalls) {
+      this.#inFlight++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      this.#queued.push(() => {
+        this.#inFlight++;
+        resolve();
+      });
+    });
+  }
+
+  #slotDone(): void {
+    this.#inFlight--;
+    this.#queued.shift()?.();
+  }
+
+  /** What the script threw, described inside the engine; the deadline or a limit when that was the cause. */
+  #thrown(
+    vm: QuickJSContext,
+    describe: QuickJSHandle,
+    error: QuickJSHandle,
+    kind: ScriptFailureKind,
+  ): ScriptFailure {
+    this.#closed = true;
+    if (this.#stopReason) return this.#stopReason;
+    if (this.#deadline?.expired)
+      return {
+        kind: "timeout",
+        message: `the script ran past its deadline of ${this.#options.timeoutMs} ms and was stopped`,
+      };
+    let info: Record<string, unknown> = {};
+    // Describing runs script code (a getter on the error); the deadline still applies.
+    const described = vm.callFunction(describe, vm.undefined, error);
+    if (described.error) described.error.dispose();
+    else {
+      if (vm.typeof(described.value) === "string") {
+        try {
+          info = JSON.parse(vm.getString(described.value)) as Record<string, unknown>;
+        } catch {
+          info = {};
+        }
+      }
+      described.value.dispose();
+    }
+    const message = typeof info.message === "string" ? info.message : "the script failed";
+    if (/out of memory/i.test(message))
+      return {
+        kind: "memory",
+        message: `the script ran out of memory (limit ${this.#limits.memoryBytes} bytes)`,
+      };
+    if (/stack overflow|call stack size/i.test(message))
+      return {
+        kind: "stack",
+        message: `the script nested calls too deeply (stack limit ${this.#limits.stackBytes} bytes)`,
+      };
+    const where = locate(typeof info.stack === "string" ? info.stack : "");
+    return {
+      kind,
+      message,
+      ...where,
+      ...(typeof info.code === "string" ? { code: info.code } : {}),
+      ...(typeof info.property === "string" ? { property: info.property } : {}),
+      ...(typeof info.tool === "string" ? { tool: info.tool } : {}),
+    };
+  }
+}
+
+function stalled(): ScriptFailure {
+  return {
+    kind: "stalled",
+    message:
+      "the script is waiting on a promise that nothing will settle (there are no timers, and no tool call is in flight)",
+  };
+}
+
+function finished(text: string): { value?: string; failure?: ScriptFailure } {
+  let reply: { ok?: unknown; text?: unknown; message?: unknown } | undefined;
+  try {
+    reply = JSON.parse(text) as typeof reply;
+  } catch {
+    reply = undefined;
+  }
+  if (!reply || typeof reply !== "object" || reply.ok !== true) {
+    const why = typeof reply?.message === "string" ? reply.message : "the returned value could not be read";
+    return { failure: { kind: "result", message: why } };
+  }
+  return typeof reply.text === "string" ? { value: reply.text } : {};
+}
+
+/** The first position in the script's own file, with line 1's columns shifted back by the wrapper. */
+function locate(stack: string): { line?: number; column?: number } {
+  const match = new RegExp(`${SCRIPT_FILE.replace(".", "\\.")}:(\\d+):(\\d+)`).exec(stack);
+  if (!match) return {};
+  const line = Number(match[1]);
+  let column = Number(match[2]);
+  if (line === 1) column = Math.max(1, column - BODY_PREFIX.length);
+  return { line, column };
+}
+
+function callErrorInfo(tool: string, error: unknown): CallErrorInfo {
+  if (CapgateError.isInstance(error)) {
+    return {
+      tool,
+      code: error.code,
+      message: error.message,
+      ...(error.property !== undefined ? { property: error.property } : {}),
+    };
+  }
+  return {
+    tool,
+    code: "tool_error",
+    message: `${tool} failed: ${error instanceof Error ? error.message : String(error)}`,
+  };
+}
+
+/** A value that survives JSON (a failed call's data), or undefined when it does not. */
+function safeJson(value: unknown): unknown {
+  try {
+    const text = JSON.stringify(value);
+    return text === undefined || text.length > 1_000_000 ? undefined : JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function engineFailure(error: unknown): ScriptFailure {
+  if (error instanceof RangeError)
+    return {
+      kind: "stack",
+      message:
+        "the script nested too deeply for the engine (a value or expression nested thousands of levels deep) and was stopped",
+    };
+  const message = error instanceof Error ? error.message : String(error);
+  if (/out of memory|memory access out of bounds/i.test(message))
+    return { kind: "memory", message: "the script ran out of memory and was stopped" };
+  return { kind: "thrown", message: `the script engine failed: ${message}` };
+}

@@ -1,0 +1,62 @@
+import type { RunEvent } from "@capgate/loop";
+import { describe, expect, it } from "vitest";
+import { describeEvent as renderEvent, PLAIN_TEXT } from "./event-text.js";
+
+const p = PLAIN_TEXT;
+const stamp = { runId: "r", time: "2026-01-01T00:00:00.000Z" };
+
+describe("renderEvent", () => {
+  it("draws a script's nested calls under the script.run that made them", () => {
+    const parent = { step: 3, tool: "script.run", index: 1 };
+    const events: RunEvent[] = [
+      {
+        ...stamp,
+        seq: 1,
+        type: "tool_called",
+        step: 3,
+        tool: "script.run",
+        arguments: { source: "…" },
+        risk: "read",
+      },
+      {
+        ...stamp,
+        seq: 2,
+        type: "tool_called",
+        step: 3,
+        tool: "fs.read",
+        arguments: { path: "a.txt" },
+        risk: "read",
+        parent,
+      },
+      {
+        ...stamp,
+        seq: 3,
+        type: "tool_result",
+        step: 3,
+        tool: "fs.read",
+        parent,
+        success: true,
+        summary: "a.txt",
+        via: "native",
+        durationMs: 2,
+      },
+      {
+        ...stamp,
+        seq: 4,
+        type: "tool_result",
+        step: 3,
+        tool: "script.run",
+        success: true,
+        summary: "script returned (1 tool call, 9 ms):\n1",
+        via: "native",
+        durationMs: 9,
+      },
+    ];
+    expect(events.map((e) => renderEvent(e, p))).toEqual([
+      '→ script.run {"source":"…"}',
+      '  │ 1. → fs.read {"path":"a.txt"}',
+      "  │     ✓ a.txt 2 ms",
+      "  ✓ script returned (1 tool call, 9 ms): 1 9 ms",
+    ]);
+  });
+});
