@@ -103,6 +103,8 @@ const allowed = (from, to) => {
       // Frontends built on the host alone: that they need nothing else is the point.
       return to === HOST;
     case "@capgate/server":
+      // Its queue-mode tests break a real database under it: postgres as a devDependency only.
+      if (to === "@capgate/postgres") return packages.get(from)?.pkg.devDependencies?.[to] !== undefined;
       return to === "@capgate/harness" || to === HOST || CORE.includes(to);
     case "capgate":
       return (

@@ -33,6 +33,7 @@ describe("examples/http-frontend: a second frontend on @capgate/host alone", () 
       join(models, "quick.json"),
       JSON.stringify([
         action("capability_search", { query: "read files" }),
+        action("verify", { claim: "the workspace is there", command: "test -d ." }),
         action("finish", { summary: "nothing to change" }),
       ]),
     );
@@ -78,7 +79,8 @@ describe("examples/http-frontend: a second frontend on @capgate/host alone", () 
         id: string;
       }>;
       expect(listed.map((r) => r.id)).toContain(id);
-      expect((await fetch(`${frontend.url}/runs/..%2Fetc`, { headers: auth })).status).toBe(400);
+      // A malformed id names no run: the store checks it before it builds a path.
+      expect((await fetch(`${frontend.url}/runs/..%2Fetc`, { headers: auth })).status).toBe(404);
     } finally {
       await frontend.close();
     }

@@ -92,7 +92,7 @@ async function route(host: Host, req: IncomingMessage, res: ServerResponse): Pro
     }
     if (req.method === "GET") return send(res, 200, await host.listRuns());
   } else if (part === undefined && req.method === "GET") {
-    // The store refuses a malformed id (`invalid_run_id`) before it touches a file.
+    // A malformed id (`..%2Fetc`) is no run's: the store checks it before it builds a path.
     const run = await host.run(id);
     return run ? send(res, 200, run) : send(res, 404, error("not_found", `No run '${id}'.`));
   } else if (part === "events" && req.method === "GET") {

@@ -1,5 +1,5 @@
 import { type Host, parseStartRunRequest } from "@capgate/host";
-import { isValidRunId } from "@capgate/loop";
+import { findUnstorableText, isValidRunId } from "@capgate/loop";
 import type { JsonSchema } from "@capgate/schema";
 import type { FastifyInstance } from "fastify";
 import { HttpError } from "./http-errors.js";
@@ -26,6 +26,16 @@ export function registerRunRoutes(app: FastifyInstance, host: Host): void {
 
   app.post("/runs", async (request, reply) => {
     const body = parseStartRunRequest(request.body, "the /runs body");
+    // A NUL or an unpaired surrogate is never meaningful in a goal, and PostgreSQL cannot store it as text.
+    const bad = findUnstorableText(body);
+    if (bad) {
+      throw new HttpError(
+        400,
+        "invalid_request",
+        `Invalid the /runs body: \`${bad.property}\` cannot be stored: ${bad.problem}. Send it without that character.`,
+        { property: bad.property },
+      );
+    }
     const started = await runs.start(body);
     return reply.code(202).send({ id: started.id, status: started.status });
   });

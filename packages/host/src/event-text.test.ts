@@ -1,6 +1,6 @@
 import type { RunEvent } from "@capgate/loop";
 import { describe, expect, it } from "vitest";
-import { describeEvent as renderEvent, PLAIN_TEXT } from "./event-text.js";
+import { PLAIN_TEXT, describeEvent as renderEvent } from "./event-text.js";
 
 const p = PLAIN_TEXT;
 const stamp = { runId: "r", time: "2026-01-01T00:00:00.000Z" };

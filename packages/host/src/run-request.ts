@@ -1,4 +1,3 @@
-import { findUnstorableText } from "@capgate/loop";
 import { CapgateError, describeIssues, type JsonSchema, validate } from "@capgate/schema";
 import type { StartRunRequest } from "./run-launcher.js";
 
@@ -33,15 +32,6 @@ export function parseStartRunRequest(value: unknown, what = "the run request"): 
   if (!checked.ok) {
     const { property, text } = describeIssues(checked.errors);
     throw new CapgateError("invalid_request", `Invalid ${what}: ${text}`, property ? { property } : {});
-  }
-  // A NUL or an unpaired surrogate is never meaningful in a goal, and PostgreSQL cannot store it as text.
-  const bad = findUnstorableText(value);
-  if (bad) {
-    throw new CapgateError(
-      "invalid_request",
-      `Invalid ${what}: \`${bad.property}\` cannot be stored: ${bad.problem}. Send it without that character.`,
-      { property: bad.property },
-    );
   }
   return value as StartRunRequest;
 }
