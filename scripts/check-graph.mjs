@@ -3,6 +3,8 @@
 // imports into another package's src/, and every @capgate import declared.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
+import ts from "typescript";
+import { DOC, renderGraph, withGraph } from "./graph-doc.mjs";
 
 const root = resolve(dirname(new URL(import.meta.url).pathname), "..");
 const groups = ["packages", "packages/capabilities", "apps", "bench", "tests", "examples"];
@@ -53,12 +55,15 @@ const GIT_GUARD = "@capgate/git-guard";
 // Guard packages a capability may depend on (as peers), the ones it uses.
 const GUARDS = [SHELL_POLICY, GIT_GUARD];
 const HOST = "@capgate/host";
-// Test support every package's tests may use (private, depends on nothing of ours).
-const TEST_SUPPORT = "@capgate/test-system-parts";
+// Test support every package's tests may use: private, reached only through devDependencies,
+// and depending on nothing of ours but other test support (the PostgreSQL cluster asks
+// system-parts whether PostgreSQL is here). Test helpers never ship inside a published package.
+const TEST_SUPPORT = ["@capgate/test-system-parts", "@capgate/test-postgres"];
 const allowed = (from, to) => {
   if (from === "@capgate/bench" || from === "@capgate/e2e") return true;
-  if (to === TEST_SUPPORT) return packages.get(from)?.pkg.devDependencies?.[TEST_SUPPORT] !== undefined;
-  if (from === TEST_SUPPORT) return false;
+  if (TEST_SUPPORT.includes(from))
+    return from === "@capgate/test-postgres" && to === "@capgate/test-system-parts";
+  if (TEST_SUPPORT.includes(to)) return packages.get(from)?.pkg.devDependencies?.[to] !== undefined;
   switch (from) {
     case "@capgate/schema":
       return false;
@@ -202,10 +207,12 @@ for (const [name, { dir, deps }] of packages) {
   }
 }
 
-// Module cycles inside a package: runtime imports between its own source files must be
-// one-way too (`import type` is erased at build time and does not count).
-const RUNTIME_IMPORT =
-  /^\s*(?:import|export)\s+(?!type\b)(?:[^'"]*?\sfrom\s*)?["'](\.[^"']+)["']|import\(\s*["'](\.[^"']+)["']\s*\)/gm;
+// Module cycles inside a package: imports between its own source files must be one-way,
+// type-only imports included (a type imported back from an implementation is a cycle in
+// what a reader must hold in mind, even though the build erases it; the type belongs beside
+// the interface). TypeScript's own scanner finds the imports, so comments, strings and
+// multi-line import lists read as the compiler reads them. Each strongly connected group
+// of files counts as one cycle.
 function resolveModule(from, spec) {
   const base = resolve(dirname(from), spec);
   const candidates = [
@@ -217,43 +224,98 @@ function resolveModule(from, spec) {
   ];
   return candidates.find((c) => existsSync(c) && statSync(c).isFile());
 }
-for (const [name, { dir }] of packages) {
-  const src = join(dir, "src");
-  if (!existsSync(src)) continue;
+function moduleCycles(files) {
   const edges = new Map();
-  for (const file of sourceFiles(src)) {
+  for (const file of files) {
+    const { importedFiles } = ts.preProcessFile(readFileSync(file, "utf8"), true, true);
     const targets = [];
-    for (const m of readFileSync(file, "utf8").matchAll(RUNTIME_IMPORT)) {
-      const target = resolveModule(file, m[1] ?? m[2]);
+    for (const { fileName } of importedFiles) {
+      if (!fileName.startsWith(".")) continue;
+      const target = resolveModule(file, fileName);
       if (target) targets.push(target);
     }
     edges.set(file, targets);
   }
-  const seen = new Map();
-  const reported = new Set();
-  const walk = (file, path) => {
-    if (seen.get(file) === 2) return;
-    if (seen.get(file) === 1) {
-      const cycle = [...path.slice(path.indexOf(file)), file].map((f) => relative(dir, f));
-      const key = [...cycle].sort().join(" ");
-      if (!reported.has(key)) {
-        reported.add(key);
-        problems.push(`${name}: module cycle ${cycle.join(" → ")}`);
+  // Tarjan's strongly connected components, iteratively (no recursion limit on long chains).
+  const index = new Map();
+  const low = new Map();
+  const stack = [];
+  const onStack = new Set();
+  const groups = [];
+  let next = 0;
+  for (const start of edges.keys()) {
+    if (index.has(start)) continue;
+    const work = [[start, 0]];
+    index.set(start, next);
+    low.set(start, next++);
+    stack.push(start);
+    onStack.add(start);
+    while (work.length > 0) {
+      const frame = work[work.length - 1];
+      const [v, i] = frame;
+      const out = edges.get(v) ?? [];
+      if (i < out.length) {
+        frame[1]++;
+        const w = out[i];
+        if (!index.has(w)) {
+          index.set(w, next);
+          low.set(w, next++);
+          stack.push(w);
+          onStack.add(w);
+          work.push([w, 0]);
+        } else if (onStack.has(w)) low.set(v, Math.min(low.get(v), index.get(w)));
+        continue;
       }
-      return;
+      work.pop();
+      if (work.length > 0) {
+        const parent = work[work.length - 1][0];
+        low.set(parent, Math.min(low.get(parent), low.get(v)));
+      }
+      if (low.get(v) === index.get(v)) {
+        const group = [];
+        let w;
+        do {
+          w = stack.pop();
+          onStack.delete(w);
+          group.push(w);
+        } while (w !== v);
+        if (group.length > 1 || out.includes(v)) groups.push(group.sort());
+      }
     }
-    seen.set(file, 1);
-    for (const t of edges.get(file) ?? []) walk(t, [...path, file]);
-    seen.set(file, 2);
-  };
-  for (const file of edges.keys()) walk(file, []);
+  }
+  return groups;
+}
+let cycleCount = 0;
+for (const [name, { dir }] of packages) {
+  const roots = ["src", "test", "test-support"].map((d) => join(dir, d)).filter((d) => existsSync(d));
+  const files = roots.flatMap((r) => [...sourceFiles(r)]);
+  for (const group of moduleCycles(files)) {
+    cycleCount++;
+    problems.push(`${name}: module cycle among ${group.map((f) => relative(dir, f)).join(", ")}`);
+  }
+}
+
+// The drawing in docs/architecture.md is generated from the same package.json files.
+{
+  const doc = readFileSync(DOC, "utf8");
+  let current;
+  try {
+    current = withGraph(doc, renderGraph()) === doc;
+  } catch (error) {
+    problems.push(`${relative(root, DOC)}: ${error.message}`);
+    current = true;
+  }
+  if (!current)
+    problems.push(
+      `${relative(root, DOC)}: the package graph is stale; run node scripts/graph-doc.mjs --write`,
+    );
 }
 
 if (problems.length > 0) {
-  console.error(`dependency graph: ${problems.length} problem(s)`);
+  console.error(`dependency graph: ${problems.length} problem(s), ${cycleCount} module cycle(s)`);
   for (const p of problems) console.error(`  - ${p}`);
   process.exit(1);
 }
 console.log(
-  `dependency graph: ok (${packages.size} packages, one-way, no cycles between or inside packages)`,
+  `dependency graph: ok (${packages.size} packages, one-way; 0 cycles between packages, 0 between modules, type-only imports included)`,
 );

@@ -2,8 +2,8 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase } from "@capgate/postgres";
-import { startTestCluster, type TestCluster } from "@capgate/postgres/testing";
 import { CapgateError } from "@capgate/schema";
+import { startTestCluster, type TestCluster } from "@capgate/test-postgres";
 import { needs } from "@capgate/test-system-parts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toErrorResponse } from "./http-errors.js";

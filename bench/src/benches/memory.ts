@@ -10,7 +10,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { MemoryStore } from "@capgate/loop";
 import { openDatabase, PgMemoryStore } from "@capgate/postgres";
-import { findPostgresBin, startTestCluster } from "@capgate/postgres/testing";
+import { findPostgresBin, startTestCluster } from "@capgate/test-postgres";
 import type { MemoryService } from "@capgate/tools";
 import type { Figure } from "../figure.js";
 import { percentile, seededRandom, shuffled } from "../lib/random.js";

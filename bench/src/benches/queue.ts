@@ -17,8 +17,8 @@ import {
   RunQueue,
   startWorker,
 } from "@capgate/postgres";
-import { findPostgresBin, startTestCluster } from "@capgate/postgres/testing";
 import { type RunningServer, startServer } from "@capgate/server";
+import { findPostgresBin, startTestCluster } from "@capgate/test-postgres";
 import type { Figure } from "../figure.js";
 
 export const name = "queue";

@@ -5,23 +5,17 @@ import * as api from "./index.js";
 describe("@capgate/eval public surface", () => {
   it("exports exactly these runtime names", () => {
     expect(Object.keys(api).sort()).toEqual([
-      "EVAL_MODES",
       "InvalidSuiteError",
-      "RESULTS_FILE",
       "distractorTools",
-      "fillPlaceholders",
       "htmlReport",
       "loadSuite",
       "markdownReport",
-      "materialiseWorkspace",
-      "metricsFromEvents",
       "modelForRun",
       "readResults",
       "resultsSchema",
       "runChecks",
       "runEval",
       "runTask",
-      "scriptAvailable",
       "selectTasks",
       "startDistractorServer",
       "starterSuiteDir",

@@ -3,16 +3,13 @@ export { runChecks } from "./checks.js";
 export type { DistractorServer, DistractorTool } from "./distractors.js";
 export { distractorTools, startDistractorServer } from "./distractors.js";
 export type { EvalOptions, EvalProgress, EvalResult } from "./eval.js";
-export { runEval, scriptAvailable, selectTasks } from "./eval.js";
-export { materialiseWorkspace } from "./fixture.js";
+export { runEval, selectTasks } from "./eval.js";
 export type { RunMetrics } from "./metrics.js";
-export { metricsFromEvents } from "./metrics.js";
 export { modelForRun } from "./model.js";
 export type { PlaceholderValues } from "./placeholders.js";
-export { fillPlaceholders } from "./placeholders.js";
 export { htmlReport, markdownReport, writeReports } from "./report.js";
 export type { ResultsFile, RunRecord } from "./results.js";
-export { RESULTS_FILE, readResults, resultsSchema } from "./results.js";
+export { readResults, resultsSchema } from "./results.js";
 export type { RunTaskOptions, RunTaskResult } from "./run-task.js";
 export { runTask } from "./run-task.js";
 export type { SuiteProblem } from "./suite.js";
@@ -30,4 +27,3 @@ export type {
   TaskSpec,
   TaskWorkspace,
 } from "./types.js";
-export { EVAL_MODES } from "./types.js";

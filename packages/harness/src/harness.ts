@@ -166,43 +166,10 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     ? options.config
     : parseConfig(options.config ?? {}, { source: "the capgate config" });
   const config = resolved.config;
-  const capabilities = new CapabilitySet();
-  const capabilitySources = new Map<string, CapabilitySource>();
-  for (const c of builtinCapabilities()) {
-    capabilities.add(c);
-    capabilitySources.set(c.manifest.name, { kind: "builtin" });
-  }
-  for (const c of options.capabilities ?? []) {
-    capabilities.add(c);
-    capabilitySources.set(c.manifest.name, { kind: "option" });
-  }
-  const taken = {
-    has: (name: string) => capabilities.get(name) !== undefined,
-    toolTaken: (tool: string) => capabilities.lookup(tool)?.capability.manifest.name,
-  };
-  const profileNames = Object.keys(resolved.profiles);
-  // The config's entries resolve against the config file's directory; --capability against the cwd.
-  const fromConfig = await loadCapabilityPlugins(
-    config.capabilities ?? [],
-    resolved.baseDir,
-    taken,
-    profileNames,
+  const { capabilities, capabilitySources, capabilityProblems } = await collectCapabilities(
+    resolved,
+    options,
   );
-  for (const p of fromConfig.loaded) {
-    capabilities.add(p.capability);
-    capabilitySources.set(p.capability.manifest.name, p.source);
-  }
-  const fromOptions = await loadCapabilityPlugins(
-    options.capabilityPlugins ?? [],
-    resolve(options.pluginBaseDir ?? process.cwd()),
-    taken,
-    profileNames,
-  );
-  for (const p of fromOptions.loaded) {
-    capabilities.add(p.capability);
-    capabilitySources.set(p.capability.manifest.name, p.source);
-  }
-  const capabilityProblems = [...fromConfig.problems, ...fromOptions.problems];
   // Checked before anything is created (state dir, MCP pool), so a bad config leaves nothing behind.
   await checkConfigAgainstHarness(
     resolved,
@@ -210,16 +177,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     resolved.path ?? "the capgate config",
   );
   const processEnv = options.processEnv ?? process.env;
-  const workspace = realpathOrFail(
-    options.workspace ??
-      (config.workspace ? resolveConfigPath(resolved.baseDir, config.workspace) : process.cwd()),
-  );
-  refuseHomeWorkspace(workspace, processEnv);
-  const stateDir = resolve(
-    options.stateDir ??
-      (config.stateDir ? resolveConfigPath(resolved.baseDir, config.stateDir) : defaultStateDir(processEnv)),
-  );
-  mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  const { workspace, stateDir } = placeHarness(resolved, options, processEnv);
 
   const registry = createDefaultRegistry();
   for (const c of capabilities.list()) registry.register(c.manifest);
@@ -232,50 +190,27 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   };
   const toolEnv = toolEnvironment(processEnv, config.env);
 
-  const hasServers = Object.keys(resolved.mcpServers).length > 0;
+  const model = modelFactory(resolved, processEnv);
   // Sampling uses the run's model: the one the latest run or chat started with.
-  let samplingModel: ModelClient | undefined;
-  const currentSamplingModel = (): ModelClient | undefined => {
-    if (samplingModel) return samplingModel;
-    try {
-      return model();
-    } catch {
-      return undefined;
-    }
-  };
-  const serverPath = hostPath(processEnv.PATH, workspace);
-  const contained = containServers(
-    withServerHostPath(
-      await sandboxServers(resolved.mcpServers, resolved.sandboxedServers ?? [], {
-        workspace,
-        stateDir,
-        policy,
-        env: withHostPath(toolEnv, workspace),
-      }),
-      serverPath,
-    ),
-    resolved.sandboxedServers ?? [],
-    serverPath ?? processEnv.PATH,
-  );
-  const servers = contained.servers;
-  const mcp = hasServers
-    ? createNodeMcpPool(servers, {
-        stateDir,
-        onSampling: options.onSampling ?? modelSamplingHandler(currentSamplingModel),
-        ...(options.onElicitation ? { onElicitation: options.onElicitation } : {}),
-        // Every listing the pool takes (the first, one that outlasted the indexing budget, one
-        // after tools/list_changed) is indexed: search offers exactly what calls can reach.
-        onEvent: (event) => {
-          if (event.type === "tools_listed")
-            registerMcp(registry, event.server, event.tools, mcp?.serverInstructions(event.server));
-        },
-      })
-    : undefined;
-  if (mcp) {
-    // Cached tool lists make MCP tools searchable before any server is started.
-    for (const entry of await mcp.knownTools())
-      registerMcp(registry, entry.server, entry.tools, mcp.serverInstructions(entry.server));
-  }
+  const sampling: { model?: ModelClient } = {};
+  const { mcp, marks } = await startMcpPool({
+    resolved,
+    options,
+    registry,
+    workspace,
+    stateDir,
+    policy,
+    toolEnv,
+    processEnv,
+    samplingModel: () => {
+      if (sampling.model) return sampling.model;
+      try {
+        return model();
+      } catch {
+        return undefined;
+      }
+    },
+  });
 
   const store = new FileRunStore(stateDir);
   const memory = new MemoryStore(stateDir);
@@ -299,45 +234,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     ...(config.limits?.workers ? { workerLimit: config.limits.workers } : {}),
     ...(config.limits?.maxToolCalls ? { maxToolCalls: config.limits.maxToolCalls } : {}),
   };
-
-  const model = (spec?: string | ModelClient): ModelClient => {
-    if (spec !== undefined && typeof spec !== "string") return spec;
-    const chosen = spec ?? config.model ?? processEnv.CAPGATE_MODEL;
-    if (!chosen) {
-      throw new CapgateError(
-        "no_model",
-        'No model is configured: pass --model openai:<model>, anthropic:<model> or scripted:<file>, or set "model" in capgate.config.json.',
-        { property: "model" },
-      );
-    }
-    return createModel(chosen, { cwd: resolved.baseDir });
-  };
-
-  // MCP tools become searchable once their lists are known: from the disk cache at once,
-  // and from the servers themselves (short connect timeout) the first time a session that
-  // can reach MCP starts. Later sessions reuse the result.
-  let indexing: Promise<McpIndexResult[]> | undefined;
-  const indexMcp = async (connectTimeoutMs?: number): Promise<McpIndexResult[]> => {
-    if (!mcp) return [];
-    const results: McpIndexResult[] = [];
-    for (const entry of await mcp.listAllTools(connectTimeoutMs === undefined ? {} : { connectTimeoutMs })) {
-      const outcome = registerMcp(registry, entry.server, entry.tools, mcp.serverInstructions(entry.server));
-      results.push({
-        server: entry.server,
-        tools: outcome.tools,
-        // What the client's own listing left out plus what the registry could not index (normally none).
-        skipped: outcome.skipped + (entry.skipped?.length ?? 0),
-        source: entry.source,
-        ...(entry.error ? { error: entry.error } : {}),
-      });
-    }
-    return results;
-  };
-  const ensureMcpIndexed = (): Promise<unknown> => {
-    if (!mcp) return Promise.resolve();
-    indexing ??= indexMcp(MCP_INDEX_TIMEOUT_MS).catch(() => []);
-    return indexing;
-  };
+  const indexer = mcpIndexer(mcp, registry);
 
   let closed = false;
   const harness: Harness = {
@@ -359,8 +256,8 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     model: (spec) => model(spec),
     async runGoal({ approval, approve, ...runOptions }) {
       const m = model(runOptions.model);
-      samplingModel = m;
-      if (runOptions.mcp) await ensureMcpIndexed();
+      sampling.model = m;
+      if (runOptions.mcp) await indexer.ensureIndexed();
       const nativeTools = runOptions.nativeTools ?? (m as { nativeTools?: boolean }).nativeTools === true;
       const env: LoopEnvironment =
         approval === undefined && approve === undefined
@@ -380,7 +277,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     },
     createChat(chatOptions) {
       const m = model(chatOptions.model);
-      samplingModel = m;
+      sampling.model = m;
       const nativeTools = chatOptions.nativeTools ?? (m as { nativeTools?: boolean }).nativeTools === true;
       const chat = createChat(environment, {
         ...chatOptions,
@@ -389,19 +286,15 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
         nativeTools,
       });
       if (chatOptions.mcp === false) return chat;
-      void ensureMcpIndexed();
+      void indexer.ensureIndexed();
       return withSend(chat, async (message, sendOptions) => {
-        await ensureMcpIndexed();
+        await indexer.ensureIndexed();
         return chat.send(message, sendOptions);
       });
     },
     callTool: (tool, args, callOptions = {}) =>
       callTool(environment, workspace, tool, args ?? {}, callOptions),
-    async indexMcpTools(indexOptions = {}) {
-      const results = await indexMcp(indexOptions.connectTimeoutMs);
-      indexing = Promise.resolve(results);
-      return results;
-    },
+    indexMcpTools: (indexOptions = {}) => indexer.indexNow(indexOptions.connectTimeoutMs),
     createGateSession: (gateOptions = {}) => {
       const profile = gateOptions.profile ?? config.gate?.profile;
       const preload = gateOptions.preload ?? config.gate?.preload;
@@ -409,39 +302,236 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
         ...(profile ? { profile } : {}),
         ...(preload ? { preload } : {}),
       });
-      void ensureMcpIndexed();
-      const handlers = Object.fromEntries(
-        Object.entries(gate.handlers).map(([name, handler]) => [
-          name,
-          async (args: Record<string, unknown>, extra: { signal: AbortSignal }) => {
-            await ensureMcpIndexed();
-            return handler(args, extra);
-          },
-        ]),
-      ) as GateSession["handlers"];
-      return {
-        ...gate,
-        handlers,
-        loaded: gate.loaded,
-        close: gate.close,
-        preload: async () => {
-          await ensureMcpIndexed();
-          await gate.preload();
-        },
-      };
+      return afterMcpIndexed(gate, indexer.ensureIndexed);
     },
     async close() {
       if (closed) return;
       closed = true;
       const results = await Promise.allSettled([resources.closeAll(), mcp?.close()]);
       // Where no pid namespace could hold configured servers, what they left behind goes by its mark.
-      for (const mark of contained.marks) killMarkedProcesses(mark);
+      for (const mark of marks) killMarkedProcesses(mark);
       store.close();
       const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
       if (failed) throw failed.reason;
     },
   };
   return harness;
+}
+
+/**
+ * The capabilities a harness registers, each with where it came from: the built-ins, the
+ * given ones, then the config's plugins (resolved against the config file's directory) and
+ * the option's (against the cwd). A plugin that fails to load is a problem, not an error.
+ */
+async function collectCapabilities(
+  resolved: ResolvedConfig,
+  options: HarnessOptions,
+): Promise<{
+  capabilities: CapabilitySet;
+  capabilitySources: Map<string, CapabilitySource>;
+  capabilityProblems: CapabilityLoadProblem[];
+}> {
+  const capabilities = new CapabilitySet();
+  const capabilitySources = new Map<string, CapabilitySource>();
+  for (const c of builtinCapabilities()) {
+    capabilities.add(c);
+    capabilitySources.set(c.manifest.name, { kind: "builtin" });
+  }
+  for (const c of options.capabilities ?? []) {
+    capabilities.add(c);
+    capabilitySources.set(c.manifest.name, { kind: "option" });
+  }
+  const taken = {
+    has: (name: string) => capabilities.get(name) !== undefined,
+    toolTaken: (tool: string) => capabilities.lookup(tool)?.capability.manifest.name,
+  };
+  const profileNames = Object.keys(resolved.profiles);
+  const fromConfig = await loadCapabilityPlugins(
+    resolved.config.capabilities ?? [],
+    resolved.baseDir,
+    taken,
+    profileNames,
+  );
+  for (const p of fromConfig.loaded) {
+    capabilities.add(p.capability);
+    capabilitySources.set(p.capability.manifest.name, p.source);
+  }
+  const fromOptions = await loadCapabilityPlugins(
+    options.capabilityPlugins ?? [],
+    resolve(options.pluginBaseDir ?? process.cwd()),
+    taken,
+    profileNames,
+  );
+  for (const p of fromOptions.loaded) {
+    capabilities.add(p.capability);
+    capabilitySources.set(p.capability.manifest.name, p.source);
+  }
+  return {
+    capabilities,
+    capabilitySources,
+    capabilityProblems: [...fromConfig.problems, ...fromOptions.problems],
+  };
+}
+
+/** The workspace (real path, never the home directory) and the state dir (created, 0700). */
+function placeHarness(
+  resolved: ResolvedConfig,
+  options: HarnessOptions,
+  processEnv: Record<string, string | undefined>,
+): { workspace: string; stateDir: string } {
+  const { config } = resolved;
+  const workspace = realpathOrFail(
+    options.workspace ??
+      (config.workspace ? resolveConfigPath(resolved.baseDir, config.workspace) : process.cwd()),
+  );
+  refuseHomeWorkspace(workspace, processEnv);
+  const stateDir = resolve(
+    options.stateDir ??
+      (config.stateDir ? resolveConfigPath(resolved.baseDir, config.stateDir) : defaultStateDir(processEnv)),
+  );
+  mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  return { workspace, stateDir };
+}
+
+/** A model by spec string, a given client as is, or the configured one; a clear error when there is none. */
+function modelFactory(
+  resolved: ResolvedConfig,
+  processEnv: Record<string, string | undefined>,
+): (spec?: string | ModelClient) => ModelClient {
+  return (spec) => {
+    if (spec !== undefined && typeof spec !== "string") return spec;
+    const chosen = spec ?? resolved.config.model ?? processEnv.CAPGATE_MODEL;
+    if (!chosen) {
+      throw new CapgateError(
+        "no_model",
+        'No model is configured: pass --model openai:<model>, anthropic:<model> or scripted:<file>, or set "model" in capgate.config.json.',
+        { property: "model" },
+      );
+    }
+    return createModel(chosen, { cwd: resolved.baseDir });
+  };
+}
+
+/**
+ * The configured MCP servers' pool (undefined when none is configured): the sandboxed ones
+ * wrapped, each started without workspace entries on PATH and contained (the marks find what
+ * they leave behind where no pid namespace could hold them), and their cached tool lists
+ * searchable at once. Every later listing is indexed too.
+ */
+async function startMcpPool(inputs: {
+  resolved: ResolvedConfig;
+  options: HarnessOptions;
+  registry: Registry;
+  workspace: string;
+  stateDir: string;
+  policy: PolicyConfig;
+  toolEnv: Record<string, string | undefined>;
+  processEnv: Record<string, string | undefined>;
+  samplingModel: () => ModelClient | undefined;
+}): Promise<{ mcp: McpPool | undefined; marks: readonly string[] }> {
+  const { resolved, options, registry, workspace, stateDir } = inputs;
+  const hasServers = Object.keys(resolved.mcpServers).length > 0;
+  const serverPath = hostPath(inputs.processEnv.PATH, workspace);
+  const contained = containServers(
+    withServerHostPath(
+      await sandboxServers(resolved.mcpServers, resolved.sandboxedServers ?? [], {
+        workspace,
+        stateDir,
+        policy: inputs.policy,
+        env: withHostPath(inputs.toolEnv, workspace),
+      }),
+      serverPath,
+    ),
+    resolved.sandboxedServers ?? [],
+    serverPath ?? inputs.processEnv.PATH,
+  );
+  const servers = contained.servers;
+  const mcp = hasServers
+    ? createNodeMcpPool(servers, {
+        stateDir,
+        onSampling: options.onSampling ?? modelSamplingHandler(inputs.samplingModel),
+        ...(options.onElicitation ? { onElicitation: options.onElicitation } : {}),
+        // Every listing the pool takes (the first, one that outlasted the indexing budget, one
+        // after tools/list_changed) is indexed: search offers exactly what calls can reach.
+        onEvent: (event) => {
+          if (event.type === "tools_listed")
+            registerMcp(registry, event.server, event.tools, mcp?.serverInstructions(event.server));
+        },
+      })
+    : undefined;
+  if (mcp) {
+    // Cached tool lists make MCP tools searchable before any server is started.
+    for (const entry of await mcp.knownTools())
+      registerMcp(registry, entry.server, entry.tools, mcp.serverInstructions(entry.server));
+  }
+  return { mcp, marks: contained.marks };
+}
+
+/**
+ * MCP tools become searchable once their lists are known: from the disk cache at once,
+ * and from the servers themselves (short connect timeout) the first time a session that
+ * can reach MCP starts. Later sessions reuse the result.
+ */
+function mcpIndexer(
+  mcp: McpPool | undefined,
+  registry: Registry,
+): {
+  ensureIndexed: () => Promise<unknown>;
+  indexNow: (connectTimeoutMs?: number) => Promise<McpIndexResult[]>;
+} {
+  let indexing: Promise<McpIndexResult[]> | undefined;
+  const indexMcp = async (connectTimeoutMs?: number): Promise<McpIndexResult[]> => {
+    if (!mcp) return [];
+    const results: McpIndexResult[] = [];
+    for (const entry of await mcp.listAllTools(connectTimeoutMs === undefined ? {} : { connectTimeoutMs })) {
+      const outcome = registerMcp(registry, entry.server, entry.tools, mcp.serverInstructions(entry.server));
+      results.push({
+        server: entry.server,
+        tools: outcome.tools,
+        // What the client's own listing left out plus what the registry could not index (normally none).
+        skipped: outcome.skipped + (entry.skipped?.length ?? 0),
+        source: entry.source,
+        ...(entry.error ? { error: entry.error } : {}),
+      });
+    }
+    return results;
+  };
+  return {
+    ensureIndexed: () => {
+      if (!mcp) return Promise.resolve();
+      indexing ??= indexMcp(MCP_INDEX_TIMEOUT_MS).catch(() => []);
+      return indexing;
+    },
+    async indexNow(connectTimeoutMs) {
+      const results = await indexMcp(connectTimeoutMs);
+      indexing = Promise.resolve(results);
+      return results;
+    },
+  };
+}
+
+/** A gate session whose handlers and preload wait for the MCP tools to be indexed first. */
+function afterMcpIndexed(gate: GateSession, ensureIndexed: () => Promise<unknown>): GateSession {
+  void ensureIndexed();
+  const handlers = Object.fromEntries(
+    Object.entries(gate.handlers).map(([name, handler]) => [
+      name,
+      async (args: Record<string, unknown>, extra: { signal: AbortSignal }) => {
+        await ensureIndexed();
+        return handler(args, extra);
+      },
+    ]),
+  ) as GateSession["handlers"];
+  return {
+    ...gate,
+    handlers,
+    loaded: gate.loaded,
+    close: gate.close,
+    preload: async () => {
+      await ensureIndexed();
+      await gate.preload();
+    },
+  };
 }
 
 /** How long a first MCP connect may take when indexing tools for search. */

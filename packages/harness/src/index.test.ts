@@ -5,22 +5,17 @@ import * as api from "./index.js";
 describe("@capgate/harness public surface", () => {
   it("exports exactly these runtime names", () => {
     expect(Object.keys(api).sort()).toEqual([
-      "CONFIG_FILE_NAME",
       "InvalidConfigError",
-      "builtinCapabilities",
       "capabilityProblems",
       "configSchema",
       "createDefaultRegistry",
       "createHarness",
       "defaultStateDir",
       "findPackageDir",
-      "loadCapabilityPlugin",
       "loadConfig",
       "packageEntry",
       "parseConfig",
-      "resolveCapabilitySpec",
       "resolveConfigPath",
-      "toolEnvironment",
     ]);
   });
 });

@@ -1,16 +1,9 @@
-export { builtinCapabilities } from "./builtins.js";
 export type { CallToolOptions, CallToolOutcome } from "./call-tool.js";
 export type { CapgateConfig, ConfigProblem, GateConfig, ResolvedConfig } from "./config.js";
-export {
-  CONFIG_FILE_NAME,
-  InvalidConfigError,
-  loadConfig,
-  parseConfig,
-  resolveConfigPath,
-} from "./config.js";
+export { InvalidConfigError, loadConfig, parseConfig, resolveConfigPath } from "./config.js";
 export { configSchema } from "./config-schema.js";
 export { createDefaultRegistry } from "./default-registry.js";
-export { defaultStateDir, toolEnvironment } from "./environment.js";
+export { defaultStateDir } from "./environment.js";
 export type { GateSession, GateSessionOptions } from "./gate.js";
 export type {
   Harness,
@@ -21,10 +14,4 @@ export type {
 } from "./harness.js";
 export { createHarness } from "./harness.js";
 export type { CapabilityLoadProblem, CapabilitySource, LoadedPlugin } from "./plugins.js";
-export {
-  capabilityProblems,
-  findPackageDir,
-  loadCapabilityPlugin,
-  packageEntry,
-  resolveCapabilitySpec,
-} from "./plugins.js";
+export { capabilityProblems, findPackageDir, packageEntry } from "./plugins.js";

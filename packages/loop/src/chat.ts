@@ -4,8 +4,8 @@ import { createHostResources } from "@capgate/tools";
 import type { LoopEnvironment } from "./deps.js";
 import { EventEmitterForRun, type RunEventListener } from "./events.js";
 import { runGoal } from "./goal-loop.js";
-import { takeModelTurn } from "./model-turn.js";
-import { buildContextPacket, type PacketStep } from "./packet.js";
+import { takeModelStep } from "./model-step.js";
+import type { PacketStep } from "./packet.js";
 import { resolveProfile } from "./profile-lookup.js";
 import { newRunId } from "./run-id.js";
 import { Session } from "./session.js";
@@ -188,50 +188,40 @@ export function createChat(env: LoopEnvironment, options: CreateChatOptions): Ch
         }
         stepInTurn++;
         const step = ++totalSteps;
-        const packet = buildContextPacket({
-          promptDelta: `${session.profile.promptDelta} To answer the user, call finish with your answer as the summary.`,
-          loadedSignatures: session.router.loadedSignatures(),
-          goal: message,
-          goalLabel: "User message",
-          goalState: session.goalState,
-          steps,
-          history,
-          charBudget: session.profile.charBudget,
-        });
-        const turn = await takeModelTurn({
+        const taken = await takeModelStep({
+          session,
           emitter,
           model: options.model,
-          packet,
           step,
           signal: turnController.signal,
           nativeTools: options.nativeTools === true,
+          steps,
+          prompt: {
+            goal: message,
+            goalLabel: "User message",
+            history,
+            instructions: "To answer the user, call finish with your answer as the summary.",
+          },
           rejections: () => rejections + 1,
         });
-        if (turn.kind === "failed") {
+        if (taken.kind === "failed") {
           result = turnController.signal.aborted
             ? { reply: "(aborted)", outcome: "aborted", steps: stepInTurn }
             : {
-                reply: `model error: ${(turn.error as Error).message}`,
+                reply: `model error: ${(taken.error as Error).message}`,
                 outcome: "error",
                 steps: stepInTurn,
               };
           break;
         }
-        if (turn.kind === "rejected") {
+        if (taken.kind === "rejected") {
           rejections++;
-          steps.push(turn.step);
           continue;
         }
-        const done = await session.dispatch(turn.action, step);
-        steps.push({
-          action: JSON.stringify(turn.action),
-          result: done.result,
-          ...(done.images ? { images: done.images } : {}),
-        });
-        if (done.end) {
+        if (taken.end) {
           result = {
-            reply: done.end.summary,
-            outcome: done.end.outcome === "finished" ? "answered" : "impossible",
+            reply: taken.end.summary,
+            outcome: taken.end.outcome === "finished" ? "answered" : "impossible",
             steps: stepInTurn,
           };
         }

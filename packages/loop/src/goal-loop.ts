@@ -3,61 +3,15 @@ import { inferProfileFromGoal, type ProfilePolicy } from "@capgate/profiles";
 import { CapgateError } from "@capgate/schema";
 import { createHostResources } from "@capgate/tools";
 import type { LoopEnvironment } from "./deps.js";
-import { EventEmitterForRun, type RunEvent, type RunEventListener, type RunOutcome } from "./events.js";
-import { takeModelTurn } from "./model-turn.js";
-import { buildContextPacket, type PacketStep } from "./packet.js";
+import { EventEmitterForRun, type RunEvent, type RunOutcome } from "./events.js";
+import type { RunGoalOptions, RunGoalResult } from "./goal-api.js";
+import { takeModelStep } from "./model-step.js";
+import type { PacketStep } from "./packet.js";
 import { resolveProfile } from "./profile-lookup.js";
 import { newRunId } from "./run-id.js";
 import { Session } from "./session.js";
-import { type ExposedSurface, exposedSurface, type ToolSurfaceKind } from "./surface.js";
+import { type ExposedSurface, exposedSurface } from "./surface.js";
 import { createWorkerService } from "./workers.js";
-
-export interface RunGoalOptions {
-  goal: string;
-  /** A profile name or policy; inferred from the goal when absent. */
-  profile?: string | ProfilePolicy;
-  model: ModelClient;
-  workspace: string;
-  maxSteps?: number;
-  /** Fall through to the configured MCP servers (default false: native-only). */
-  mcp?: boolean;
-  signal?: AbortSignal;
-  /** Pass the eight tools to the provider as native tools (the reply still goes through parseToolAction). */
-  nativeTools?: boolean;
-  /**
-   * `gate` (default): the eight top-level tools. `exposed`: every registered tool the run may
-   * see (MCP servers' tools with `mcp: true`) offered directly, no search — the baseline the
-   * gate is measured against. goal_update, memory_search, verify, finish and mark_impossible
-   * stay, and finish keeps its verification rule.
-   */
-  surface?: ToolSurfaceKind;
-  runId?: string;
-  parentRunId?: string;
-  onEvent?: RunEventListener;
-  /** Nesting level: 0 for a top-level run, 1 for a worker's run (workers cannot spawn workers). */
-  depth?: number;
-  /** Most tool calls in the run, a script's nested calls included (default: `env.maxToolCalls`, else no limit). */
-  maxToolCalls?: number;
-  /** Give up after this many rejected actions in a row (default 8). */
-  maxConsecutiveRejections?: number;
-  /**
-   * Awaited after the last step and before `run_ended` is emitted, so whatever it records
-   * (a worker publishing the run's branch, say) is in place by the time a reader sees the
-   * end. An error it throws becomes the run's error; the outcome stands.
-   */
-  beforeEnd?: (end: { runId: string; outcome: RunOutcome; steps: number }) => Promise<void>;
-}
-
-export interface RunGoalResult {
-  runId: string;
-  outcome: RunOutcome;
-  summary?: string;
-  error?: string;
-  steps: number;
-  rejections: number;
-  profile: string;
-  tracePath: string;
-}
 
 export const DEFAULT_MAX_STEPS = 40;
 
@@ -159,59 +113,41 @@ export async function runGoal(env: LoopEnvironment, options: RunGoalOptions): Pr
         break;
       }
       step++;
-      const packet = buildContextPacket({
-        promptDelta: session.profile.promptDelta,
-        loadedSignatures: session.router.loadedSignatures(),
-        goal: options.goal,
-        goalState: session.goalState,
-        steps,
-        charBudget: session.profile.charBudget,
-        ...(exposed ? { exposedTools: exposed.listing } : {}),
-      });
-      const turn = await takeModelTurn({
+      const taken = await takeModelStep({
+        session,
         emitter,
         model: options.model,
-        packet,
         step,
         signal,
         nativeTools: options.nativeTools === true,
-        ...(exposed ? { surface: exposed } : {}),
+        steps,
+        prompt: { goal: options.goal },
+        ...(exposed ? { exposed } : {}),
         rejections: () => rejections + 1,
       });
-      if (turn.kind === "failed") {
+      if (taken.kind === "failed") {
         if (signal.aborted) {
           outcome = "aborted";
           break;
         }
         outcome = "error";
-        error = `model error: ${errorMessage(turn.error)}`;
+        error = `model error: ${errorMessage(taken.error)}`;
         break;
       }
-      if (turn.kind === "rejected") {
+      if (taken.kind === "rejected") {
         rejections++;
         consecutive++;
-        steps.push(turn.step);
         if (consecutive >= maxRejections) {
           outcome = "error";
-          error = `the model sent ${consecutive} invalid actions in a row (last: ${turn.error.code})`;
+          error = `the model sent ${consecutive} invalid actions in a row (last: ${taken.error.code})`;
           break;
         }
         continue;
       }
       consecutive = 0;
-      const target = exposed?.targets.get(turn.action.name);
-      const done =
-        target === undefined
-          ? await session.dispatch(turn.action, step)
-          : await session.call(target, turn.action.arguments, step);
-      steps.push({
-        action: JSON.stringify(turn.action),
-        result: done.result,
-        ...(done.images ? { images: done.images } : {}),
-      });
-      if (done.end) {
-        outcome = done.end.outcome;
-        summary = done.end.summary;
+      if (taken.end) {
+        outcome = taken.end.outcome;
+        summary = taken.end.summary;
         break;
       }
     }

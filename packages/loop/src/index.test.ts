@@ -5,21 +5,15 @@ import * as api from "./index.js";
 describe("@capgate/loop public surface", () => {
   it("exports exactly these runtime names", () => {
     expect(Object.keys(api).sort()).toEqual([
-      "BASE_INSTRUCTIONS",
-      "DEFAULT_MAX_STEPS",
       "EventEmitterForRun",
       "FileRunStore",
       "MAX_CALL_DEPTH",
       "MemoryApprovalRegistry",
       "MemoryStore",
-      "PACKET_SUFFIX",
-      "RUN_EVENT_TYPES",
       "Session",
       "approvingMcpCaller",
-      "buildContextPacket",
       "createChat",
       "createToolCallService",
-      "createWorkerService",
       "decodeEvent",
       "decodeJson",
       "encodeEvent",

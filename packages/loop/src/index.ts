@@ -22,9 +22,9 @@ export type {
   RunOutcome,
   SearchHitSummary,
 } from "./events.js";
-export { EventEmitterForRun, eventAfterEnd, RUN_EVENT_TYPES } from "./events.js";
-export type { RunGoalOptions, RunGoalResult } from "./goal-loop.js";
-export { DEFAULT_MAX_STEPS, runGoal } from "./goal-loop.js";
+export { EventEmitterForRun, eventAfterEnd } from "./events.js";
+export type { RunGoalOptions, RunGoalResult } from "./goal-api.js";
+export { runGoal } from "./goal-loop.js";
 export { approvingMcpCaller } from "./mcp-approval.js";
 export type { ApprovalRegistryOptions } from "./memory-approvals.js";
 export { MemoryApprovalRegistry } from "./memory-approvals.js";
@@ -36,17 +36,14 @@ export type {
   ToolCallServiceOptions,
 } from "./nested-calls.js";
 export { createToolCallService, MAX_CALL_DEPTH } from "./nested-calls.js";
-export type { ContextPacket, PacketInput, PacketStep } from "./packet.js";
-export { BASE_INSTRUCTIONS, buildContextPacket, PACKET_SUFFIX, systemPrompt } from "./packet.js";
+export { systemPrompt } from "./packet.js";
 export { isValidRunId, newRunId } from "./run-id.js";
-export type { ReadTraceResult, RunSummary } from "./run-store.js";
+export type { ReadTraceResult } from "./run-store.js";
 export { FileRunStore, readTraceFile, summarise } from "./run-store.js";
-export type { RunStore } from "./run-store-api.js";
+export type { RunStore, RunSummary } from "./run-store-api.js";
 export type { StepOutcome } from "./session.js";
 export { Session } from "./session.js";
 export type { ExposedSurface, SurfaceTool, ToolSurfaceKind } from "./surface.js";
 export { exposedSurface, exposedToolName } from "./surface.js";
 export type { VerifyOutcome } from "./verify.js";
 export { runVerify } from "./verify.js";
-export type { RunWorkers } from "./workers.js";
-export { createWorkerService } from "./workers.js";

@@ -1,5 +1,4 @@
-import type { RunEvent, RunEventListener } from "./events.js";
-import type { RunSummary } from "./run-store.js";
+import type { RunEvent, RunEventListener, RunOutcome } from "./events.js";
 
 /**
  * Where a run's events go and where readers find them. The loop only appends; servers
@@ -42,4 +41,22 @@ export interface RunStore {
   /** Where a run's trace lives, for people: a file path or a database location. */
   locate(runId: string): string;
   close(): void | Promise<void>;
+}
+
+/** What a store knows of one run without reading its events: `RunStore.summary` and `RunStore.runs`. */
+export interface RunSummary {
+  runId: string;
+  goal: string;
+  profile: string;
+  kind: "goal" | "chat";
+  startedAt: string;
+  endedAt?: string;
+  outcome?: RunOutcome;
+  steps?: number;
+  parentRunId?: string;
+  events: number;
+  /** Where a store with a queue knows it: `queued` (not started yet), `running` or `ended`. */
+  phase?: "queued" | "running" | "ended";
+  /** Where a queued run's work was published (a branch or a patch), when the store records it. */
+  result?: unknown;
 }

@@ -14,26 +14,9 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { CapgateError } from "@capgate/schema";
 import { decodeEvent, encodeEvent } from "./event-codec.js";
-import { eventAfterEnd, type RunEvent, type RunEventListener, type RunOutcome } from "./events.js";
+import { eventAfterEnd, type RunEvent, type RunEventListener } from "./events.js";
 import { isValidRunId } from "./run-id.js";
-import type { RunStore } from "./run-store-api.js";
-
-export interface RunSummary {
-  runId: string;
-  goal: string;
-  profile: string;
-  kind: "goal" | "chat";
-  startedAt: string;
-  endedAt?: string;
-  outcome?: RunOutcome;
-  steps?: number;
-  parentRunId?: string;
-  events: number;
-  /** Where a store with a queue knows it: `queued` (not started yet), `running` or `ended`. */
-  phase?: "queued" | "running" | "ended";
-  /** Where a queued run's work was published (a branch or a patch), when the store records it. */
-  result?: unknown;
-}
+import type { RunStore, RunSummary } from "./run-store-api.js";
 
 export interface ReadTraceResult {
   events: RunEvent[];

@@ -3,7 +3,7 @@ import { inferProfileFromGoal } from "@capgate/profiles";
 import type { WorkerInfo, WorkerService } from "@capgate/tools";
 import type { LoopEnvironment } from "./deps.js";
 import type { RunEventBody } from "./events.js";
-import type { RunGoalOptions, RunGoalResult } from "./goal-loop.js";
+import type { RunGoalFunction, RunGoalResult } from "./goal-api.js";
 import { resolveProfile } from "./profile-lookup.js";
 import { newRunId } from "./run-id.js";
 
@@ -22,11 +22,8 @@ export interface WorkerServiceOptions {
   mcp: boolean;
   depth: number;
   emit: (body: RunEventBody) => void;
-  /**
-   * Runs a worker's goal: the goal loop, handed in by whoever creates the service (so this
-   * module does not import the loop that imports it).
-   */
-  runGoal: (env: LoopEnvironment, options: RunGoalOptions) => Promise<RunGoalResult>;
+  /** Runs a worker's goal: the goal loop, handed in because the goal loop creates this service. */
+  runGoal: RunGoalFunction;
 }
 
 /** Workers of one run: each a child goal loop with its own router, profile and run id. */

@@ -6,21 +6,15 @@ import * as stdio from "./stdio.js";
 describe("public exports", () => {
   it("root entry", () => {
     expect(Object.keys(root).sort()).toEqual([
-      "DEFAULT_BINARY_BYTES",
-      "DEFAULT_MCP_TIMEOUT_MS",
       "DEFAULT_OUTPUT_BYTES",
-      "GATE_TOOL_NAMES",
       "McpClientError",
       "McpConfigError",
       "McpOAuthProvider",
       "McpPool",
-      "SERVER_NAME_PATTERN",
-      "configHash",
       "createGateServer",
       "describeAuth",
       "elicitationFields",
       "elicitingApprover",
-      "enabledServerNames",
       "executeCapabilityStep",
       "isHttpServer",
       "isStdioServer",
@@ -30,11 +24,9 @@ describe("public exports", () => {
       "normalizeToolList",
       "parseElicitationAnswer",
       "parseMcpServersConfig",
-      "qualifyToolName",
       "renderCallToolResult",
       "routeMcpTool",
       "serverTimeoutMs",
-      "stripControl",
       "toCapabilityManifest",
       "truncateUtf8",
     ]);
@@ -42,8 +34,6 @@ describe("public exports", () => {
 
   it("stdio entry", () => {
     expect(Object.keys(stdio).sort()).toEqual([
-      "DEFAULT_MAX_MESSAGE_BYTES",
-      "INHERITED_ENV_VARS",
       "StdioProcessTransport",
       "connectAdHoc",
       "createNodeMcpPool",

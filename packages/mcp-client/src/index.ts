@@ -5,15 +5,7 @@ export type {
   McpServersMap,
   McpStdioServerConfig,
 } from "./config.js";
-export {
-  DEFAULT_MCP_TIMEOUT_MS,
-  enabledServerNames,
-  isHttpServer,
-  isStdioServer,
-  parseMcpServersConfig,
-  SERVER_NAME_PATTERN,
-  serverTimeoutMs,
-} from "./config.js";
+export { isHttpServer, isStdioServer, parseMcpServersConfig, serverTimeoutMs } from "./config.js";
 export type { ElicitationField } from "./elicitation.js";
 export { elicitationFields, parseElicitationAnswer } from "./elicitation.js";
 export type { ConfigProblem, McpClientErrorOptions, McpErrorCode } from "./errors.js";
@@ -23,7 +15,7 @@ export { executeCapabilityStep, isUnknownToolErrorLike } from "./fallthrough.js"
 export type { GateApprovalRequest } from "./gate-approval.js";
 export { elicitingApprover } from "./gate-approval.js";
 export type { GateHandler, GateServerOptions, GateToolName } from "./gate-server.js";
-export { createGateServer, GATE_TOOL_NAMES } from "./gate-server.js";
+export { createGateServer } from "./gate-server.js";
 export type { McpAuthStatus } from "./oauth/auth-status.js";
 export { describeAuth } from "./oauth/auth-status.js";
 export type { McpAuthStore, StoredMcpAuth } from "./oauth/auth-store.js";
@@ -32,7 +24,7 @@ export type { McpOAuthConfig, McpOAuthGrant } from "./oauth/oauth-config.js";
 export type { InteractiveAuthorization } from "./oauth/oauth-provider.js";
 export { loginCommand, McpOAuthProvider } from "./oauth/oauth-provider.js";
 export type { McpCaller, McpCallOptions, McpPoolOptions } from "./pool.js";
-export { configHash, McpPool } from "./pool.js";
+export { McpPool } from "./pool.js";
 export type {
   ElicitationHandler,
   McpPoolEvent,
@@ -48,9 +40,9 @@ export type {
   RenderedContent,
   ToolResult,
 } from "./render.js";
-export { DEFAULT_BINARY_BYTES, DEFAULT_OUTPUT_BYTES, renderCallToolResult, stripControl } from "./render.js";
+export { DEFAULT_OUTPUT_BYTES, renderCallToolResult } from "./render.js";
 export type { McpRoute } from "./routing.js";
-export { qualifyToolName, routeMcpTool } from "./routing.js";
+export { routeMcpTool } from "./routing.js";
 export type { McpToolInfo, SkippedTool } from "./tool-list.js";
 export { normalizeToolList, toCapabilityManifest } from "./tool-list.js";
 export type { ManagedTransport, StdioTransportFactory, TransportHooks } from "./transport.js";

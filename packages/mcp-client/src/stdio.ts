@@ -3,7 +3,7 @@
 export type { AdHocServerOptions, AdHocSession } from "./stdio/ad-hoc.js";
 export { connectAdHoc } from "./stdio/ad-hoc.js";
 export { fileToolListCache } from "./stdio/disk-cache.js";
-export { INHERITED_ENV_VARS, serverEnv } from "./stdio/env.js";
+export { serverEnv } from "./stdio/env.js";
 export { fileAuthStore } from "./stdio/file-auth-store.js";
 export type { McpLoginOptions, McpLoginResult } from "./stdio/login.js";
 export { loginMcpServer, logoutMcpServer } from "./stdio/login.js";
@@ -12,7 +12,7 @@ export { startLoopbackRedirect } from "./stdio/loopback-redirect.js";
 export type { NodeMcpPoolOptions } from "./stdio/node-pool.js";
 export { createNodeMcpPool } from "./stdio/node-pool.js";
 export type { StdioProcessOptions } from "./stdio/process-transport.js";
-export { DEFAULT_MAX_MESSAGE_BYTES, StdioProcessTransport } from "./stdio/process-transport.js";
+export { StdioProcessTransport } from "./stdio/process-transport.js";
 export type { StdioServing } from "./stdio/serve.js";
 export { serveGateOverStdio } from "./stdio/serve.js";
 export type { StdioTransportOptions } from "./stdio/transport-factory.js";

@@ -8,18 +8,11 @@ import * as api from "./index.js";
 describe("@capgate/models exports", () => {
   it("exports exactly these runtime names", () => {
     expect(Object.keys(api).sort()).toEqual([
-      "DEFAULT_MAX_RETRIES",
-      "DEFAULT_MAX_RETRY_AFTER_MS",
-      "DEFAULT_MAX_RETRY_DELAY_MS",
-      "DEFAULT_RETRY_DELAY_MS",
       "DEFAULT_TIMEOUT_MS",
-      "MODEL_PROVIDERS",
       "ModelError",
-      "SPEC_QUERY_KEYS",
       "createModel",
       "createScriptedModel",
       "isModelError",
-      "loadScriptedModel",
       "parseModelSpec",
     ]);
   });

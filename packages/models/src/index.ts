@@ -1,17 +1,11 @@
 export { createModel } from "./create-model.js";
 export type { ModelErrorCode, ModelErrorOptions } from "./errors.js";
 export { isModelError, ModelError } from "./errors.js";
-export {
-  DEFAULT_MAX_RETRIES,
-  DEFAULT_MAX_RETRY_AFTER_MS,
-  DEFAULT_MAX_RETRY_DELAY_MS,
-  DEFAULT_RETRY_DELAY_MS,
-  DEFAULT_TIMEOUT_MS,
-} from "./options.js";
+export { DEFAULT_TIMEOUT_MS } from "./options.js";
 export type { ScriptedCall, ScriptedModel, ScriptedModelOptions, ScriptedReply } from "./scripted.js";
-export { createScriptedModel, loadScriptedModel } from "./scripted.js";
+export { createScriptedModel } from "./scripted.js";
 export type { ParsedModelSpec, SpecQueryOptions } from "./spec.js";
-export { MODEL_PROVIDERS, parseModelSpec, SPEC_QUERY_KEYS } from "./spec.js";
+export { parseModelSpec } from "./spec.js";
 export type {
   ChatImage,
   ChatMessage,

@@ -1,7 +1,7 @@
+import { describePg, useCluster } from "@capgate/test-postgres/vitest";
 import { expect, it } from "vitest";
 import { openDatabase } from "./database.js";
 import { SCHEMA_VERSION } from "./migrations.js";
-import { describePg, useCluster } from "./test-cluster.js";
 
 describePg("openDatabase: migrations and bad URLs", () => {
   const { cluster } = useCluster();

@@ -1,4 +1,5 @@
 import { EventEmitterForRun, newRunId, type RunEvent } from "@capgate/loop";
+import { describePg, useCluster } from "@capgate/test-postgres/vitest";
 import fc from "fast-check";
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -7,7 +8,6 @@ import { MIGRATIONS } from "./migrations.js";
 import { Notifier } from "./notifier.js";
 import { PgRunStore } from "./pg-run-store.js";
 import { endRun } from "./sweeper.js";
-import { describePg, useCluster } from "./test-cluster.js";
 
 const started = (goal: string) =>
   ({

@@ -1,11 +1,11 @@
 import { EventEmitterForRun, newRunId, type RunEvent } from "@capgate/loop";
+import { describePg, useCluster } from "@capgate/test-postgres/vitest";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type Database, openDatabase } from "./database.js";
 import { Notifier } from "./notifier.js";
 import { PgApprovalRegistry } from "./pg-approvals.js";
 import { PgMemoryStore } from "./pg-memory.js";
 import { PgRunStore } from "./pg-run-store.js";
-import { describePg, useCluster } from "./test-cluster.js";
 
 const started = (goal: string) =>
   ({

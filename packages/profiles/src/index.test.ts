@@ -7,7 +7,6 @@ describe("@capgate/profiles exports", () => {
     expect(Object.keys(api).sort()).toEqual([
       "BUILTIN_PROFILE_NAMES",
       "InvalidProfileError",
-      "MAX_CHAR_BUDGET",
       "applyProfile",
       "explainProfileInference",
       "getProfile",

@@ -4,7 +4,6 @@ export type { ProfileCheckOptions, ProfileOverride, ProfileProblem } from "./con
 export {
   getProfile,
   InvalidProfileError,
-  MAX_CHAR_BUDGET,
   profileNames,
   profilesConfigSchema,
   resolveProfiles,

@@ -198,6 +198,44 @@ const EMPTY_QUERY: TextQuery = Object.freeze({
  * IDF-weighted coordination (COORDINATION_POWER above).
  */
 export function createTextIndex<T>(options: TextIndexOptions<T>): TextIndex<T> {
+  const settings = settingsOf(options);
+  const state = emptyState(settings.fieldCount);
+  const scratch = emptyScratch();
+  return {
+    add(doc) {
+      const id = options.id(doc);
+      if (typeof id !== "string") throw new TypeError("text index: a document id must be a string");
+      if (state.docs.has(id)) throw new Error(`text index: a document with id "${id}" is already indexed`);
+      addDocument(state, settings, id, doc);
+    },
+    remove: (id) => removeDocument(state, id),
+    has: (id) => state.docs.has(id),
+    get size() {
+      return state.docs.size;
+    },
+    search: (query, limit = 10) => evaluate(state, settings, scratch, query).top(limit),
+    query: (query) => evaluate(state, settings, scratch, query),
+    scores(query) {
+      const q = evaluate(state, settings, scratch, query);
+      return new Map(q.top(q.size).map((h) => [h.id, h.score]));
+    },
+    scoresOf: (query, ids) => scoresOf(state, settings, query, ids),
+    clear: () => clearState(state),
+  };
+}
+
+/** What the options fix for the index's life: fields and their weights, BM25's parameters, expansion. */
+interface Settings<T> {
+  fieldCount: number;
+  boost: Float64Array;
+  extractors: Array<FieldExtractor<T> | undefined>;
+  exactField: boolean[];
+  bm: { k: number; b: number; d: number };
+  usePrefix: boolean;
+  useFuzzy: boolean;
+}
+
+function settingsOf<T>(options: TextIndexOptions<T>): Settings<T> {
   const fieldNames = Object.keys(options.fields);
   if (fieldNames.length === 0) throw new TypeError("createTextIndex: at least one field is required");
   const fieldCount = fieldNames.length;
@@ -207,377 +245,427 @@ export function createTextIndex<T>(options: TextIndexOptions<T>): TextIndex<T> {
     if (!(Number.isFinite(w) && w >= 0)) throw new TypeError(`createTextIndex: weight of "${f}" must be ≥ 0`);
     boost[i] = w;
   });
-  const extractors = fieldNames.map((f) => options.fields[f]);
-  const exactField = fieldNames.map((f) => (options.exactFields ?? []).includes(f));
-  const bm = options.bm25 ?? { k: 1.2, b: 0.7, d: 0.5 };
-  const usePrefix = options.prefix !== false;
-  const useFuzzy = options.fuzzy !== false;
+  return {
+    fieldCount,
+    boost,
+    extractors: fieldNames.map((f) => options.fields[f]),
+    exactField: fieldNames.map((f) => (options.exactFields ?? []).includes(f)),
+    bm: options.bm25 ?? { k: 1.2, b: 0.7, d: 0.5 },
+    usePrefix: options.prefix !== false,
+    useFuzzy: options.fuzzy !== false,
+  };
+}
 
-  const docs = new Map<string, Doc>();
-  const postings = new Map<string, Posting>();
+/** The inverted index: documents by id and by slot, posting lists, and the per-field totals BM25 needs. */
+interface IndexState {
+  readonly fieldCount: number;
+  readonly docs: Map<string, Doc>;
+  readonly postings: Map<string, Posting>;
   /** Slot → its live document, undefined once removed. */
-  let bySlot: Array<Doc | undefined> = [];
+  bySlot: Array<Doc | undefined>;
   /** Slots of removed documents whose entries are still in postings; reusable after compaction. */
-  let deadSlots: number[] = [];
-  const freeSlots: number[] = [];
-  let deadEntries = 0;
-  let liveEntries = 0;
+  deadSlots: number[];
+  readonly freeSlots: number[];
+  deadEntries: number;
+  liveEntries: number;
   /** Field → sum over documents of its distinct-term count (BM25's average length), and of its term count (for scoresOf). */
-  const uniqueTotals = new Float64Array(fieldCount);
-  const termTotals = new Float64Array(fieldCount);
+  readonly uniqueTotals: Float64Array;
+  readonly termTotals: Float64Array;
   /** Sorted vocabulary for prefix and typo expansion of unknown words; rebuilt lazily after the vocabulary changes. */
-  let vocabulary: string[] | undefined;
-
-  // Per-slot scratch for evaluating a query, reused between queries (grown by doubling).
-  let acc = new Float64Array(64);
-  let matchedIdf = new Float64Array(64);
-  let queryStamp = new Float64Array(64);
-  let termStamp = new Float64Array(64);
-  /** Slot → final score of the latest query (valid where queryStamp is that query's). */
-  let finalScore = new Float64Array(64);
-  let queries = 0;
+  vocabulary: string[] | undefined;
   /** Bumped on every add and remove: a query's scratch scores are stale once it moves. */
-  let mutations = 0;
-  let termRounds = 0;
+  mutations: number;
+  /** One map for every field of every add: a registration adds thousands of documents. */
+  readonly termCounts: Map<string, number>;
+}
 
-  function ensureScratch(slots: number): void {
-    if (slots <= acc.length) return;
-    let size = acc.length;
-    while (size < slots) size *= 2;
-    const grow = (a: Float64Array<ArrayBuffer>): Float64Array<ArrayBuffer> => {
-      const b = new Float64Array(size);
-      b.set(a);
-      return b;
-    };
-    acc = grow(acc);
-    matchedIdf = grow(matchedIdf);
-    queryStamp = grow(queryStamp);
-    termStamp = grow(termStamp);
-    finalScore = grow(finalScore);
-  }
+function emptyState(fieldCount: number): IndexState {
+  return {
+    fieldCount,
+    docs: new Map(),
+    postings: new Map(),
+    bySlot: [],
+    deadSlots: [],
+    freeSlots: [],
+    deadEntries: 0,
+    liveEntries: 0,
+    uniqueTotals: new Float64Array(fieldCount),
+    termTotals: new Float64Array(fieldCount),
+    vocabulary: undefined,
+    mutations: 0,
+    termCounts: new Map(),
+  };
+}
 
-  function idf(term: string): number {
-    const n = postings.get(term)?.df ?? 0;
-    return Math.log(1 + (docs.size - n + 0.5) / (n + 0.5));
-  }
+/** Per-slot scratch for evaluating a query, reused between queries (grown by doubling). */
+interface Scratch {
+  acc: Float64Array<ArrayBuffer>;
+  matchedIdf: Float64Array<ArrayBuffer>;
+  queryStamp: Float64Array<ArrayBuffer>;
+  termStamp: Float64Array<ArrayBuffer>;
+  /** Slot → final score of the latest query (valid where queryStamp is that query's). */
+  finalScore: Float64Array<ArrayBuffer>;
+  queries: number;
+  termRounds: number;
+}
 
-  function sortedVocabulary(): string[] {
-    // Exact forms (`=word`) are not words a prefix or a typo should reach.
-    vocabulary ??= [...postings.keys()].filter((t) => !t.startsWith(EXACT_MARK)).sort();
-    return vocabulary;
-  }
+function emptyScratch(): Scratch {
+  return {
+    acc: new Float64Array(64),
+    matchedIdf: new Float64Array(64),
+    queryStamp: new Float64Array(64),
+    termStamp: new Float64Array(64),
+    finalScore: new Float64Array(64),
+    queries: 0,
+    termRounds: 0,
+  };
+}
 
-  /** What a query word reaches: itself if indexed; if unknown, the words it begins (3+ letters) and those one typo away (6+). */
-  function expand(word: string): Expansion[] {
-    const out: Expansion[] = [];
-    if (postings.has(word)) {
-      // A known word is matched exactly only: cheap, and independent of the page size.
-      out.push({ term: word, weight: 1 });
-      return out;
-    }
-    const prefixed = new Set<string>();
-    if (usePrefix && word.length >= 3) {
-      const vocab = sortedVocabulary();
-      let lo = 0;
-      let hi = vocab.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (vocab[mid]! < word) lo = mid + 1;
-        else hi = mid;
-      }
-      for (let i = lo; i < vocab.length && vocab[i]!.startsWith(word); i++) {
-        const term = vocab[i]!;
-        const distance = term.length - word.length;
-        prefixed.add(term);
-        out.push({ term, weight: (PREFIX_WEIGHT * term.length) / (term.length + 0.3 * distance) });
-      }
-    }
-    // 6+ (not 5+): a five-letter stem is usually a real word cut by Porter ("located" →
-    // "locat"), and one edit away lies another word ("local").
-    if (useFuzzy && word.length >= 6) {
-      for (const term of sortedVocabulary()) {
-        if (prefixed.has(term) || term === word || !withinOneEdit(word, term)) continue;
-        out.push({ term, weight: (FUZZY_WEIGHT * term.length) / (term.length + 1) });
-      }
-    }
+function ensureScratch(scratch: Scratch, slots: number): void {
+  if (slots <= scratch.acc.length) return;
+  let size = scratch.acc.length;
+  while (size < slots) size *= 2;
+  const grow = (a: Float64Array<ArrayBuffer>): Float64Array<ArrayBuffer> => {
+    const b = new Float64Array(size);
+    b.set(a);
+    return b;
+  };
+  scratch.acc = grow(scratch.acc);
+  scratch.matchedIdf = grow(scratch.matchedIdf);
+  scratch.queryStamp = grow(scratch.queryStamp);
+  scratch.termStamp = grow(scratch.termStamp);
+  scratch.finalScore = grow(scratch.finalScore);
+}
+
+function idf(state: IndexState, term: string): number {
+  const n = state.postings.get(term)?.df ?? 0;
+  return Math.log(1 + (state.docs.size - n + 0.5) / (n + 0.5));
+}
+
+function sortedVocabulary(state: IndexState): string[] {
+  // Exact forms (`=word`) are not words a prefix or a typo should reach.
+  state.vocabulary ??= [...state.postings.keys()].filter((t) => !t.startsWith(EXACT_MARK)).sort();
+  return state.vocabulary;
+}
+
+/** What a query word reaches: itself if indexed; if unknown, the words it begins (3+ letters) and those one typo away (6+). */
+function expand<T>(state: IndexState, settings: Settings<T>, word: string): Expansion[] {
+  const out: Expansion[] = [];
+  if (state.postings.has(word)) {
+    // A known word is matched exactly only: cheap, and independent of the page size.
+    out.push({ term: word, weight: 1 });
     return out;
   }
-
-  /** A query's words: each stem once with how often it was asked, and the exact forms it was asked in. */
-  function queryWords(query: string): { words: Map<string, QueryWord>; terms: QueryTerm[] } {
-    // Repeated query words are kept: saying "price" twice is asking about price more.
-    const terms = analyzeQueryTerms(query, (t) => postings.has(t));
-    const words = new Map<string, QueryWord>();
-    for (const { term, exact } of terms) {
-      let w = words.get(term);
-      if (!w) {
-        w = { count: 0, exact: new Map() };
-        words.set(term, w);
-      }
-      w.count++;
-      if (exact !== undefined) w.exact.set(exact, (w.exact.get(exact) ?? 0) + 1);
+  const prefixed = new Set<string>();
+  if (settings.usePrefix && word.length >= 3) {
+    const vocab = sortedVocabulary(state);
+    let lo = 0;
+    let hi = vocab.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (vocab[mid]! < word) lo = mid + 1;
+      else hi = mid;
     }
-    return { words, terms };
+    for (let i = lo; i < vocab.length && vocab[i]!.startsWith(word); i++) {
+      const term = vocab[i]!;
+      const distance = term.length - word.length;
+      prefixed.add(term);
+      out.push({ term, weight: (PREFIX_WEIGHT * term.length) / (term.length + 0.3 * distance) });
+    }
   }
-
-  function evaluate(query: string): TextQuery {
-    const { words: occurrences, terms: queryTerms } = queryWords(query);
-    const terms = queryTerms.map((t) => t.term);
-    const n = docs.size;
-    if (terms.length === 0 || n === 0) return EMPTY_QUERY;
-    const idfOf = new Map<string, number>();
-    for (const t of occurrences.keys()) idfOf.set(t, idf(t));
-    const meanIdf = terms.reduce((sum, t) => sum + idfOf.get(t)!, 0) / terms.length || 1;
-
-    ensureScratch(bySlot.length);
-    const stamp = ++queries;
-    const touched: number[] = [];
-    const { k, b, d } = bm;
-    const kFixed = k * (1 - b);
-    const kPerLength = new Float64Array(fieldCount);
-    for (let f = 0; f < fieldCount; f++) kPerLength[f] = (k * b) / (uniqueTotals[f]! / n);
-    const fieldFactor = new Float64Array(fieldCount);
-
-    for (const [word, { count, exact }] of occurrences) {
-      const round = ++termRounds;
-      const wordIdf = idfOf.get(word)!;
-      const reach = expand(word).map(({ term, weight }) => ({ term, weight: weight * count }));
-      for (const [form, times] of exact)
-        if (postings.has(form)) reach.push({ term: form, weight: EXACT_WEIGHT * times });
-      for (const { term, weight } of reach) {
-        const posting = postings.get(term)!;
-        for (let f = 0; f < fieldCount; f++) {
-          const nf = posting.fieldDf[f]!;
-          fieldFactor[f] = weight * boost[f]! * Math.log(1 + (n - nf + 0.5) / (nf + 0.5));
-        }
-        const entries = posting.entries;
-        for (let e = 0; e < entries.length; e += STRIDE) {
-          const slot = entries[e]!;
-          if (bySlot[slot] === undefined) continue;
-          const f = entries[e + 1]!;
-          const factor = fieldFactor[f]!;
-          // A field weighted 0 does not take part at all (no score, no coordination credit).
-          if (factor === 0) continue;
-          const tf = entries[e + 2]!;
-          const contribution =
-            factor * (d + (tf * (k + 1)) / (tf + kFixed + kPerLength[f]! * entries[e + 3]!));
-          if (queryStamp[slot] !== stamp) {
-            queryStamp[slot] = stamp;
-            acc[slot] = 0;
-            matchedIdf[slot] = 0;
-            touched.push(slot);
-          }
-          acc[slot]! += contribution;
-          if (termStamp[slot] !== round) {
-            termStamp[slot] = round;
-            matchedIdf[slot]! += wordIdf;
-          }
-        }
-      }
+  // 6+ (not 5+): a five-letter stem is usually a real word cut by Porter ("located" →
+  // "locat"), and one edit away lies another word ("local").
+  if (settings.useFuzzy && word.length >= 6) {
+    for (const term of sortedVocabulary(state)) {
+      if (prefixed.has(term) || term === word || !withinOneEdit(word, term)) continue;
+      out.push({ term, weight: (FUZZY_WEIGHT * term.length) / (term.length + 1) });
     }
-
-    const slots: number[] = [];
-    const scores: number[] = [];
-    let best = 0;
-    for (const slot of touched) {
-      const total = acc[slot]!;
-      finalScore[slot] = 0;
-      if (!(total > 0)) continue;
-      const score = total * (matchedIdf[slot]! / meanIdf) ** COORDINATION_POWER;
-      if (!(score > 0)) continue;
-      finalScore[slot] = score;
-      slots.push(slot);
-      scores.push(score);
-      if (score > best) best = score;
-    }
-    if (slots.length === 0) return EMPTY_QUERY;
-    const ids = slots.map((s) => bySlot[s]!.id);
-    const version = mutations;
-    let byId: Map<string, number> | undefined;
-    const before = (x: number, y: number): boolean =>
-      scores[x]! > scores[y]! || (scores[x] === scores[y] && ids[x]! < ids[y]!);
-    return {
-      size: ids.length,
-      best,
-      top(count) {
-        return topIndices(ids.length, count, before).map((i) => ({ id: ids[i]!, score: scores[i]! }));
-      },
-      score(id) {
-        // While no other query and no change ran since, the scratch still holds this query's scores.
-        if (queries === stamp && mutations === version) {
-          const slot = docs.get(id)?.slot;
-          return slot !== undefined && queryStamp[slot] === stamp ? finalScore[slot]! : 0;
-        }
-        if (!byId) {
-          byId = new Map();
-          for (let i = 0; i < ids.length; i++) byId.set(ids[i]!, scores[i]!);
-        }
-        return byId.get(id) ?? 0;
-      },
-    };
   }
+  return out;
+}
 
-  /** Drop the entries of removed documents from every posting list, so their slots can be reused. */
-  function compact(): void {
-    const dead = new Set(deadSlots);
-    for (const posting of postings.values()) {
-      const kept: number[] = [];
+/** A query's words: each stem once with how often it was asked, and the exact forms it was asked in. */
+function queryWords(state: IndexState, query: string): { words: Map<string, QueryWord>; terms: QueryTerm[] } {
+  // Repeated query words are kept: saying "price" twice is asking about price more.
+  const terms = analyzeQueryTerms(query, (t) => state.postings.has(t));
+  const words = new Map<string, QueryWord>();
+  for (const { term, exact } of terms) {
+    let w = words.get(term);
+    if (!w) {
+      w = { count: 0, exact: new Map() };
+      words.set(term, w);
+    }
+    w.count++;
+    if (exact !== undefined) w.exact.set(exact, (w.exact.get(exact) ?? 0) + 1);
+  }
+  return { words, terms };
+}
+
+/** Score every document a query reaches, term at a time into the scratch accumulator. */
+function evaluate<T>(state: IndexState, settings: Settings<T>, scratch: Scratch, query: string): TextQuery {
+  const { docs, postings, fieldCount } = state;
+  const { words: occurrences, terms: queryTerms } = queryWords(state, query);
+  const terms = queryTerms.map((t) => t.term);
+  const n = docs.size;
+  if (terms.length === 0 || n === 0) return EMPTY_QUERY;
+  const idfOf = new Map<string, number>();
+  for (const t of occurrences.keys()) idfOf.set(t, idf(state, t));
+  const meanIdf = terms.reduce((sum, t) => sum + idfOf.get(t)!, 0) / terms.length || 1;
+
+  ensureScratch(scratch, state.bySlot.length);
+  const { acc, matchedIdf, queryStamp, termStamp, finalScore } = scratch;
+  const { bySlot } = state;
+  const stamp = ++scratch.queries;
+  const touched: number[] = [];
+  const { k, b, d } = settings.bm;
+  const boost = settings.boost;
+  const kFixed = k * (1 - b);
+  const kPerLength = new Float64Array(fieldCount);
+  for (let f = 0; f < fieldCount; f++) kPerLength[f] = (k * b) / (state.uniqueTotals[f]! / n);
+  const fieldFactor = new Float64Array(fieldCount);
+
+  for (const [word, { count, exact }] of occurrences) {
+    const round = ++scratch.termRounds;
+    const wordIdf = idfOf.get(word)!;
+    const reach = expand(state, settings, word).map(({ term, weight }) => ({ term, weight: weight * count }));
+    for (const [form, times] of exact)
+      if (postings.has(form)) reach.push({ term: form, weight: EXACT_WEIGHT * times });
+    for (const { term, weight } of reach) {
+      const posting = postings.get(term)!;
+      for (let f = 0; f < fieldCount; f++) {
+        const nf = posting.fieldDf[f]!;
+        fieldFactor[f] = weight * boost[f]! * Math.log(1 + (n - nf + 0.5) / (nf + 0.5));
+      }
       const entries = posting.entries;
       for (let e = 0; e < entries.length; e += STRIDE) {
-        if (dead.has(entries[e]!)) continue;
-        kept.push(entries[e]!, entries[e + 1]!, entries[e + 2]!, entries[e + 3]!);
-      }
-      posting.entries = kept;
-    }
-    freeSlots.push(...deadSlots);
-    deadSlots = [];
-    deadEntries = 0;
-  }
-
-  function scoreOne(
-    doc: Doc,
-    words: ReadonlyMap<string, QueryWord>,
-    idfOf: Map<string, number>,
-    meanIdf: number,
-  ): number {
-    let total = 0;
-    let matched = 0;
-    const fieldScore = (t: string, idfT: number): number => {
-      let out = 0;
-      for (let f = 0; f < fieldCount; f++) {
-        const fieldTerms = doc.fields[f]!;
-        let tf = 0;
-        for (const x of fieldTerms) if (x === t) tf++;
-        if (tf === 0) continue;
-        const avg = termTotals[f]! / Math.max(1, docs.size) || 1;
-        const norm = tf + bm.k * (1 - bm.b + (bm.b * fieldTerms.length) / avg);
-        out += boost[f]! * idfT * (bm.d + (tf * (bm.k + 1)) / norm);
-      }
-      return out;
-    };
-    for (const [t, { count, exact }] of words) {
-      let termScore = count * fieldScore(t, idfOf.get(t)!);
-      if (termScore > 0) {
-        for (const [form, times] of exact) termScore += EXACT_WEIGHT * times * fieldScore(form, idf(form));
-        total += termScore;
-        matched += idfOf.get(t)!;
+        const slot = entries[e]!;
+        if (bySlot[slot] === undefined) continue;
+        const f = entries[e + 1]!;
+        const factor = fieldFactor[f]!;
+        // A field weighted 0 does not take part at all (no score, no coordination credit).
+        if (factor === 0) continue;
+        const tf = entries[e + 2]!;
+        const contribution = factor * (d + (tf * (k + 1)) / (tf + kFixed + kPerLength[f]! * entries[e + 3]!));
+        if (queryStamp[slot] !== stamp) {
+          queryStamp[slot] = stamp;
+          acc[slot] = 0;
+          matchedIdf[slot] = 0;
+          touched.push(slot);
+        }
+        acc[slot]! += contribution;
+        if (termStamp[slot] !== round) {
+          termStamp[slot] = round;
+          matchedIdf[slot]! += wordIdf;
+        }
       }
     }
-    return total > 0 ? total * (matched / meanIdf) ** COORDINATION_POWER : 0;
   }
 
-  const termCounts = new Map<string, number>();
-  const index: TextIndex<T> = {
-    add(doc) {
-      const id = options.id(doc);
-      if (typeof id !== "string") throw new TypeError("text index: a document id must be a string");
-      if (docs.has(id)) throw new Error(`text index: a document with id "${id}" is already indexed`);
-      mutations++;
-      const fields = extractors.map((extract, f) => splitFieldTexts(extract, doc, exactField[f]!));
-      const slot = freeSlots.pop() ?? bySlot.length;
-      const entry: Doc = { id, slot, fields };
-      docs.set(id, entry);
-      bySlot[slot] = entry;
-      for (let f = 0; f < fieldCount; f++) {
-        // One map for every field of every add: a registration adds thousands of documents.
-        const tfs = termCounts;
-        tfs.clear();
-        for (const t of fields[f]!) tfs.set(t, (tfs.get(t) ?? 0) + 1);
-        uniqueTotals[f]! += tfs.size;
-        termTotals[f]! += fields[f]!.length;
-        for (const [term, tf] of tfs) {
-          let posting = postings.get(term);
-          if (!posting) {
-            posting = { entries: [], fieldDf: new Int32Array(fieldCount), df: 0, lastAdd: -1 };
-            postings.set(term, posting);
-            vocabulary = undefined;
-          }
-          posting.entries.push(slot, f, tf, tfs.size);
-          posting.fieldDf[f]!++;
-          liveEntries++;
-          // Counted once per document, however many of its fields hold the term.
-          if (posting.lastAdd !== mutations) {
-            posting.lastAdd = mutations;
-            posting.df++;
-          }
-        }
+  const slots: number[] = [];
+  const scores: number[] = [];
+  let best = 0;
+  for (const slot of touched) {
+    const total = acc[slot]!;
+    finalScore[slot] = 0;
+    if (!(total > 0)) continue;
+    const score = total * (matchedIdf[slot]! / meanIdf) ** COORDINATION_POWER;
+    if (!(score > 0)) continue;
+    finalScore[slot] = score;
+    slots.push(slot);
+    scores.push(score);
+    if (score > best) best = score;
+  }
+  if (slots.length === 0) return EMPTY_QUERY;
+  return rankedQuery(state, scratch, stamp, slots, scores, best);
+}
+
+/** A query's hits: the best `count` picked with a heap, and any document's score. */
+function rankedQuery(
+  state: IndexState,
+  scratch: Scratch,
+  stamp: number,
+  slots: number[],
+  scores: number[],
+  best: number,
+): TextQuery {
+  const ids = slots.map((s) => state.bySlot[s]!.id);
+  const version = state.mutations;
+  let byId: Map<string, number> | undefined;
+  const before = (x: number, y: number): boolean =>
+    scores[x]! > scores[y]! || (scores[x] === scores[y] && ids[x]! < ids[y]!);
+  return {
+    size: ids.length,
+    best,
+    top(count) {
+      return topIndices(ids.length, count, before).map((i) => ({ id: ids[i]!, score: scores[i]! }));
+    },
+    score(id) {
+      // While no other query and no change ran since, the scratch still holds this query's scores.
+      if (scratch.queries === stamp && state.mutations === version) {
+        const slot = state.docs.get(id)?.slot;
+        return slot !== undefined && scratch.queryStamp[slot] === stamp ? scratch.finalScore[slot]! : 0;
       }
-    },
-    remove(id) {
-      const doc = docs.get(id);
-      if (!doc) return false;
-      mutations++;
-      docs.delete(id);
-      bySlot[doc.slot] = undefined;
-      deadSlots.push(doc.slot);
-      const terms = new Set<string>();
-      for (let f = 0; f < fieldCount; f++) {
-        const unique = new Set(doc.fields[f]);
-        uniqueTotals[f]! -= unique.size;
-        termTotals[f]! -= doc.fields[f]!.length;
-        for (const term of unique) {
-          postings.get(term)!.fieldDf[f]!--;
-          liveEntries--;
-          deadEntries++;
-          terms.add(term);
-        }
+      if (!byId) {
+        byId = new Map();
+        for (let i = 0; i < ids.length; i++) byId.set(ids[i]!, scores[i]!);
       }
-      for (const term of terms) {
-        const posting = postings.get(term)!;
-        if (--posting.df === 0) {
-          postings.delete(term);
-          vocabulary = undefined;
-        }
-      }
-      // Dead entries cost a skip per query: purge them once they are a fifth of all entries.
-      if (deadEntries > 4096 && deadEntries * 4 > liveEntries) compact();
-      return true;
-    },
-    has(id) {
-      return docs.has(id);
-    },
-    get size() {
-      return docs.size;
-    },
-    search(query, limit = 10) {
-      return evaluate(query).top(limit);
-    },
-    query(query) {
-      return evaluate(query);
-    },
-    scores(query) {
-      const q = evaluate(query);
-      return new Map(q.top(q.size).map((h) => [h.id, h.score]));
-    },
-    scoresOf(query, ids) {
-      const out = new Map<string, number>();
-      const { words, terms: queryTerms } = queryWords(query);
-      const terms = queryTerms.map((t) => t.term);
-      if (terms.length === 0) return out;
-      const idfOf = new Map<string, number>();
-      for (const t of terms) if (!idfOf.has(t)) idfOf.set(t, idf(t));
-      const meanIdf = terms.reduce((sum, t) => sum + idfOf.get(t)!, 0) / terms.length || 1;
-      for (const id of ids) {
-        const doc = docs.get(id);
-        if (!doc) continue;
-        const score = scoreOne(doc, words, idfOf, meanIdf);
-        if (score > 0) out.set(id, score);
-      }
-      return out;
-    },
-    clear() {
-      mutations++;
-      docs.clear();
-      postings.clear();
-      bySlot = [];
-      deadSlots = [];
-      freeSlots.length = 0;
-      deadEntries = 0;
-      liveEntries = 0;
-      uniqueTotals.fill(0);
-      termTotals.fill(0);
-      vocabulary = undefined;
+      return byId.get(id) ?? 0;
     },
   };
-  return index;
+}
+
+/** Drop the entries of removed documents from every posting list, so their slots can be reused. */
+function compact(state: IndexState): void {
+  const dead = new Set(state.deadSlots);
+  for (const posting of state.postings.values()) {
+    const kept: number[] = [];
+    const entries = posting.entries;
+    for (let e = 0; e < entries.length; e += STRIDE) {
+      if (dead.has(entries[e]!)) continue;
+      kept.push(entries[e]!, entries[e + 1]!, entries[e + 2]!, entries[e + 3]!);
+    }
+    posting.entries = kept;
+  }
+  state.freeSlots.push(...state.deadSlots);
+  state.deadSlots = [];
+  state.deadEntries = 0;
+}
+
+/** Scores of the given documents only, each computed from its own analysed fields, not by searching. */
+function scoresOf<T>(
+  state: IndexState,
+  settings: Settings<T>,
+  query: string,
+  ids: Iterable<string>,
+): Map<string, number> {
+  const out = new Map<string, number>();
+  const { words, terms: queryTerms } = queryWords(state, query);
+  const terms = queryTerms.map((t) => t.term);
+  if (terms.length === 0) return out;
+  const idfOf = new Map<string, number>();
+  for (const t of terms) if (!idfOf.has(t)) idfOf.set(t, idf(state, t));
+  const meanIdf = terms.reduce((sum, t) => sum + idfOf.get(t)!, 0) / terms.length || 1;
+  for (const id of ids) {
+    const doc = state.docs.get(id);
+    if (!doc) continue;
+    const score = scoreOne(state, settings, doc, words, idfOf, meanIdf);
+    if (score > 0) out.set(id, score);
+  }
+  return out;
+}
+
+function scoreOne<T>(
+  state: IndexState,
+  settings: Settings<T>,
+  doc: Doc,
+  words: ReadonlyMap<string, QueryWord>,
+  idfOf: Map<string, number>,
+  meanIdf: number,
+): number {
+  const { bm, boost } = settings;
+  let total = 0;
+  let matched = 0;
+  const fieldScore = (t: string, idfT: number): number => {
+    let out = 0;
+    for (let f = 0; f < state.fieldCount; f++) {
+      const fieldTerms = doc.fields[f]!;
+      let tf = 0;
+      for (const x of fieldTerms) if (x === t) tf++;
+      if (tf === 0) continue;
+      const avg = state.termTotals[f]! / Math.max(1, state.docs.size) || 1;
+      const norm = tf + bm.k * (1 - bm.b + (bm.b * fieldTerms.length) / avg);
+      out += boost[f]! * idfT * (bm.d + (tf * (bm.k + 1)) / norm);
+    }
+    return out;
+  };
+  for (const [t, { count, exact }] of words) {
+    let termScore = count * fieldScore(t, idfOf.get(t)!);
+    if (termScore > 0) {
+      for (const [form, times] of exact)
+        termScore += EXACT_WEIGHT * times * fieldScore(form, idf(state, form));
+      total += termScore;
+      matched += idfOf.get(t)!;
+    }
+  }
+  return total > 0 ? total * (matched / meanIdf) ** COORDINATION_POWER : 0;
+}
+
+function addDocument<T>(state: IndexState, settings: Settings<T>, id: string, doc: T): void {
+  const { fieldCount, postings } = state;
+  state.mutations++;
+  const fields = settings.extractors.map((extract, f) =>
+    splitFieldTexts(extract, doc, settings.exactField[f]!),
+  );
+  const slot = state.freeSlots.pop() ?? state.bySlot.length;
+  const entry: Doc = { id, slot, fields };
+  state.docs.set(id, entry);
+  state.bySlot[slot] = entry;
+  for (let f = 0; f < fieldCount; f++) {
+    const tfs = state.termCounts;
+    tfs.clear();
+    for (const t of fields[f]!) tfs.set(t, (tfs.get(t) ?? 0) + 1);
+    state.uniqueTotals[f]! += tfs.size;
+    state.termTotals[f]! += fields[f]!.length;
+    for (const [term, tf] of tfs) {
+      let posting = postings.get(term);
+      if (!posting) {
+        posting = { entries: [], fieldDf: new Int32Array(fieldCount), df: 0, lastAdd: -1 };
+        postings.set(term, posting);
+        state.vocabulary = undefined;
+      }
+      posting.entries.push(slot, f, tf, tfs.size);
+      posting.fieldDf[f]!++;
+      state.liveEntries++;
+      // Counted once per document, however many of its fields hold the term.
+      if (posting.lastAdd !== state.mutations) {
+        posting.lastAdd = state.mutations;
+        posting.df++;
+      }
+    }
+  }
+}
+
+function removeDocument(state: IndexState, id: string): boolean {
+  const doc = state.docs.get(id);
+  if (!doc) return false;
+  state.mutations++;
+  state.docs.delete(id);
+  state.bySlot[doc.slot] = undefined;
+  state.deadSlots.push(doc.slot);
+  const terms = new Set<string>();
+  for (let f = 0; f < state.fieldCount; f++) {
+    const unique = new Set(doc.fields[f]);
+    state.uniqueTotals[f]! -= unique.size;
+    state.termTotals[f]! -= doc.fields[f]!.length;
+    for (const term of unique) {
+      state.postings.get(term)!.fieldDf[f]!--;
+      state.liveEntries--;
+      state.deadEntries++;
+      terms.add(term);
+    }
+  }
+  for (const term of terms) {
+    const posting = state.postings.get(term)!;
+    if (--posting.df === 0) {
+      state.postings.delete(term);
+      state.vocabulary = undefined;
+    }
+  }
+  // Dead entries cost a skip per query: purge them once they are a fifth of all entries.
+  if (state.deadEntries > 4096 && state.deadEntries * 4 > state.liveEntries) compact(state);
+  return true;
+}
+
+function clearState(state: IndexState): void {
+  state.mutations++;
+  state.docs.clear();
+  state.postings.clear();
+  state.bySlot = [];
+  state.deadSlots = [];
+  state.freeSlots.length = 0;
+  state.deadEntries = 0;
+  state.liveEntries = 0;
+  state.uniqueTotals.fill(0);
+  state.termTotals.fill(0);
+  state.vocabulary = undefined;
 }

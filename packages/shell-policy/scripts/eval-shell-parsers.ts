@@ -1,6 +1,6 @@
 /**
- * Measures candidate shell parsers against the bypass list (src/shell-bypass-cases.ts) by
- * running the real policy (src/shell-policy.ts) on top of an adapter per parser. The
+ * Measures candidate shell parsers against the bypass list (test/shell-bypass-cases.ts) by
+ * running the real policy (src/policy/shell-policy.ts) on top of an adapter per parser. The
  * candidates are not dependencies of @capgate/shell-policy; install them aside and pass the folder:
  *
  *   npm i --prefix /tmp/parser-eval mvdan-sh@0.10.1 bash-parser@0.5.0 sh-syntax@0.7.0
@@ -10,10 +10,16 @@
  */
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { MUST_ALLOW, MUST_DENY, MUST_DENY_UNPARSEABLE } from "../src/shell-bypass-cases.js";
-import { policyWithParser } from "../src/shell-policy.js";
-import { loadBashParser, unescapeUnquoted } from "../src/shell-syntax.js";
-import type { ParsedScript, ShellParser, ShellWord, SimpleCommand, StdinSource } from "../src/shell-words.js";
+import { loadBashParser, unescapeUnquoted } from "../src/parse/shell-syntax.js";
+import type {
+  ParsedScript,
+  ShellParser,
+  ShellWord,
+  SimpleCommand,
+  StdinSource,
+} from "../src/parse/shell-words.js";
+import { policyWithParser } from "../src/policy/shell-policy.js";
+import { MUST_ALLOW, MUST_DENY, MUST_DENY_UNPARSEABLE } from "../test/shell-bypass-cases.js";
 
 /** Valid bash that a good parser must accept (a rejection is a false denial). */
 const VALID_BASH = [

@@ -3,12 +3,12 @@
 
 export type { ShellPrefixRule, ShellRules } from "./config.js";
 export { ShellRulesError } from "./errors.js";
-export type { ResolvedCommand } from "./shell-commands.js";
-export type { ShellDecision, ShellPolicy } from "./shell-policy.js";
-export { checkShellCommand, createShellPolicy, MAX_SHELL_COMMAND_CHARS } from "./shell-policy.js";
-export { shellQuote } from "./shell-quote.js";
-export type { ShellRule, ShellRuleDecision } from "./shell-rules.js";
-export { BROWSER_PANEL_HINT, BUILTIN_SHELL_RULES } from "./shell-rules.js";
-export type { ShellWord, StdinSource } from "./shell-words.js";
-export type { SplitResult } from "./split-command.js";
-export { splitCommandLine } from "./split-command.js";
+export { shellQuote } from "./parse/shell-quote.js";
+export type { ShellWord, StdinSource } from "./parse/shell-words.js";
+export type { SplitResult } from "./parse/split-command.js";
+export { splitCommandLine } from "./parse/split-command.js";
+export type { ShellDecision, ShellPolicy } from "./policy/shell-policy.js";
+export { checkShellCommand, createShellPolicy, MAX_SHELL_COMMAND_CHARS } from "./policy/shell-policy.js";
+export type { ShellRule, ShellRuleDecision } from "./policy/shell-rules.js";
+export { BROWSER_PANEL_HINT, BUILTIN_SHELL_RULES } from "./policy/shell-rules.js";
+export type { ResolvedCommand } from "./programs/resolved-command.js";

@@ -3,9 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AttackReplay, SYSTEM_DIRS } from "../src/replay-support.js";
-import { checkShellCommand } from "../src/shell-policy.js";
-import { GIT_SETUP } from "../src/shell-red-team-3.js";
+import { checkShellCommand } from "../src/policy/shell-policy.js";
 import {
   BARE_INTERPRETERS,
   DATA_READABLE,
@@ -17,6 +15,8 @@ import {
   STDIN_ATTACKS,
 } from "./everyday-forms.js";
 import { REVIEW_RULES } from "./issue-17-forms.js";
+import { AttackReplay, SYSTEM_DIRS } from "./replay-support.js";
+import { GIT_SETUP } from "./shell-red-team-3.js";
 
 const REQUIRED = Boolean(process.env.CAPGATE_REQUIRE_SYSTEM_TESTS);
 const TOOLS = ["/usr/bin/git", "/usr/bin/bash", "/usr/bin/node", "/usr/bin/python3"];

@@ -3,8 +3,8 @@
  * Forms for test/everyday-forms.test.ts: what lowering the false-ask rate must keep refused
  * (each replayed for real where it has an effect), and the everyday commands it must let run.
  */
-import { GIT_SETUP } from "../src/shell-red-team-3.js";
-import type { RoundFourAttack } from "../src/shell-red-team-4.js";
+import { GIT_SETUP } from "./shell-red-team-3.js";
+import type { RoundFourAttack } from "./shell-red-team-4.js";
 
 const push = (setup: string, command: string, needs?: string): RoundFourAttack => ({
   setup,

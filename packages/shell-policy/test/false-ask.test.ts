@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { createShellPolicy, type ShellPolicy } from "../src/shell-policy.js";
+import { createShellPolicy, type ShellPolicy } from "../src/policy/shell-policy.js";
 import { REVIEW_RULES } from "./issue-17-forms.js";
 
 /**

@@ -1,10 +1,10 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AttackReplay, SYSTEM_DIRS } from "../src/replay-support.js";
-import { checkShellCommand, createShellPolicy } from "../src/shell-policy.js";
-import { EFFECT_NAMES } from "../src/shell-red-team-3.js";
+import { checkShellCommand, createShellPolicy } from "../src/policy/shell-policy.js";
 import { ISSUE_17_ATTACKS, ISSUE_17_READABLE, ISSUE_17_REFUSED, REVIEW_RULES } from "./issue-17-forms.js";
+import { AttackReplay, SYSTEM_DIRS } from "./replay-support.js";
+import { EFFECT_NAMES } from "./shell-red-team-3.js";
 
 const REQUIRED = Boolean(process.env.CAPGATE_REQUIRE_SYSTEM_TESTS);
 const TOOLS = ["/usr/bin/git", "/usr/bin/bash", "/usr/bin/node", "/usr/bin/sed", "/usr/bin/perl"];

@@ -8,8 +8,8 @@
  * the program or the effect needs a server; and the ordinary commands those classes must
  * not catch. (psql's `\!` needs a PostgreSQL server: tests/e2e/src/hook-rules.test.ts.)
  */
-import { GIT_SETUP } from "../src/shell-red-team-3.js";
-import type { RoundFourAttack } from "../src/shell-red-team-4.js";
+import { GIT_SETUP } from "./shell-red-team-3.js";
+import type { RoundFourAttack } from "./shell-red-team-4.js";
 
 /** The review's rule set. */
 export const REVIEW_RULES = {

@@ -2,7 +2,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startTestCluster, type TestCluster } from "@capgate/postgres/testing";
+import { startTestCluster, type TestCluster } from "@capgate/test-postgres";
 import { needs } from "@capgate/test-system-parts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLI_BIN } from "./support.js";

@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Database, openDatabase } from "@capgate/postgres";
-import { startTestCluster, type TestCluster } from "@capgate/postgres/testing";
+import { startTestCluster, type TestCluster } from "@capgate/test-postgres";
 import { needs } from "@capgate/test-system-parts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {

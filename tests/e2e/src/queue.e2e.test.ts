@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { type Database, openDatabase } from "@capgate/postgres";
-import { startTestCluster, type TestCluster } from "@capgate/postgres/testing";
+import { startTestCluster, type TestCluster } from "@capgate/test-postgres";
 import { needs } from "@capgate/test-system-parts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -83,63 +83,73 @@ describeQueue("runs on PostgreSQL + graphile-worker across processes", () => {
     return json.id;
   };
 
-  it("60 runs submitted round-robin to both API nodes each complete exactly once, followed gap-free over SSE from the other node", async () => {
-    const ids: Array<{ id: string; via: number }> = [];
-    for (let i = 0; i < 60; i++) {
-      const via = i % 2;
-      const model = script(dirs, `r${i}`, finishing(`out-${i}.txt`));
-      ids.push({
-        id: await submit(nodes[via]!, { goal: `write out-${i}.txt`, profile: "Coder", model }),
-        via,
+  // Each run starts a sandbox for its verify command and about ten for its publish (git in
+  // bubblewrap): the wait is derived from that work — seconds per run on a busy two-core
+  // machine — not a speed expectation; the runs report their end as events, awaited below.
+  const RUNS = 60;
+  it(
+    "60 runs submitted round-robin to both API nodes each complete exactly once, followed gap-free over SSE from the other node",
+    async () => {
+      const ids: Array<{ id: string; via: number }> = [];
+      for (let i = 0; i < RUNS; i++) {
+        const via = i % 2;
+        const model = script(dirs, `r${i}`, finishing(`out-${i}.txt`));
+        ids.push({
+          id: await submit(nodes[via]!, { goal: `write out-${i}.txt`, profile: "Coder", model }),
+          via,
+        });
+      }
+      const followed = await Promise.all(ids.map(({ id, via }) => follow(nodes[1 - via]!, token, id)));
+      for (const [i, { events, ended }] of followed.entries()) {
+        expect(ended, `run ${ids[i]!.id}`).toBe(true);
+        expectGapFree(events);
+        expect(events.filter((e) => e.data.type === "run_started")).toHaveLength(1);
+        const end = events.filter((e) => e.data.type === "run_ended");
+        expect(end).toHaveLength(1);
+        // On failure, say why: the run's end and the step before it.
+        expect(end[0]!.data.outcome, JSON.stringify(events.slice(-3).map((e) => e.data))).toBe("finished");
+        expect(events.at(-1)!.data.type).toBe("run_ended");
+      }
+      // The stream stops at run_ended, so it cannot show an event stored after it: the store must not hold one.
+      for (const [i, { events }] of followed.entries()) {
+        const { rows: last } = await db.pool.query<{ n: number; type: string }>(
+          "SELECT count(*) OVER ()::int AS n, type FROM capgate.run_events WHERE run_id = $1 ORDER BY seq DESC LIMIT 1",
+          [ids[i]!.id],
+        );
+        expect(last[0], `run ${ids[i]!.id}`).toEqual({ n: events.length, type: "run_ended" });
+      }
+      const { rows } = await db.pool.query<{
+        status: string;
+        outcome: string;
+        worker: string;
+        result: { kind: string; branch?: string };
+      }>("SELECT status, outcome, worker, result FROM capgate.runs WHERE id = ANY($1)", [
+        ids.map((r) => r.id),
+      ]);
+      expect(rows).toHaveLength(RUNS);
+      expect(rows.every((r) => r.status === "ended" && r.outcome === "finished")).toBe(true);
+      // Work was spread over the workers; each run published its change as a branch of the workspace repo.
+      expect(new Set(rows.map((r) => r.worker)).size).toBeGreaterThan(1);
+      expect(rows.filter((r) => r.result?.kind !== "branch").map((r) => r.result)).toEqual([]);
+      const branches = execFileSync("git", ["branch", "--list", "capgate/run-*"], {
+        cwd: dirs.workspace,
+        encoding: "utf8",
       });
-    }
-    const followed = await Promise.all(ids.map(({ id, via }) => follow(nodes[1 - via]!, token, id)));
-    for (const [i, { events, ended }] of followed.entries()) {
-      expect(ended, `run ${ids[i]!.id}`).toBe(true);
-      expectGapFree(events);
-      expect(events.filter((e) => e.data.type === "run_started")).toHaveLength(1);
-      const end = events.filter((e) => e.data.type === "run_ended");
-      expect(end).toHaveLength(1);
-      // On failure, say why: the run's end and the step before it.
-      expect(end[0]!.data.outcome, JSON.stringify(events.slice(-3).map((e) => e.data))).toBe("finished");
-      expect(events.at(-1)!.data.type).toBe("run_ended");
-    }
-    // The stream stops at run_ended, so it cannot show an event stored after it: the store must not hold one.
-    for (const [i, { events }] of followed.entries()) {
-      const { rows: last } = await db.pool.query<{ n: number; type: string }>(
-        "SELECT count(*) OVER ()::int AS n, type FROM capgate.run_events WHERE run_id = $1 ORDER BY seq DESC LIMIT 1",
-        [ids[i]!.id],
-      );
-      expect(last[0], `run ${ids[i]!.id}`).toEqual({ n: events.length, type: "run_ended" });
-    }
-    const { rows } = await db.pool.query<{
-      status: string;
-      outcome: string;
-      worker: string;
-      result: { kind: string; branch?: string };
-    }>("SELECT status, outcome, worker, result FROM capgate.runs WHERE id = ANY($1)", [ids.map((r) => r.id)]);
-    expect(rows).toHaveLength(60);
-    expect(rows.every((r) => r.status === "ended" && r.outcome === "finished")).toBe(true);
-    // Work was spread over the workers; each run published its change as a branch of the workspace repo.
-    expect(new Set(rows.map((r) => r.worker)).size).toBeGreaterThan(1);
-    expect(rows.filter((r) => r.result?.kind !== "branch").map((r) => r.result)).toEqual([]);
-    const branches = execFileSync("git", ["branch", "--list", "capgate/run-*"], {
-      cwd: dirs.workspace,
-      encoding: "utf8",
-    });
-    for (const { id } of ids) expect(branches).toContain(`capgate/run-${id}`);
-    const shown = execFileSync("git", ["show", `capgate/run-${ids[7]!.id}:out-7.txt`], {
-      cwd: dirs.workspace,
-      encoding: "utf8",
-    });
-    expect(shown).toBe("written for out-7.txt\n");
-    // GET /runs on either node lists them as ended.
-    const listed = (await (await nodes[0]!.api("/runs?limit=100")).json()) as Array<{
-      id: string;
-      status: string;
-    }>;
-    for (const { id } of ids) expect(listed.find((r) => r.id === id)?.status).toBe("ended");
-  }, 180_000);
+      for (const { id } of ids) expect(branches).toContain(`capgate/run-${id}`);
+      const shown = execFileSync("git", ["show", `capgate/run-${ids[7]!.id}:out-7.txt`], {
+        cwd: dirs.workspace,
+        encoding: "utf8",
+      });
+      expect(shown).toBe("written for out-7.txt\n");
+      // GET /runs on either node lists them as ended.
+      const listed = (await (await nodes[0]!.api("/runs?limit=100")).json()) as Array<{
+        id: string;
+        status: string;
+      }>;
+      for (const { id } of ids) expect(listed.find((r) => r.id === id)?.status).toBe("ended");
+    },
+    RUNS * 15_000,
+  );
 
   it("a tool output holding U+0000 (printf 'x\\000y') is stored and streamed exactly, and the run goes on to finish", async () => {
     const model = script(dirs, "nul", [

@@ -7,7 +7,7 @@
 import { randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startTestCluster, type TestCluster } from "@capgate/postgres/testing";
+import { startTestCluster, type TestCluster } from "@capgate/test-postgres";
 import { leaveBehind, needs, processesWith, uniqueSleep } from "@capgate/test-system-parts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {

@@ -3,9 +3,11 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { checkShellCommand, createShellPolicy } from "../src/policy/shell-policy.js";
+import { BROWSER_PANEL_HINT } from "../src/policy/shell-rules.js";
+import { WRAPPERS } from "../src/programs/shell-wrappers.js";
 import { AttackReplay, SYSTEM_DIRS } from "./replay-support.js";
 import { RULES_CONFIG } from "./shell-corpus.js";
-import { checkShellCommand, createShellPolicy } from "./shell-policy.js";
 import { EFFECT_NAMES } from "./shell-red-team-3.js";
 import {
   ROUND_FOUR_ALLOW,
@@ -15,8 +17,6 @@ import {
   ROUND_FOUR_DENY_OPENER,
   ROUND_FOUR_DENY_OTHER,
 } from "./shell-red-team-4.js";
-import { BROWSER_PANEL_HINT } from "./shell-rules.js";
-import { WRAPPERS } from "./shell-wrappers.js";
 
 const REQUIRED = Boolean(process.env.CAPGATE_REQUIRE_SYSTEM_TESTS);
 const TOOLS = ["/usr/bin/git", "/usr/bin/bash", "/usr/bin/dash"];

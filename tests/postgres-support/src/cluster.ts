@@ -140,6 +140,3 @@ async function postgresUser(): Promise<{ uid: number; gid: number }> {
   const { stdout: g } = await execFile("id", ["-g", "postgres"]);
   return { uid: Number(stdout.trim()), gid: Number(g.trim()) };
 }
-
-/** Whether the Postgres tests must run (CI) rather than skip when the binaries are missing. */
-export const postgresRequired = (): boolean => Boolean(process.env.CAPGATE_REQUIRE_SYSTEM_TESTS);

@@ -1,27 +1,25 @@
-import type { ShellPrefixRule, ShellRules } from "./config.js";
-import { ShellRulesError } from "./errors.js";
-import { GIT_GLOBAL_VALUE, gitSubcommandIndex } from "./git-programs.js";
-import {
-  type Continuation,
-  commandName,
-  continuations,
-  peeledCommandNames,
-  peelShell,
-  type ResolvedCommand,
-} from "./shell-commands.js";
-import { globMayBeOption, wordMayBe } from "./shell-glob.js";
-import { assignmentContinuations, definesGitEnvAlias, redirectsStartup } from "./shell-indirection.js";
-import { assignmentUnreadable, takesDataArguments, unreadablePart } from "./shell-readable.js";
-import { BUILTIN_SHELL_RULES, type ShellRule, type ShellRuleDecision } from "./shell-rules.js";
-import { loadBashParser } from "./shell-syntax.js";
+import type { ShellPrefixRule, ShellRules } from "../config.js";
+import { ShellRulesError } from "../errors.js";
+import { globMayBeOption, wordMayBe } from "../parse/shell-glob.js";
+import { loadBashParser } from "../parse/shell-syntax.js";
 import {
   type Assignment,
   literalWord,
   type ShellParser,
   type ShellWord,
   type StdinSource,
-} from "./shell-words.js";
-import { SHELLS, WRAPPERS } from "./shell-wrappers.js";
+} from "../parse/shell-words.js";
+import { GIT_GLOBAL_VALUE, gitSubcommandIndex } from "../programs/git-programs.js";
+import type { Continuation, ResolvedCommand } from "../programs/resolved-command.js";
+import { commandName, continuations, peeledCommandNames, peelShell } from "../programs/shell-commands.js";
+import {
+  assignmentContinuations,
+  definesGitEnvAlias,
+  redirectsStartup,
+} from "../programs/shell-indirection.js";
+import { assignmentUnreadable, takesDataArguments, unreadablePart } from "../programs/shell-readable.js";
+import { SHELLS, WRAPPERS } from "../programs/shell-wrappers.js";
+import { BUILTIN_SHELL_RULES, type ShellRule, type ShellRuleDecision } from "./shell-rules.js";
 
 /** The verdict on one command line. */
 export interface ShellDecision {

@@ -11,13 +11,14 @@
  * Script files a command runs (`bash build.sh`, `python3 app.py`, a Makefile, npm scripts,
  * `./tool args`) are files, not arguments: what they do is §8's business, as before.
  */
+
+import type { Assignment } from "../parse/shell-words.js";
 import { DATA_PROGRAM_NOTES, DATA_PROGRAM_READERS } from "./data-programs.js";
 import { gitKeyUnreadable, gitSubcommand, gitUnreadable } from "./git-programs.js";
+import type { Continuation, ResolvedCommand } from "./resolved-command.js";
 import { sedCommandRuns } from "./sed-script.js";
-import type { Continuation, ResolvedCommand } from "./shell-commands.js";
 import { isProgramVariable } from "./shell-indirection.js";
 import { codeSources, isAwkSource, isInterpreterName, PYTHON } from "./shell-interpreters.js";
-import type { Assignment } from "./shell-words.js";
 import { SHELLS, WRAPPER_ALIASES, WRAPPERS } from "./shell-wrappers.js";
 
 /** Why capgate cannot read a program's command lines completely, or undefined. */

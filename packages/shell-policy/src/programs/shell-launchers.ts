@@ -6,9 +6,10 @@
  * only known at run time where an option may stand): the command behind the launcher must
  * be certain, or the line does not run (docs/shell-policy.md §2).
  */
-import type { Continuation, ResolvedCommand } from "./shell-commands.js";
-import { globMayBeOption } from "./shell-glob.js";
-import { literalWord, type ShellWord } from "./shell-words.js";
+
+import { globMayBeOption } from "../parse/shell-glob.js";
+import { literalWord, type ShellWord } from "../parse/shell-words.js";
+import type { Continuation, ResolvedCommand } from "./resolved-command.js";
 
 function deny(reason: string): Continuation[] {
   return [{ kind: "unresolvable", reason }];

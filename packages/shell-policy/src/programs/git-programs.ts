@@ -8,8 +8,9 @@
  * whose arguments are data, and the config keys known to hold data. Anything else is
  * "cannot be read completely" (docs/shell-policy.md §12).
  */
-import type { Continuation, ResolvedCommand } from "./shell-commands.js";
-import { literalWord, type ShellWord } from "./shell-words.js";
+
+import { literalWord, type ShellWord } from "../parse/shell-words.js";
+import type { Continuation, ResolvedCommand } from "./resolved-command.js";
 
 /** git's global options that take the next word as their value. */
 export const GIT_GLOBAL_VALUE =

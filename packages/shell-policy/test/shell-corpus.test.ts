@@ -3,6 +3,11 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getopt } from "../src/parse/shell-getopt.js";
+import { literalWord } from "../src/parse/shell-words.js";
+import { checkShellCommand, createShellPolicy } from "../src/policy/shell-policy.js";
+import { BROWSER_PANEL_HINT } from "../src/policy/shell-rules.js";
+import { WRAPPERS } from "../src/programs/shell-wrappers.js";
 import {
   BASH_ORACLE_FORMS,
   CONFIGURED_ASK,
@@ -12,11 +17,6 @@ import {
   INTERPRETER_ORACLE_FORMS,
   RULES_CONFIG,
 } from "./shell-corpus.js";
-import { getopt } from "./shell-getopt.js";
-import { checkShellCommand, createShellPolicy } from "./shell-policy.js";
-import { BROWSER_PANEL_HINT } from "./shell-rules.js";
-import { literalWord } from "./shell-words.js";
-import { WRAPPERS } from "./shell-wrappers.js";
 
 describe("corpus: every form meant to be denied is denied", () => {
   it.each(CORPUS_DENY.map((c) => [c.group, c.expect, c.command]))(

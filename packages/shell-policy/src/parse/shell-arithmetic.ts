@@ -7,8 +7,8 @@ import type { Unresolvable } from "./shell-words.js";
  * `a[i]=…`, `unset 'a[i]'`), `${x:offset:length}`, assignments to `declare -i` names — a
  * variable's value is itself evaluated as an expression, and an array subscript inside it
  * (`a[$(cmd)]`) runs the command substitution, even when the text came from single quotes
- * or from data read at run time. (Round 4c of the red team: `(( 'a[$(git push)]' ))`,
- * `x=$(cat f); echo $((x))`, `echo ${a['$(cmd)']}` all ran commands the policy never saw.)
+ * or from data read at run time: `(( 'a[$(git push)]' ))`, `x=$(cat f); echo $((x))` and
+ * `echo ${a['$(cmd)']}` each run a command that no command word on the line shows.
  *
  * Checked on the whole parse tree of every script (nested ones too), by construction rather
  * than by listing forms:

@@ -7,9 +7,10 @@
  * bash evaluates as arithmetic (`printf -v 'a[$(cmd)]'`), and variables whose value a
  * program runs as a command (BROWSER, EDITOR, PAGER, LESSOPEN, GIT_SSH_COMMAND…).
  */
-import { SUBSCRIPT_CODE } from "./shell-arithmetic.js";
-import type { Continuation, ResolvedCommand } from "./shell-commands.js";
-import type { Assignment, ShellWord } from "./shell-words.js";
+
+import { SUBSCRIPT_CODE } from "../parse/shell-arithmetic.js";
+import type { Assignment, ShellWord } from "../parse/shell-words.js";
+import type { Continuation, ResolvedCommand } from "./resolved-command.js";
 
 /** Variables whose value bash itself runs or reads as code. */
 const CODE_VARIABLES = new Set([

@@ -1,6 +1,6 @@
 import { needs } from "@capgate/test-system-parts";
 import { afterAll, beforeAll, describe } from "vitest";
-import { startTestCluster, type TestCluster } from "./testing.js";
+import { startTestCluster, type TestCluster } from "./cluster.js";
 
 // Throws under CAPGATE_REQUIRE_SYSTEM_TESTS when the binaries are missing.
 const postgres = needs(["postgres"]);

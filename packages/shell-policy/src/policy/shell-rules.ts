@@ -1,5 +1,6 @@
-import { commandName, type ResolvedCommand } from "./shell-commands.js";
-import { codeSources, PYTHON, powershellText, sourceOpensBrowser } from "./shell-interpreters.js";
+import type { ResolvedCommand } from "../programs/resolved-command.js";
+import { commandName } from "../programs/shell-commands.js";
+import { codeSources, PYTHON, powershellText, sourceOpensBrowser } from "../programs/shell-interpreters.js";
 
 /** What a matching rule makes of the whole command line. */
 export type ShellRuleDecision = "deny" | "ask";

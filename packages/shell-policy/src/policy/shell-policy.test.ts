@@ -13,9 +13,9 @@ import {
   shellPolicyCheck,
 } from "@capgate/tools";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MUST_ALLOW, MUST_DENY, MUST_DENY_UNPARSEABLE } from "./shell-bypass-cases.js";
+import { MUST_ALLOW, MUST_DENY, MUST_DENY_UNPARSEABLE } from "../../test/shell-bypass-cases.js";
+import { shellQuote } from "../parse/shell-quote.js";
 import { checkShellCommand, createShellPolicy } from "./shell-policy.js";
-import { shellQuote } from "./shell-quote.js";
 import { BUILTIN_SHELL_RULES } from "./shell-rules.js";
 
 /**

@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { checkShellCommand } from "../src/policy/shell-policy.js";
 import { AttackReplay } from "./replay-support.js";
 import { RULES_CONFIG } from "./shell-corpus.js";
-import { checkShellCommand } from "./shell-policy.js";
 import {
   EFFECT_NAMES,
   RED_TEAM_ALLOW,

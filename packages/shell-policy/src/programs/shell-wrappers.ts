@@ -7,7 +7,7 @@
  * denied by the `gui.xdg-open` rule) and ordinary uses that must stay allowed
  * (`mustNotMatch`), checked whenever a policy loads.
  */
-import type { ArgKind, OptionRole, OptionSpec, OptionTable } from "./shell-getopt.js";
+import type { ArgKind, OptionRole, OptionSpec, OptionTable } from "../parse/shell-getopt.js";
 
 export interface WrapperSpec {
   readonly options: OptionTable;
@@ -1116,11 +1116,12 @@ const BASE_WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
 };
 
 /**
- * Round four (docs/shell-policy.md §2): wrappers the red team ran a denied command through.
- * Where a tool's grammar is modelled here, anything outside it (an option not in the table,
- * a word only known at run time in option position) is denied rather than guessed.
+ * Less common utilities that run the command after their options (eatmydata, proot, …;
+ * docs/shell-policy.md §2): each is one more way to reach a denied command, so each one's
+ * grammar is modelled, and anything outside it (an option not in the table, a word only
+ * known at run time in option position) is denied rather than guessed.
  */
-const ROUND_FOUR_WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
+const UTILITY_WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   // A shell script: an optional `--`, then the command (libeatmydata's eatmydata).
   eatmydata: {
     options: { options: [], abbreviations: false },
@@ -1331,7 +1332,7 @@ const SU = BASE_WRAPPERS.su!;
 
 export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   ...BASE_WRAPPERS,
-  ...ROUND_FOUR_WRAPPERS,
+  ...UTILITY_WRAPPERS,
   // runuser is su's code (util-linux su-common.c) plus -u, which runs the operands directly.
   runuser: {
     ...SU,

@@ -15,7 +15,7 @@
  * Script files are not read. This is a first line only: the OS sandbox under every command
  * is what holds for interpreter code (docs/shell-policy.md).
  */
-import type { Continuation, ResolvedCommand } from "./shell-commands.js";
+import type { Continuation, ResolvedCommand } from "./resolved-command.js";
 
 interface Language {
   readonly opener: RegExp;

@@ -6,9 +6,10 @@
  * rules (`soft`: a harmless value is fine), or the invocation is denied when the value is
  * code the policy cannot read.
  */
+
+import { wordMayBe } from "../parse/shell-glob.js";
 import { configValue, GIT_COMMAND_KEYS, gitSubcommand, gitSubcommandContinuations } from "./git-programs.js";
-import type { Continuation, ResolvedCommand } from "./shell-commands.js";
-import { wordMayBe } from "./shell-glob.js";
+import type { Continuation, ResolvedCommand } from "./resolved-command.js";
 
 type ValueKind =
   /** The value is a command line some shell runs. */

@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are shell text, not templates
 import { describe, expect, it } from "vitest";
-import { checkShellCommand } from "./shell-policy.js";
+import { checkShellCommand } from "../policy/shell-policy.js";
 
 // Code bash runs from arithmetic (round 4c of the red team). The attacks are replayed for
 // real in shell-red-team-4.test.ts; here every verdict, and the look-alikes that must run.

@@ -12,7 +12,7 @@
  * package brings, like a Makefile target (§8), not from the command line, and it is treated
  * the same way for every package manager.
  */
-import type { ResolvedCommand } from "./shell-commands.js";
+import type { ResolvedCommand } from "./resolved-command.js";
 
 /** Why capgate cannot read completely what a command runs, or undefined. */
 type Reader = (cmd: ResolvedCommand) => string | undefined;

@@ -1,0 +1,2 @@
+export type { TestCluster } from "./cluster.js";
+export { findPostgresBin, startTestCluster } from "./cluster.js";
