@@ -1,7 +1,6 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { parseConfig } from "@capgate/harness";
 import type { RunEvent } from "@capgate/loop";
 import { validate } from "@capgate/schema";
@@ -13,7 +12,6 @@ import { runEval } from "./eval.js";
 import { type RunRecord, resultsSchema } from "./results.js";
 import { loadSuite, starterSuiteDir } from "./suite.js";
 
-const here = fileURLToPath(new URL(".", import.meta.url));
 const SCRIPTS = join(starterSuiteDir(), "scripted");
 const SCRIPTED = `scripted:${SCRIPTS}`;
 const suite = loadSuite(starterSuiteDir());
@@ -123,29 +121,19 @@ describe.skipIf(parts.skip)(`capgate eval end to end${parts.note}`, () => {
     );
   }, 180_000);
 
-  it("refuses code mode without the script capability, and preloads it when one is registered", async () => {
-    await expect(
-      runEval({ model: SCRIPTED, suite, tasks: ["fix-typo"], modes: ["code"], out: out(), config }),
-    ).rejects.toThrow(/code mode needs the script capability/);
+  it("runs code mode with the built-in script capability preloaded, beside gate and exposed by default", async () => {
     const provider = await startProviderServer(suite.tasks, SCRIPTS);
     try {
-      const withScript = parseConfig(
-        {
-          shell: shellForTests(),
-          capabilities: [resolve(here, "..", "test-support", "script-stand-in.mjs")],
-        },
-        { baseDir: tmpdir() },
-      );
       const dir = out();
       const result = await runEval({
         model: "openai:test-model",
         suite,
         tasks: ["fix-typo"],
         out: dir,
-        config: withScript,
+        config,
         processEnv: { ...process.env, OPENAI_BASE_URL: provider.openaiUrl },
       });
-      // With the capability registered, the default modes include code.
+      // script is built in, so the default modes include code.
       expect(result.results.runs.map((r) => r.mode)).toEqual(["gate", "exposed", "code"]);
       expect(result.results.runs.every((r) => r.success)).toBe(true);
       const code = provider.requests.filter((q) => q.mode === "gate" && q.system.includes("script.run("));

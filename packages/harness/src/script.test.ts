@@ -52,7 +52,11 @@ function everythingServer(): { command: string; args: string[] } {
   return { command: process.execPath, args: [entry, "stdio"] };
 }
 
-describe("script.run in the goal loop, over fs", () => {
+// Each test builds a harness and runs a goal over real tools (an npm MCP server's start, the
+// sandbox's): on a busy two-core machine that is tens of seconds, and nothing here is timed.
+const WORK_TIMEOUT = 180_000;
+
+describe("script.run in the goal loop, over fs", { timeout: WORK_TIMEOUT }, () => {
   it("loops over files in one step, returns only the digest, and traces every nested call", async () => {
     const { h, workspace, stateDir } = await harness();
     mkdirSync(join(workspace, "notes"));
@@ -69,7 +73,7 @@ describe("script.run in the goal loop, over fs", () => {
     const model = createScriptedModel([
       act("capability_load", { name: "fs" }),
       act("capability_load", { name: "script" }),
-      act("capability_call", { tool: "script.api", arguments: { tools: ["fs"] } }),
+      act("capability_call", { tool: "script.types", arguments: { tools: ["fs"] } }),
       run(source),
       act("verify", { claim: "digest written", command: "test -s digest.json" }),
       act("finish", { summary: "counted" }),
@@ -77,7 +81,7 @@ describe("script.run in the goal loop, over fs", () => {
     const r = await h.runGoal({ goal: "count lines of the notes", profile: "Orchestrator", model });
     expect(r.outcome).toBe("finished");
     const events = trace(stateDir, r.runId);
-    const api = events.find((e) => e.type === "tool_result" && e.tool === "script.api") as {
+    const api = events.find((e) => e.type === "tool_result" && e.tool === "script.types") as {
       summary: string;
     };
     expect(api.summary).toContain("read(args: {");
@@ -107,7 +111,7 @@ describe("script.run in the goal loop, over fs", () => {
   });
 });
 
-describe("script.run over a real stdio MCP server", () => {
+describe("script.run over a real stdio MCP server", { timeout: WORK_TIMEOUT }, () => {
   it("calls MCP tools by name, reads their structured results, and gets the gate's errors", async () => {
     const { h, stateDir } = await harness({ mcpServers: { every: everythingServer() } });
     await h.indexMcpTools();
@@ -120,13 +124,13 @@ describe("script.run over a real stdio MCP server", () => {
     const model = createScriptedModel([
       act("capability_load", { name: "mcp:every" }),
       act("capability_load", { name: "script" }),
-      act("capability_call", { tool: "script.api", arguments: { tools: ["mcp:every"] } }),
+      act("capability_call", { tool: "script.types", arguments: { tools: ["mcp:every"] } }),
       run(source),
       act("mark_impossible", { reason: "done" }),
     ]);
     const r = await h.runGoal({ goal: "sum", profile: "Orchestrator", model, mcp: true });
     const events = trace(stateDir, r.runId);
-    const api = events.find((e) => e.type === "tool_result" && e.tool === "script.api") as {
+    const api = events.find((e) => e.type === "tool_result" && e.tool === "script.types") as {
       summary: string;
     };
     // The output schema the server declares types the structured result.
@@ -152,25 +156,29 @@ describe("script.run over a real stdio MCP server", () => {
 });
 
 const shell = needs(["bwrap"]);
-describe.skipIf(shell.skip)(`script.run over the shell in its sandbox${shell.note}`, () => {
-  it("runs commands through the shell policy: a GUI opener is refused inside the script as it is outside", async () => {
-    const { h } = await harness({}, {});
-    const out = await h.callTool("script.run", {
-      source: `
+describe.skipIf(shell.skip)(
+  `script.run over the shell in its sandbox${shell.note}`,
+  { timeout: WORK_TIMEOUT },
+  () => {
+    it("runs commands through the shell policy: a GUI opener is refused inside the script as it is outside", async () => {
+      const { h } = await harness({}, {});
+      const out = await h.callTool("script.run", {
+        source: `
         const ran = await tools.shell.run({ command: "echo from-the-sandbox" });
         let refused;
         try { await tools.shell.run({ command: "xdg-open https://example.com" }); } catch (e) { refused = e.code; }
         return { out: ran.data.stdout.trim(), refused };`,
+      });
+      expect(out.result.success).toBe(true);
+      expect((out.result.data as { value: unknown }).value).toEqual({
+        out: "from-the-sandbox",
+        refused: "policy_denied",
+      });
     });
-    expect(out.result.success).toBe(true);
-    expect((out.result.data as { value: unknown }).value).toEqual({
-      out: "from-the-sandbox",
-      refused: "policy_denied",
-    });
-  });
-});
+  },
+);
 
-describe("script.run as a direct call (capgate call, /tools/call)", () => {
+describe("script.run as a direct call (capgate call, /tools/call)", { timeout: WORK_TIMEOUT }, () => {
   it("reaches every registered tool, like the operator's own calls, with the same approvals", async () => {
     const asked: string[] = [];
     const { h, workspace } = await harness(
@@ -199,7 +207,9 @@ describe("script.run as a direct call (capgate call, /tools/call)", () => {
   });
 });
 
-describe("script.run: a script's concurrent calls ask the operator one at a time", () => {
+describe("script.run: a script's concurrent calls ask the operator one at a time", {
+  timeout: WORK_TIMEOUT,
+}, () => {
   it("queues approvals in the order they are asked, never two questions at once", async () => {
     let open = 0;
     let most = 0;
@@ -227,7 +237,7 @@ describe("script.run: a script's concurrent calls ask the operator one at a time
   });
 });
 
-describe("script.run through the MCP gate (capgate mcp serve)", () => {
+describe("script.run through the MCP gate (capgate mcp serve)", { timeout: WORK_TIMEOUT }, () => {
   it("chains calls in one capability_call, each checked and traced in the gate session's run", async () => {
     const { h, workspace, stateDir } = await harness();
     writeFileSync(join(workspace, "a.txt"), "alpha");

@@ -249,7 +249,8 @@ describe("openai: with a base URL (Chat Completions via openai-compatible)", () 
 
   it("times out a silent attempt and retries it", async () => {
     const s = await serve(() => ({ hang: true }));
-    const error = await failure(model(s, { timeoutMs: 50, maxRetries: 1 }).generate(conversation));
+    // The timeout leaves a busy machine time to deliver each attempt to the local server (counted below).
+    const error = await failure(model(s, { timeoutMs: 2_000, maxRetries: 1 }).generate(conversation));
     expect(error.code).toBe("model_timeout");
     expect(error.attempts).toBe(2);
     expect(s.requests).toHaveLength(2);

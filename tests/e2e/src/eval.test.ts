@@ -31,14 +31,32 @@ describe("capgate eval", () => {
     for (const t of tasks) expect(Object.keys(t)).toEqual(["id", "tags", "goal"]);
   });
 
-  it("rejects an unknown task (with a suggestion) and code mode without the script capability", async () => {
+  it("rejects an unknown task (with a suggestion) and an unknown mode", async () => {
     const box = sandbox({});
     const typo = await capgate(box, ["eval", "--model", SCRIPTED, "--tasks", "fix-typoo", "--out", "out"]);
     expect(typo.code).toBe(2);
     expect(typo.stderr).toContain('did you mean "fix-typo"?');
-    const code = await capgate(box, ["eval", "--model", SCRIPTED, "--mode", "code", "--out", "out"]);
-    expect(code.code).toBe(2);
-    expect(code.stderr).toContain("code mode needs the script capability");
+    const mode = await capgate(box, ["eval", "--model", SCRIPTED, "--mode", "codex", "--out", "out"]);
+    expect(mode.code).toBe(2);
+    expect(mode.stderr).toContain("codex");
+  });
+
+  it("runs code mode (the built-in script capability) from the command line", async () => {
+    const box = sandbox({});
+    const run = await capgate(box, [
+      "eval",
+      "--model",
+      SCRIPTED,
+      "--tasks",
+      "fix-typo",
+      "--mode",
+      "code",
+      "--out",
+      "out",
+      "--json",
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('"code"');
   });
 
   it("shows progress, stops on Ctrl-C keeping finished runs, and resumes without redoing them", async () => {

@@ -122,8 +122,11 @@ describe("independent versions under changesets", () => {
   it("the peer ranges are the contract: every capability admits every 0.x of tools and schema", () => {
     // Those that run command lines (shell, mcp's ad-hoc servers) also take the shell policy.
     const runsCommands = new Set(["@capgate/capability-shell", "@capgate/capability-mcp"]);
+    // git runs git on model-written trees only through the hardened git of @capgate/git-guard.
+    const runsGit = new Set(["@capgate/capability-git"]);
     for (const name of capabilities) {
       expect(before.get(name)?.peerDependencies, name).toEqual({
+        ...(runsGit.has(name) ? { "@capgate/git-guard": ">=0.1.0 <1" } : {}),
         "@capgate/schema": ">=0.1.0 <1",
         ...(runsCommands.has(name) ? { "@capgate/shell-policy": ">=0.1.0 <1" } : {}),
         "@capgate/tools": ">=0.1.0 <1",

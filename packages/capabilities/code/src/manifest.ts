@@ -6,7 +6,7 @@ export const manifest = {
   version: "0.1.0",
   manifestFormat: 1,
   description:
-    "Run a short JavaScript (Node.js) or Python program to calculate, transform data or try an idea. Use shell.run for project commands such as tests and builds.",
+    "Run a quick JavaScript (Node.js) or Python script to calculate, transform data or try an idea. Use shell.run for project commands such as tests and builds.",
   profileFit: ["Coder", "Verifier"],
   tools: [
     {

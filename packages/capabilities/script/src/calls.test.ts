@@ -185,17 +185,24 @@ describe("script.run: approvals pause the script", () => {
 
   it("time spent waiting for the operator counts neither against the script's deadline nor the call's timeout", async () => {
     let release: (answer: boolean) => void = () => undefined;
+    let asked: () => void = () => undefined;
+    const approvalAsked = new Promise<void>((resolve) => {
+      asked = resolve;
+    });
     const gate = testGate({
       approval: "on-risk",
       approve: () =>
         new Promise<boolean>((resolve) => {
           release = resolve;
+          asked();
         }),
-      limits: { timeoutMs: 300 },
+      limits: { timeoutMs: 3_000 },
     });
-    const running = gate.run(write, 200);
-    // Answer long after both clocks would have run out (a timer, not a race: the answer is what is awaited).
-    await new Promise((r) => setTimeout(r, 900));
+    // Both clocks are long enough for the script to reach its call on a busy machine; the
+    // approval is asked (an event), then answered after both would have run out.
+    const running = gate.run(write, 3_000);
+    await approvalAsked;
+    await new Promise((r) => setTimeout(r, 3_500));
     release(true);
     const r = await running;
     expect(data(r)).toBe("written");

@@ -43,7 +43,7 @@ export function createScriptCapability(options: ScriptCapabilityOptions = {}): C
         });
         return scriptResult(outcome, Math.min(limits.outputBytes, ctx.limits.outputBytes), limits);
       },
-      api: async (args, ctx) => {
+      types: async (args, ctx) => {
         const loaded = callService(ctx).tools();
         const wanted = args.tools;
         const chosen = wanted ? loaded.filter((tool) => wanted.some((w) => selects(w, tool))) : loaded;
@@ -52,7 +52,7 @@ export function createScriptCapability(options: ScriptCapabilityOptions = {}): C
           missing.length > 0
             ? `// Not loaded (load them with capability_load first): ${missing.join(", ")}\n`
             : "";
-        const usable = chosen.filter((t) => t.name !== "script.run" && t.name !== "script.api");
+        const usable = chosen.filter((t) => t.name !== "script.run" && t.name !== "script.types");
         return {
           success: missing.length === 0 || usable.length > 0,
           summary: `${note}${toolDeclarations(usable)}`,

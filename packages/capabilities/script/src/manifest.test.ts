@@ -6,14 +6,14 @@ import { manifest } from "./manifest.js";
 
 const EXPECTED: Record<string, [string, ToolRisk]> = {
   "script.run": ["script.run(source: string, timeout_ms?: integer)", "read"],
-  "script.api": ["script.api(tools?: string[])", "read"],
+  "script.types": ["script.types(tools?: string[])", "read"],
 };
 
 const VALID: [string, unknown][] = [
   ["script.run", { source: "return 1" }],
   ["script.run", { source: "return 1", timeout_ms: 5000 }],
-  ["script.api", {}],
-  ["script.api", { tools: ["fs", "git.status", "mcp:github"] }],
+  ["script.types", {}],
+  ["script.types", { tools: ["fs", "git.status", "mcp:github"] }],
 ];
 
 const INVALID: [string, unknown, string][] = [
@@ -21,7 +21,7 @@ const INVALID: [string, unknown, string][] = [
   ["script.run", { code: "return 1" }, "code"],
   ["script.run", { source: "return 1", timeout_ms: 0 }, "timeout_ms"],
   ["script.run", { source: "return 1", timeout_ms: 1.5 }, "timeout_ms"],
-  ["script.api", { tools: "fs" }, "tools"],
+  ["script.types", { tools: "fs" }, "tools"],
 ];
 
 describe("script manifest", () => {
@@ -39,7 +39,7 @@ describe("script manifest", () => {
 
   it("uses the words people search with", () => {
     const text = [manifest.description, ...manifest.tools.map((t) => t.description)].join(" ");
-    for (const words of ["run a program that calls several tools", "batch", "loop over files"])
+    for (const words of ["chain several tool calls", "batch", "loop over files"])
       expect(text).toContain(words);
   });
 

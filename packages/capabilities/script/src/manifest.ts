@@ -6,13 +6,13 @@ export const manifest = {
   version: "0.1.0",
   manifestFormat: 1,
   description:
-    "Code mode: run a program that calls several tools (batch calls, loop over files, chain and filter results) in a JavaScript isolate, each call validated, policed, approved and traced like capability_call.",
+    "Code mode: chain several tool calls in one step (batch calls, loop over files, filter results) from JavaScript in an isolate, each call validated, policed, approved and traced like capability_call.",
   profileFit: ["Orchestrator", "Coder", "Researcher", "Verifier"],
   tools: [
     {
       name: "script.run",
       description:
-        'Run a program that calls several tools in one step: loop over files, batch calls, filter results, return only what matters (intermediate results stay out of your context). `source` is an async function body like `const r = await tools.fs.read({ path }); return r.data;` or `tools.call("server/tool", args)`; console.log lines are kept. Types: script.api.',
+        'Chain several tool calls in one step: loop over files, batch calls, filter results, return only what matters (intermediate results stay out of your context). `source` is an async function body like `const r = await tools.fs.read({ path }); return r.data;` or `tools.call("server/tool", args)`; console.log lines are kept. Declarations: script.types.',
       // The program itself can only compute; every tool it calls is approved by its own risk.
       risk: "read",
       inputSchema: {
@@ -38,7 +38,7 @@ export const manifest = {
       },
     },
     {
-      name: "script.api",
+      name: "script.types",
       description:
         "TypeScript declarations of the loaded tools for script.run: each tool's arguments from its schema, its result type, and the errors a call throws. Pass `tools` to get only some capabilities or tools.",
       risk: "read",
