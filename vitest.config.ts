@@ -6,13 +6,17 @@ import { defineConfig } from "vitest/config";
 // own vitest config (apps/cli, tests/e2e) uses that; the others inherit this file's test
 // options (`extends: true`) under their package name.
 const groups = ["packages", "packages/capabilities", "apps", "tests"];
-const folders = groups.flatMap((group) =>
-  existsSync(group)
-    ? readdirSync(group)
-        .map((name) => join(group, name))
-        .filter((dir) => existsSync(join(dir, "package.json")))
-    : [],
-);
+const folders = [
+  ...groups.flatMap((group) =>
+    existsSync(group)
+      ? readdirSync(group)
+          .map((name) => join(group, name))
+          .filter((dir) => existsSync(join(dir, "package.json")))
+      : [],
+  ),
+  // examples/ is one package: frontends built on @capgate/host, run by their tests.
+  "examples",
+];
 const hasOwnConfig = (dir: string) =>
   ["ts", "mts", "js", "mjs"].some((ext) => existsSync(join(dir, `vitest.config.${ext}`)));
 const packageName = (dir: string) =>

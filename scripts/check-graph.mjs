@@ -7,7 +7,7 @@ import ts from "typescript";
 import { DOC, renderGraph, withGraph } from "./graph-doc.mjs";
 
 const root = resolve(dirname(new URL(import.meta.url).pathname), "..");
-const groups = ["packages", "packages/capabilities", "apps", "bench", "tests"];
+const groups = ["packages", "packages/capabilities", "apps", "bench", "tests", "examples"];
 
 const packages = new Map(); // name -> { dir, deps:Set }
 function addPackage(dir) {
@@ -69,6 +69,7 @@ const SANDBOX = "@capgate/sandbox";
 const GIT_GUARD = "@capgate/git-guard";
 const CONTRACT = ["@capgate/tools", "@capgate/schema"];
 const GUARDS = [PROCESS_GROUP, WORKSPACE, NET_GUARD, SANDBOX, GIT_GUARD, SHELL_POLICY];
+const HOST = "@capgate/host";
 // Test support every package's tests may use: private, reached only through devDependencies,
 // and depending on nothing of ours but other test support (the PostgreSQL cluster asks
 // system-parts whether PostgreSQL is here). Test helpers never ship inside a published package.
@@ -130,14 +131,23 @@ const allowed = (from, to) => {
     case "@capgate/eval":
       // The evaluation harness: runs the loop through the harness; apps render it.
       return to === "@capgate/harness" || CORE.includes(to);
-    case "@capgate/server":
+    case "@capgate/host":
+      // What a frontend needs (runs, the run feed, approvals, MCP logins, elicitations and
+      // gate sessions): above the harness, and the one package that reaches the database side.
       return to === "@capgate/harness" || to === "@capgate/postgres" || CORE.includes(to);
+    case "@capgate/examples":
+      // Frontends built on the host alone: that they need nothing else is the point.
+      return to === HOST;
+    case "@capgate/server":
+      // Its queue-mode tests break a real database under it: postgres as a devDependency only.
+      if (to === "@capgate/postgres") return packages.get(from)?.pkg.devDependencies?.[to] !== undefined;
+      return to === "@capgate/harness" || to === HOST || CORE.includes(to);
     case "capgate":
       return (
         to === "@capgate/harness" ||
+        to === HOST ||
         to === "@capgate/server" ||
         to === "@capgate/eval" ||
-        to === "@capgate/postgres" ||
         CORE.includes(to)
       );
   }

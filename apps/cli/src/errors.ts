@@ -63,3 +63,18 @@ const REJECTION_CODES = new Set([
 export function exitCodeForErrorCode(code: string): number {
   return REJECTION_CODES.has(code) ? ExitCode.rejected : ExitCode.failure;
 }
+/** Exit codes of `capgate run`: 0 finished, 3 impossible, 4 step limit, 130 aborted, 1 error. */
+export function exitCodeForOutcome(outcome: string): number {
+  switch (outcome) {
+    case "finished":
+      return 0;
+    case "impossible":
+      return 3;
+    case "step_limit":
+      return 4;
+    case "aborted":
+      return 130;
+    default:
+      return 1;
+  }
+}

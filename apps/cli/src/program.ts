@@ -9,42 +9,49 @@ import { VERSION } from "./version.js";
  * package, loaded when the command runs (so `capgate --version` stays fast).
  */
 export function buildProgram(io: CliIO, setExit: (code: number) => void): Command {
-  const program = new Command("capgate")
-    .description(
-      "A capability-gated agent harness: eight tools visible, every concrete tool behind search → load → call.",
-    )
-    .version(VERSION, "-v, --version")
-    .option("--config <file>", "config file (default: ./capgate.config.json)")
-    .option("--debug", "print stack traces on errors")
-    .option(
-      "--capability <pkg-or-path>",
-      "load a capability plugin (repeatable; package name or path)",
-      (value: string, previous: string[] = []) => [...previous, value],
-    )
-    // Usage errors are reported by runCli (one line plus a hint), not by commander.
-    .configureOutput({
-      writeOut: (s) => io.out(s.trimEnd()),
-      writeErr: (s) => io.err(s.trimEnd()),
-      outputError: () => undefined,
-    })
-    .exitOverride();
+  const program = rootCommand(io);
+  const act = actions(program, io, setExit);
+  addRunCommands(program, act);
+  addCatalogCommands(program, act);
+  addMcpCommands(program, act);
+  addServiceCommands(program, act);
+  return program;
+}
 
+/** `capgate` itself: its global options, and usage errors left to runCli. */
+function rootCommand(io: CliIO): Command {
+  return (
+    new Command("capgate")
+      .description(
+        "A capability-gated agent harness: eight tools visible, every concrete tool behind search → load → call.",
+      )
+      .version(VERSION, "-v, --version")
+      .option("--config <file>", "config file (default: ./capgate.config.json)")
+      .option("--debug", "print stack traces on errors")
+      .option(
+        "--capability <pkg-or-path>",
+        "load a capability plugin (repeatable; package name or path)",
+        (value: string, previous: string[] = []) => [...previous, value],
+      )
+      // Usage errors are reported by runCli (one line plus a hint), not by commander.
+      .configureOutput({
+        writeOut: (s) => io.out(s.trimEnd()),
+        writeErr: (s) => io.err(s.trimEnd()),
+        outputError: () => undefined,
+      })
+      .exitOverride()
+  );
+}
+
+/**
+ * Command actions that load their function when the command runs: `run` hands it the
+ * global options too, `local` only its own arguments and the IO.
+ */
+function actions(program: Command, io: CliIO, setExit: (code: number) => void) {
   const global = (options: unknown): GlobalOptions => ({
     ...program.opts<GlobalOptions>(),
     json: (options as { json?: boolean } | undefined)?.json === true,
   });
-  const run =
-    <A extends unknown[]>(load: () => Promise<(...args: [...A, GlobalOptions, CliIO]) => Promise<number>>) =>
-    async (...args: A) => {
-      const fn = await load();
-      setExit(await fn(...args, global(args.at(-1)), io));
-    };
-  const local =
-    <A extends unknown[]>(load: () => Promise<(...args: [...A, CliIO]) => Promise<number>>) =>
-    async (...args: A) => {
-      const fn = await load();
-      setExit(await fn(...args, io));
-    };
   // commander passes (args…, options, command). Drop the command object, and merge the
   // options of every ancestor: `capabilities show fs --json` must see --json even though
   // the parent `capabilities` declares it too (commander gives it to the parent).
@@ -56,7 +63,27 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
       rest[rest.length - 1] = { ...command.optsWithGlobals(), ...(rest.at(-1) as object) };
       return f(...(rest as A));
     };
+  return {
+    setExit,
+    run: <A extends unknown[]>(
+      load: () => Promise<(...args: [...A, GlobalOptions, CliIO]) => Promise<number>>,
+    ) =>
+      strip(async (...args: A) => {
+        const fn = await load();
+        setExit(await fn(...args, global(args.at(-1)), io));
+      }),
+    local: <A extends unknown[]>(load: () => Promise<(...args: [...A, CliIO]) => Promise<number>>) =>
+      strip(async (...args: A) => {
+        const fn = await load();
+        setExit(await fn(...args, io));
+      }),
+  };
+}
 
+type Actions = ReturnType<typeof actions>;
+
+/** Goal runs, chat, evaluations and the demo. */
+function addRunCommands(program: Command, act: Actions): void {
   program
     .command("run")
     .description("run the goal loop on a goal")
@@ -70,7 +97,7 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
       new Option("--approval <mode>", "ask before tools run").choices(["never", "on-risk", "always"]),
     )
     .option("--json", "print events as JSON lines")
-    .action(strip(run(async () => (await import("./commands/run.js")).runCommand)));
+    .action(act.run(async () => (await import("./commands/run.js")).runCommand));
 
   program
     .command("chat")
@@ -83,7 +110,7 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
     )
     .option("--quiet", "show only the answers")
     .option("--json", "print events and replies as JSON lines")
-    .action(strip(run(async () => (await import("./commands/chat.js")).chatCommand)));
+    .action(act.run(async () => (await import("./commands/chat.js")).chatCommand));
 
   program
     .command("eval")
@@ -99,34 +126,37 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
     .option("--keep-workspaces", "keep each run's temporary workspace")
     .option("--list", "list the suite's tasks instead of running them")
     .option("--json", "print the summary (or, with --list, the tasks) as JSON")
-    .action(strip(run(async () => (await import("./commands/eval.js")).evalCommand)));
+    .action(act.run(async () => (await import("./commands/eval.js")).evalCommand));
 
   program
     .command("demo")
     .description("offline demo: a scripted model fixes a broken project through the gate")
     .option("--json", "print events as JSON lines")
     .option("--keep", "keep the temp workspace")
-    .action(strip(run(async () => (await import("./commands/demo.js")).demoCommand)));
+    .action(act.run(async () => (await import("./commands/demo.js")).demoCommand));
+}
 
+/** The catalog: search, capabilities, manifests, one-off calls, the parser, profiles. */
+function addCatalogCommands(program: Command, act: Actions): void {
   program
     .command("search")
     .description("ranked capability search")
     .argument("<query>", "what you need, in a few words")
     .option("--limit <n>", "most hits (default 5)")
     .option("--json", "print SearchHit[] as JSON")
-    .action(strip(run(async () => (await import("./commands/catalog.js")).searchCommand)));
+    .action(act.run(async () => (await import("./commands/catalog.js")).searchCommand));
 
   const capabilities = program
     .command("capabilities")
     .description("list capabilities (manifests) with their tools")
     .option("--json", "print the manifests as JSON")
-    .action(strip(run(async () => (await import("./commands/catalog.js")).capabilitiesCommand)));
+    .action(act.run(async () => (await import("./commands/catalog.js")).capabilitiesCommand));
   capabilities
     .command("show")
     .description("one capability's tools with signatures")
     .argument("<name>", "capability name")
     .option("--json", "print the manifest as JSON")
-    .action(strip(run(async () => (await import("./commands/catalog.js")).showCapabilityCommand)));
+    .action(act.run(async () => (await import("./commands/catalog.js")).showCapabilityCommand));
 
   program
     .command("capability")
@@ -135,7 +165,7 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
     .description("validate a capability manifest (a .json file, a module, a package directory or name)")
     .argument("<file-or-package>", "what to check")
     .option("--json", "print the result as JSON")
-    .action(strip(local(async () => (await import("./commands/lint.js")).lintCommand)));
+    .action(act.local(async () => (await import("./commands/lint.js")).lintCommand));
 
   program
     .command("call")
@@ -148,27 +178,30 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
       new Option("--approval <mode>", "ask before tools run").choices(["never", "on-risk", "always"]),
     )
     .option("--json", "print the ToolResult as JSON")
-    .action(strip(run(async () => (await import("./commands/call.js")).callCommand)));
+    .action(act.run(async () => (await import("./commands/call.js")).callCommand));
 
   program
     .command("parse")
     .description("run the strict action parser on model output (argument or stdin)")
     .argument("[output]", "the model output")
     .option("--json", "print the parse result as JSON")
-    .action(strip(local(async () => (await import("./commands/parse.js")).parseCommand)));
+    .action(act.local(async () => (await import("./commands/parse.js")).parseCommand));
 
   const profiles = program
     .command("profiles")
     .description("list profiles (runtime policies)")
     .option("--json", "print as JSON")
-    .action(strip(run(async () => (await import("./commands/profiles.js")).profilesCommand)));
+    .action(act.run(async () => (await import("./commands/profiles.js")).profilesCommand));
   profiles
     .command("infer")
     .description("print the profile a goal would start in")
     .argument("<goal>", "the goal")
     .option("--json", "print the profile and the deciding word as JSON")
-    .action(strip(local(async () => (await import("./commands/profiles.js")).inferProfileCommand)));
+    .action(act.local(async () => (await import("./commands/profiles.js")).inferProfileCommand));
+}
 
+/** MCP servers: list and call their tools, serve the gate, log in and out, status. */
+function addMcpCommands(program: Command, act: Actions): void {
   const mcp = program.command("mcp").description("talk to MCP servers, or serve the gate over MCP");
   const target = (c: Command) =>
     c
@@ -177,7 +210,7 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
       .option("--timeout <ms>", "per-call timeout (default 30000)")
       .option("--json", "print JSON");
   target(mcp.command("tools").description("list one server's tools")).action(
-    strip(local(async () => (await import("./commands/mcp.js")).mcpToolsCommand)),
+    act.local(async () => (await import("./commands/mcp.js")).mcpToolsCommand),
   );
   target(
     mcp
@@ -185,7 +218,7 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
       .description("call one tool on one server")
       .argument("<tool>", "tool name")
       .argument("[arguments]", "JSON object"),
-  ).action(strip(local(async () => (await import("./commands/mcp.js")).mcpCallCommand)));
+  ).action(act.local(async () => (await import("./commands/mcp.js")).mcpCallCommand));
   mcp
     .command("serve")
     .description(
@@ -211,26 +244,29 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
         "always",
       ]),
     )
-    .action(strip(run(async () => (await import("./commands/mcp.js")).mcpServeCommand)));
+    .action(act.run(async () => (await import("./commands/mcp.js")).mcpServeCommand));
   mcp
     .command("login")
     .description("log in to a configured url server with OAuth (prints the URL; never opens a browser)")
     .argument("<server>", "server name from mcpServers")
     .option("--timeout <ms>", "how long to wait for the redirect (default 300000)")
-    .action(strip(run(async () => (await import("./commands/mcp-auth.js")).mcpLoginCommand)));
+    .action(act.run(async () => (await import("./commands/mcp-auth.js")).mcpLoginCommand));
   mcp
     .command("logout")
     .description("forget a server's stored OAuth login")
     .argument("<server>", "server name from mcpServers")
-    .action(strip(run(async () => (await import("./commands/mcp-auth.js")).mcpLogoutCommand)));
+    .action(act.run(async () => (await import("./commands/mcp-auth.js")).mcpLogoutCommand));
   mcp
     .command("status")
     .description("each configured server's connection and login state")
     .option("--offline", "do not connect; show stored login state only")
     .option("--timeout <ms>", "connect budget per server (default 5000)")
     .option("--json", "print JSON")
-    .action(strip(run(async () => (await import("./commands/mcp-auth.js")).mcpStatusCommand)));
+    .action(act.run(async () => (await import("./commands/mcp-auth.js")).mcpStatusCommand));
+}
 
+/** Long-running services and tools around runs: serve, worker, trace, the hook. */
+function addServiceCommands(program: Command, act: Actions): void {
   program
     .command("serve")
     .description("start the HTTP server (gateway, runs, /mcp, web viewer)")
@@ -242,7 +278,7 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
       "--database <url>",
       "PostgreSQL URL: hand runs to `capgate worker` nodes (default: $CAPGATE_DATABASE_URL, else the config's database)",
     )
-    .action(strip(run(async () => (await import("./commands/serve.js")).serveCommand)));
+    .action(act.run(async () => (await import("./commands/serve.js")).serveCommand));
 
   program
     .command("worker")
@@ -251,14 +287,14 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
     .option("--concurrency <n>", "runs at once on this worker", "1")
     .option("--workspace <dir>", "workspace each run gets a fresh checkout of")
     .option("--work-dir <dir>", "where the per-run checkouts go (default: a temp dir)")
-    .action(strip(run(async () => (await import("./commands/worker.js")).workerCommand)));
+    .action(act.run(async () => (await import("./commands/worker.js")).workerCommand));
 
   program
     .command("trace")
     .description("pretty-print a stored trace (no argument: list recent runs)")
     .argument("[run]", "run id or .jsonl file")
     .option("--json", "print the raw events")
-    .action(strip(run(async () => (await import("./commands/trace.js")).traceCommand)));
+    .action(act.run(async () => (await import("./commands/trace.js")).traceCommand));
 
   program
     .command("hook")
@@ -269,10 +305,8 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
     .action(async (agent: string) => {
       const { runHookCommand } = await import("./hook/entry.js");
       const config = program.opts<GlobalOptions>().config;
-      setExit(await runHookCommand([agent, ...(config ? ["--config", config] : [])]));
+      act.setExit(await runHookCommand([agent, ...(config ? ["--config", config] : [])]));
     });
-
-  return program;
 }
 
 export { CommanderError } from "commander";

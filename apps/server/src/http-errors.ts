@@ -62,6 +62,7 @@ const STATUS_BY_CODE: Record<string, number> = {
   mcp_auth_failed: 502,
   mcp_rpc_error: 502,
   mcp_unavailable: 502,
+  queue_unavailable: 503,
   shutting_down: 503,
   mcp_aborted: 503,
   mcp_timeout: 504,

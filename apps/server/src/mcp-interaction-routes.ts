@@ -1,6 +1,6 @@
+import type { ElicitationAnswer, ElicitationRegistry, McpLoginRegistry } from "@capgate/host";
 import type { JsonSchema } from "@capgate/schema";
 import type { FastifyInstance } from "fastify";
-import type { ElicitationAnswer, ElicitationRegistry, McpLoginRegistry } from "./mcp-interactions.js";
 import { checkInput } from "./request-check.js";
 
 const answerSchema: JsonSchema = {

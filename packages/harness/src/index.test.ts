@@ -11,7 +11,9 @@ describe("@capgate/harness public surface", () => {
       "createDefaultRegistry",
       "createHarness",
       "defaultStateDir",
+      "findPackageDir",
       "loadConfig",
+      "packageEntry",
       "parseConfig",
       "resolveConfigPath",
     ]);

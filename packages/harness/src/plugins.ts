@@ -43,8 +43,12 @@ const isPathSpec = (spec: string) =>
   spec.startsWith("~/") ||
   spec === ".";
 
-/** The package directory `name` resolves to from `baseDir`, walking up node_modules as Node does. */
-function findPackageDir(name: string, baseDir: string): string | undefined {
+/**
+ * The package directory `name` resolves to from `baseDir`, walking up node_modules as Node
+ * does; undefined when it is not installed or `name` is not a package name.
+ */
+export function findPackageDir(name: string, baseDir: string): string | undefined {
+  if (!PACKAGE_NAME.test(name)) return undefined;
   let dir = baseDir;
   while (true) {
     const candidate = join(dir, "node_modules", name);

@@ -1,3 +1,4 @@
+import { progressText } from "@capgate/host";
 import {
   type GlobalOptions,
   openHarness,
@@ -9,7 +10,6 @@ import { terminalElicitation } from "../elicitation.js";
 import { CliError, ExitCode } from "../errors.js";
 import { type CliIO, paint } from "../io.js";
 import { printJson } from "../json.js";
-import { progressText } from "../render.js";
 import { unknownName } from "../suggest.js";
 
 export interface CallOptions {

@@ -1,10 +1,11 @@
 import { createInterface } from "node:readline";
+import { describeEvent } from "@capgate/host";
 import type { RunEvent } from "@capgate/loop";
 import { type GlobalOptions, openHarness, terminalApprover } from "../context.js";
 import { terminalElicitation } from "../elicitation.js";
 import { type CliIO, paint } from "../io.js";
 import { printJsonLine } from "../json.js";
-import { renderEvent } from "../render.js";
+
 import { createSpinner } from "../spinner.js";
 
 export interface ChatOptions {
@@ -42,7 +43,7 @@ export async function chatCommand(options: ChatOptions, global: GlobalOptions, i
     if (e.type === "model_request") return spinner.start("thinking…");
     if (e.type === "model_response") return spinner.stop();
     if (options.quiet || e.type === "finished" || e.type === "run_started" || e.type === "run_ended") return;
-    const line = renderEvent(e, p);
+    const line = describeEvent(e, p);
     if (line) {
       spinner.stop();
       io.out(p.dim(line));

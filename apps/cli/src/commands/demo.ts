@@ -1,12 +1,11 @@
-import { accessSync, constants, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { accessSync, constants, rmSync } from "node:fs";
 import { delimiter, join } from "node:path";
+import { createDemo, describeEvent } from "@capgate/host";
 import type { RunEvent } from "@capgate/loop";
-import { createScriptedModel } from "@capgate/models";
 import { type GlobalOptions, openHarness } from "../context.js";
+import { exitCodeForOutcome } from "../errors.js";
 import { type CliIO, outputClosed, paint } from "../io.js";
 import { printJsonLine } from "../json.js";
-import { exitCodeForOutcome, renderEvent } from "../render.js";
 
 /** Whether `capgate` is a command on PATH (the closing hint tells how to get it there when not). */
 function capgateOnPath(): boolean {
@@ -22,45 +21,9 @@ function capgateOnPath(): boolean {
   return false;
 }
 
-/** The broken project the demo fixes: add() subtracts. */
-const PROJECT: Record<string, string> = {
-  "package.json": `${JSON.stringify({ name: "demo-calc", private: true, scripts: { test: "node test.js" } }, null, 2)}\n`,
-  "math.js":
-    "// Small maths helpers.\nfunction add(a, b) {\n  return a - b;\n}\n\nfunction double(n) {\n  return add(n, n);\n}\n\nmodule.exports = { add, double };\n",
-  "test.js":
-    'const assert = require("node:assert");\nconst { add, double } = require("./math.js");\n\nassert.strictEqual(add(2, 3), 5, "add(2, 3)");\nassert.strictEqual(double(4), 8, "double(4)");\nconsole.log("all tests passed");\n',
-};
-
-export const DEMO_GOAL = "Fix the bug in math.js so that `node test.js` passes.";
-
-const action = (name: string, args: Record<string, unknown>) => JSON.stringify({ name, arguments: args });
-
-/** What the bundled scripted model answers, in order: the path a good model takes. */
-export const DEMO_REPLIES: readonly string[] = [
-  action("capability_search", { query: "read and patch files" }),
-  action("capability_load", { name: "fs" }),
-  action("capability_call", { tool: "fs.read", arguments: { path: "math.js" } }),
-  action("goal_update", {
-    status: "working",
-    plan: ["fix add() in math.js", "run node test.js"],
-    note: "add() returns a - b",
-  }),
-  action("capability_call", {
-    tool: "fs.patch",
-    arguments: { path: "math.js", old: "return a - b;", new: "return a + b;" },
-  }),
-  action("finish", { summary: "Fixed add() in math.js." }),
-  action("verify", { claim: "the test suite passes", command: "node test.js" }),
-  action("finish", {
-    summary: "Fixed add() in math.js: it subtracted instead of adding, which also broke double().",
-    evidence: "verify: `node test.js` exited 0 and printed 'all tests passed'",
-  }),
-];
-
 /**
- * `capgate demo`: offline, a bundled scripted model fixes a small broken project in a
- * temp workspace through the real gate — search, load, read, patch, a refused early
- * finish, verify, finish — and prints where the trace is.
+ * `capgate demo`: offline, the host's demo (a bundled scripted model fixes a small broken
+ * project in a temp workspace through the real gate), rendered, and where the trace is.
  */
 export async function demoCommand(
   options: { json?: boolean; keep?: boolean },
@@ -68,8 +31,8 @@ export async function demoCommand(
   io: CliIO,
 ): Promise<number> {
   const p = paint(io);
-  const workspace = mkdtempSync(join(tmpdir(), "capgate-demo-"));
-  for (const [file, text] of Object.entries(PROJECT)) writeFileSync(join(workspace, file), text);
+  const demo = await createDemo();
+  const { workspace } = demo;
   // Stop (and clean up the temp workspace) when our reader goes away: `capgate demo | head`.
   const stop = new AbortController();
   const onClosed = () => stop.abort(new Error("the output pipe was closed"));
@@ -100,19 +63,19 @@ export async function demoCommand(
       io.out(p.dim(`workspace: ${workspace}`));
     }
     const result = await harness.runGoal({
-      goal: DEMO_GOAL,
-      model: createScriptedModel(DEMO_REPLIES, { name: "demo" }),
-      maxSteps: DEMO_REPLIES.length,
+      goal: demo.goal,
+      model: demo.model,
+      maxSteps: demo.maxSteps,
       signal: stop.signal,
       onEvent: (e: RunEvent) => {
         if (options.json) return printJsonLine(io, e);
-        const line = renderEvent(e, p);
+        const line = describeEvent(e, p);
         if (line) io.out(line);
       },
     });
     if (outputClosed(io)) return 0;
     if (!options.json) {
-      const fixed = readFileSync(join(workspace, "math.js"), "utf8").includes("return a + b;");
+      const fixed = demo.fixed();
       io.out("");
       io.out(`${p.bold("trace:")} ${result.tracePath}`);
       io.out(p.dim(`replay it with: capgate trace ${result.runId}`));

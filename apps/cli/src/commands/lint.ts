@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { dirname, extname, join, resolve } from "node:path";
+import { extname, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { validateManifest } from "@capgate/registry";
 import { CliError } from "../errors.js";
@@ -19,6 +19,7 @@ async function loadManifest(target: string, cwd: string): Promise<{ manifest: un
     }
     return { manifest: await manifestFromModule(path), source: path };
   }
+  const { findPackageDir, packageEntry } = await import("@capgate/harness");
   const dir = existsSync(path) && statSync(path).isDirectory() ? path : findPackageDir(target, cwd);
   if (!dir)
     throw new CliError(
@@ -26,42 +27,13 @@ async function loadManifest(target: string, cwd: string): Promise<{ manifest: un
       2,
       "pass a manifest .json, a module, a package directory or a package name",
     );
-  const entry = packageEntry(dir);
-  return { manifest: await manifestFromModule(entry), source: entry };
-}
-
-function findPackageDir(name: string, cwd: string): string | undefined {
-  if (!/^(@[a-z0-9._-]+\/)?[a-z0-9._-]+$/i.test(name)) return undefined;
-  let dir = cwd;
-  while (true) {
-    const candidate = join(dir, "node_modules", name);
-    if (existsSync(join(candidate, "package.json"))) return candidate;
-    const parent = dirname(dir);
-    if (parent === dir) return undefined;
-    dir = parent;
+  let entry: string;
+  try {
+    entry = packageEntry(dir).file;
+  } catch (error) {
+    throw new CliError((error as Error).message, 2);
   }
-}
-
-function packageEntry(dir: string): string {
-  const file = join(dir, "package.json");
-  if (!existsSync(file)) throw new CliError(`${dir} has no package.json`, 2);
-  const pkg = JSON.parse(readFileSync(file, "utf8")) as { exports?: unknown; main?: string; name?: string };
-  const root =
-    typeof pkg.exports === "object" && pkg.exports !== null
-      ? (pkg.exports as Record<string, unknown>)["."]
-      : pkg.exports;
-  const target =
-    typeof root === "string"
-      ? root
-      : typeof root === "object" && root !== null
-        ? ((root as Record<string, unknown>).import ?? (root as Record<string, unknown>).default)
-        : pkg.main;
-  if (typeof target !== "string")
-    throw new CliError(`${pkg.name ?? dir} declares no entry point (exports "." or main)`, 2);
-  const entry = resolve(dir, target);
-  if (!existsSync(entry))
-    throw new CliError(`${pkg.name ?? dir}'s entry ${target} does not exist — build the package first`, 2);
-  return entry;
+  return { manifest: await manifestFromModule(entry), source: entry };
 }
 
 async function manifestFromModule(path: string): Promise<unknown> {

@@ -97,14 +97,6 @@ export async function mcpLogoutCommand(
   return 0;
 }
 
-interface StatusRow {
-  server: string;
-  transport: "stdio" | "http";
-  enabled: boolean;
-  auth: McpAuthStatus;
-  connection: { state: "connected" | "failed" | "skipped"; tools?: number; error?: string; code?: string };
-}
-
 /**
  * `capgate mcp status`: each configured server's connection (tries to connect within
  * `--timeout`, default 5 s; `--offline` does not) and login state. Never prints a token.
@@ -118,52 +110,12 @@ export async function mcpStatusCommand(
   if (!Number.isInteger(budget) || budget < 1)
     throw new CliError(`--timeout must be a positive integer (ms), got '${options.timeout}'`, 2);
   const { servers, stateDir } = await configured(global);
-  const { describeAuth, isStdioServer } = await import("@capgate/mcp-client");
-  const { createNodeMcpPool, fileAuthStore } = await import("@capgate/mcp-client/stdio");
-  const store = fileAuthStore(stateDir);
-  const rows: StatusRow[] = [];
-  const pool =
-    Object.keys(servers).length > 0 && !options.offline
-      ? createNodeMcpPool(servers, { stateDir })
-      : undefined;
-  try {
-    await Promise.all(
-      Object.entries(servers).map(async ([server, entry]) => {
-        const row: StatusRow = {
-          server,
-          transport: isStdioServer(entry) ? "stdio" : "http",
-          enabled: entry.enabled !== false,
-          auth: describeAuth(entry, await store.load(server)),
-          connection: { state: "skipped" },
-        };
-        rows.push(row);
-        if (!pool || !row.enabled) return;
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        try {
-          const tools = await Promise.race([
-            pool.listTools(server),
-            new Promise<never>((_, reject) => {
-              timer = setTimeout(() => reject(new Error(`no answer within ${budget} ms`)), budget);
-            }),
-          ]);
-          row.connection = { state: "connected", tools: tools.length };
-        } catch (error) {
-          const code = (error as { code?: unknown }).code;
-          row.connection = {
-            state: "failed",
-            error: error instanceof Error ? error.message : String(error),
-            ...(typeof code === "string" ? { code } : {}),
-          };
-        } finally {
-          clearTimeout(timer);
-        }
-      }),
-    );
-  } finally {
-    await pool?.close();
-  }
-  const order = Object.keys(servers);
-  rows.sort((a, b) => order.indexOf(a.server) - order.indexOf(b.server));
+  const { mcpServerStatus } = await import("@capgate/host");
+  const rows = await mcpServerStatus(servers, {
+    stateDir,
+    timeoutMs: budget,
+    offline: options.offline === true,
+  });
   // A script (or CI) checking its servers learns from the exit code that one did not start.
   const code = rows.some((r) => r.connection.state === "failed") ? ExitCode.failure : ExitCode.ok;
   if (options.json) {

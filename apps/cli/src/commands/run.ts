@@ -1,10 +1,10 @@
+import { describeEvent } from "@capgate/host";
 import type { RunEvent } from "@capgate/loop";
 import { type GlobalOptions, openHarness, terminalApprover } from "../context.js";
 import { terminalElicitation } from "../elicitation.js";
-import { CliError, ExitCode } from "../errors.js";
+import { CliError, ExitCode, exitCodeForOutcome } from "../errors.js";
 import { type CliIO, paint } from "../io.js";
 import { printJsonLine } from "../json.js";
-import { exitCodeForOutcome, renderEvent } from "../render.js";
 import { createSpinner } from "../spinner.js";
 import { unknownName } from "../suggest.js";
 
@@ -95,7 +95,7 @@ export async function runCommand(
       return;
     }
     if (e.type === "tool_called") spinner.stop();
-    const line = renderEvent(e, p);
+    const line = describeEvent(e, p);
     if (line) {
       spinner.stop();
       // A run that ended in an error says so on stderr, in one line, like every other error.

@@ -1,11 +1,11 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
+import { describeEvent } from "@capgate/host";
 import { type RunEvent, readTraceFile } from "@capgate/loop";
 import { type GlobalOptions, openHarness } from "../context.js";
 import { CliError, ExitCode } from "../errors.js";
 import { type CliIO, outputClosed, paint } from "../io.js";
 import { printJson, printJsonLine } from "../json.js";
-import { renderEvent } from "../render.js";
 
 const looksLikeFile = (target: string) => target.endsWith(".jsonl") || target.includes("/");
 
@@ -76,7 +76,7 @@ export async function traceCommand(
     const line =
       e.type === "model_response"
         ? `${p.dim(`  model: ${e.text.replace(/\s+/g, " ").slice(0, 160)}`)}`
-        : renderEvent(e, p);
+        : describeEvent(e, p);
     if (line) io.out(line);
   }
   if (!options.json && events.at(-1)?.type !== "run_ended")

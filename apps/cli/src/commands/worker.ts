@@ -10,18 +10,6 @@ export interface WorkerCommandOptions {
   workDir?: string;
 }
 
-/** Which database URL applies, and the setting it came from (named in errors). */
-export function databaseSetting(
-  flag: string | undefined,
-  env: Record<string, string | undefined>,
-  config: { database?: string },
-): { url: string; setting: string } | undefined {
-  if (flag) return { url: flag, setting: "--database" };
-  if (env.CAPGATE_DATABASE_URL) return { url: env.CAPGATE_DATABASE_URL, setting: "CAPGATE_DATABASE_URL" };
-  if (config.database) return { url: config.database, setting: "database (config file)" };
-  return undefined;
-}
-
 /**
  * `capgate worker`: execute queued runs from PostgreSQL (graphile-worker), each in a fresh
  * checkout of the workspace, with this machine's MCP servers and browser. Runs until
@@ -36,6 +24,7 @@ export async function workerCommand(
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256)
     throw new CliError(`--concurrency must be an integer from 1 to 256, got '${options.concurrency}'`, 2);
   const harness = await openHarness(global, options.workspace ? { workspace: options.workspace } : {});
+  const { databaseSetting, startQueueWorker } = await import("@capgate/host");
   const database = databaseSetting(options.database, process.env, harness.config);
   if (!database) {
     await harness.close();
@@ -45,42 +34,37 @@ export async function workerCommand(
       'pass --database postgresql://…, set CAPGATE_DATABASE_URL, or set "database" in capgate.config.json',
     );
   }
-  const { openDatabase, redactUrl, startWorker } = await import("@capgate/postgres");
-  let db: Awaited<ReturnType<typeof openDatabase>>;
+  const p = paint(io);
+  let worker: Awaited<ReturnType<typeof startQueueWorker>>;
   try {
-    db = await openDatabase({ url: database.url, setting: database.setting });
+    worker = await startQueueWorker({
+      harness,
+      database,
+      concurrency,
+      ...(options.workDir ? { workRoot: options.workDir } : {}),
+      onRun: (event) => {
+        if (event.type === "started") io.out(`${p.dim("run")} ${event.runId} started`);
+        else {
+          const where =
+            event.result?.kind === "branch"
+              ? ` → branch ${event.result.branch}`
+              : event.result?.kind === "patch"
+                ? ` → patch (${event.result.files.length} file(s))`
+                : "";
+          io.out(
+            `${p.dim("run")} ${event.runId} ${event.outcome}${where}${event.error ? ` — ${event.error}` : ""}`,
+          );
+          // What publishing stripped (nested repositories, gitlinks) is said where the operator looks.
+          if (event.result?.notice) io.out(`${p.dim("run")} ${event.runId} ${event.result.notice}`);
+        }
+      },
+    });
   } catch (error) {
     await harness.close();
     throw error;
   }
-  const p = paint(io);
-  const worker = await startWorker({
-    db,
-    environment: harness.environment,
-    model: (spec) => harness.model(spec),
-    workspace: harness.workspace,
-    concurrency,
-    ...(options.workDir ? { workRoot: options.workDir } : {}),
-    ...(harness.maxSteps !== undefined ? { maxSteps: harness.maxSteps } : {}),
-    onRun: (event) => {
-      if (event.type === "started") io.out(`${p.dim("run")} ${event.runId} started`);
-      else {
-        const where =
-          event.result?.kind === "branch"
-            ? ` → branch ${event.result.branch}`
-            : event.result?.kind === "patch"
-              ? ` → patch (${event.result.files.length} file(s))`
-              : "";
-        io.out(
-          `${p.dim("run")} ${event.runId} ${event.outcome}${where}${event.error ? ` — ${event.error}` : ""}`,
-        );
-        // What publishing stripped (nested repositories, gitlinks) is said where the operator looks.
-        if (event.result?.notice) io.out(`${p.dim("run")} ${event.runId} ${event.result.notice}`);
-      }
-    },
-  });
   io.out(
-    `${p.bold("capgate worker")} ${worker.id} · concurrency ${concurrency} · ${redactUrl(database.url)} ${p.dim(`(workspace ${harness.workspace})`)}`,
+    `${p.bold("capgate worker")} ${worker.id} · concurrency ${concurrency} · ${worker.where} ${p.dim(`(workspace ${harness.workspace})`)}`,
   );
   let signalled = false;
   // A second signal exits at once (the exit hook still kills what the runs started).
@@ -97,7 +81,7 @@ export async function workerCommand(
   process.off("SIGTERM", onSignal);
   process.off("SIGINT", onSignal);
   await harness.close().catch(() => undefined);
-  await db.close().catch(() => undefined);
+  await worker.close().catch(() => undefined);
   if (!signalled) {
     io.err(
       "capgate worker: lost its database connection; its runs are ended by the sweeper. Restart the worker.",

@@ -1,9 +1,8 @@
 import type { RunEvent } from "@capgate/loop";
 import { describe, expect, it } from "vitest";
-import { paint } from "./io.js";
-import { renderEvent } from "./render.js";
+import { PLAIN_TEXT, describeEvent as renderEvent } from "./event-text.js";
 
-const p = paint({ color: false } as Parameters<typeof paint>[0]);
+const p = PLAIN_TEXT;
 const stamp = { runId: "r", time: "2026-01-01T00:00:00.000Z" };
 
 describe("renderEvent", () => {

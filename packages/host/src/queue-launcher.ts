@@ -1,7 +1,7 @@
 import type { Harness } from "@capgate/harness";
 import { newRunId } from "@capgate/loop";
 import type { RunQueue } from "@capgate/postgres";
-import { HttpError } from "./http-errors.js";
+import { CapgateError } from "@capgate/schema";
 import type { ActiveRun, RunLauncher, RunStatus, StartRunRequest } from "./run-launcher.js";
 import { checkRunRequest } from "./run-manager.js";
 
@@ -20,7 +20,7 @@ export class QueueRunLauncher implements RunLauncher {
   ) {}
 
   async start(request: StartRunRequest): Promise<{ id: string; status: RunStatus }> {
-    if (this.#closed) throw new HttpError(503, "shutting_down", "The server is shutting down; no new runs.");
+    if (this.#closed) throw new CapgateError("shutting_down", "The server is shutting down; no new runs.");
     // The same checks as a local run: a bad profile or model spec is a 400 now, on the node the client talks to.
     checkRunRequest(this.harness, request, this.scriptedModelsDir);
     const id = newRunId();
@@ -35,8 +35,7 @@ export class QueueRunLauncher implements RunLauncher {
       });
     } catch (error) {
       // The database's own words stay in the server log (the error handler logs the cause), never in the reply.
-      throw new HttpError(
-        503,
+      throw new CapgateError(
         "queue_unavailable",
         "The run could not be queued (nothing was stored). Try again.",
         {

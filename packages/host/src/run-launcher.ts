@@ -22,11 +22,15 @@ export interface ActiveRun {
 }
 
 /**
- * Who executes goal runs for the HTTP routes: the in-process `RunManager` (runs: "local")
- * or the PostgreSQL queue that hands them to `capgate worker` nodes (runs: "queue").
+ * Who executes goal runs for a frontend: the in-process `RunManager` (runs: "local") or
+ * the PostgreSQL queue that hands them to `capgate worker` nodes (runs: "queue").
  */
 export interface RunLauncher {
-  /** Check the request and accept it (queued, or running at once); throws an HttpError when it is refused. */
+  /**
+   * Check the request and accept it (queued, or running at once). A refusal throws a
+   * CapgateError: `unknown_profile`, a model-spec code or `scripted_model_refused` (the
+   * request is wrong), `too_many_requests`, `shutting_down`, `queue_unavailable`.
+   */
   start(request: StartRunRequest): Promise<{ id: string; status: RunStatus }>;
   /** A run that has not ended (queued or running), or undefined. */
   get(id: string): Promise<ActiveRun | undefined>;

@@ -6,7 +6,7 @@ import {
   generateToken,
   originPolicy,
   tokenMatcher,
-} from "./security.js";
+} from "./http-security.js";
 
 describe("tokens", () => {
   it("generates 43-character base64url tokens, different each time", () => {

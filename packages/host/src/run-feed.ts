@@ -22,6 +22,7 @@ export class RunFeed {
   readonly #live = new Set<string>();
   readonly #streams = new Set<() => void>();
   readonly #unsubscribe: () => void;
+  #closed = false;
 
   constructor(
     private readonly store: RunStore,
@@ -49,8 +50,11 @@ export class RunFeed {
     for (const end of [...this.#streams]) end();
   }
 
+  /** End every stream and stop following the store (again: nothing more). */
   close(): void {
     this.closeAll();
+    if (this.#closed) return;
+    this.#closed = true;
     this.#unsubscribe();
   }
 

@@ -1,5 +1,32 @@
 import type { RunEvent } from "@capgate/loop";
-import type { Paint } from "./io.js";
+
+/** How a text frontend styles parts of a line (colours on a terminal); each function returns the text to print. */
+export interface TextStyle {
+  bold(text: string): string;
+  dim(text: string): string;
+  red(text: string): string;
+  green(text: string): string;
+  yellow(text: string): string;
+  blue(text: string): string;
+  cyan(text: string): string;
+  magenta(text: string): string;
+  gray(text: string): string;
+}
+
+const same = (text: string) => text;
+
+/** No styling: plain text (logs, chat messages, NO_COLOR). */
+export const PLAIN_TEXT: TextStyle = {
+  bold: same,
+  dim: same,
+  red: same,
+  green: same,
+  yellow: same,
+  blue: same,
+  cyan: same,
+  magenta: same,
+  gray: same,
+};
 
 function oneLine(text: string, max = 160): string {
   const flat = text.replace(/\s+/g, " ").trim();
@@ -12,10 +39,10 @@ function args(value: unknown, max = 120): string {
 }
 
 /**
- * One readable line per event (or nothing, for events only a trace needs), shared by
- * `capgate run`, `chat`, `demo` and `trace`.
+ * One readable line per event (or nothing, for events only a trace needs): what a text
+ * frontend shows of a run — `capgate run`, `chat`, `demo` and `trace` print these.
  */
-export function renderEvent(e: RunEvent, p: Paint): string | undefined {
+export function describeEvent(e: RunEvent, p: TextStyle = PLAIN_TEXT): string | undefined {
   switch (e.type) {
     case "run_started":
       return `${p.bold("▶ run")} ${p.dim(e.runId)} ${p.cyan(e.profile)} ${p.dim(`· ${e.model} · ${e.workspace}`)}\n  ${p.bold("goal:")} ${oneLine(e.goal, 300)}`;
@@ -75,22 +102,6 @@ export function renderEvent(e: RunEvent, p: Paint): string | undefined {
       const error = e.error ? `: ${oneLine(e.error, 300)}` : "";
       return `${p.bold("■ run ended")} ${color(e.outcome)}${error} ${p.dim(`· ${e.steps} step(s), ${e.rejections} rejected`)}`;
     }
-  }
-}
-
-/** Exit codes of `capgate run`: 0 finished, 3 impossible, 4 step limit, 130 aborted, 1 error. */
-export function exitCodeForOutcome(outcome: string): number {
-  switch (outcome) {
-    case "finished":
-      return 0;
-    case "impossible":
-      return 3;
-    case "step_limit":
-      return 4;
-    case "aborted":
-      return 130;
-    default:
-      return 1;
   }
 }
 

@@ -10,12 +10,9 @@ import {
   runGoal,
 } from "@capgate/loop";
 import { parseModelSpec } from "@capgate/models";
-import { closestMatch } from "@capgate/schema";
+import { CapgateError, closestMatch } from "@capgate/schema";
 import type { ApprovalMode } from "@capgate/tools";
-import { HttpError } from "./http-errors.js";
 import type { ActiveRun, RunLauncher, RunStatus, StartRunRequest } from "./run-launcher.js";
-
-export type { ActiveRun, RunStatus, StartRunRequest };
 
 interface Entry extends ActiveRun {
   controller: AbortController;
@@ -63,11 +60,10 @@ export class RunManager implements RunLauncher {
 
   /** Check the request, create the model (so a bad spec is a 400 now, not a failed run later), queue it. */
   async start(request: StartRunRequest): Promise<{ id: string; status: RunStatus }> {
-    if (this.#closed) throw new HttpError(503, "shutting_down", "The server is shutting down; no new runs.");
+    if (this.#closed) throw new CapgateError("shutting_down", "The server is shutting down; no new runs.");
     const model = checkRunRequest(this.harness, request, this.options.scriptedModelsDir);
     if (this.#queue.length >= this.#maxQueued) {
-      throw new HttpError(
-        429,
+      throw new CapgateError(
         "too_many_requests",
         `${this.#queue.length} runs are already waiting; try again when some have finished.`,
       );
@@ -194,8 +190,7 @@ export function checkScriptedModel(spec: string, dir: string | undefined): strin
   }
   if (parsed.provider !== "scripted") return spec;
   if (dir === undefined) {
-    throw new HttpError(
-      400,
+    throw new CapgateError(
       "scripted_model_refused",
       "Scripted models (`scripted:<file>`) cannot be chosen over HTTP: the file would be read on the server. Use an openai: or anthropic: model, or start the server with a scripted-models directory (startServer({ scriptedModelsDir })) and name a file in it.",
       { property: "model" },
@@ -206,8 +201,7 @@ export function checkScriptedModel(spec: string, dir: string | undefined): strin
   try {
     root = realpathSync(dir);
   } catch {
-    throw new HttpError(
-      400,
+    throw new CapgateError(
       "scripted_model_refused",
       "The server's scripted-models directory does not exist.",
       {
@@ -221,8 +215,7 @@ export function checkScriptedModel(spec: string, dir: string | undefined): strin
     real = undefined;
   }
   if (real === undefined || !(real.startsWith(`${root}${sep}`) && statSync(real).isFile())) {
-    throw new HttpError(
-      400,
+    throw new CapgateError(
       "scripted_model_refused",
       `scripted:<file> must name a file in the server's scripted-models directory '${root}' (a name relative to it, or a path inside it); '${parsed.model.slice(0, 200)}' is not one.`,
       { property: "model" },
@@ -246,21 +239,18 @@ export function checkRunRequest(
   if (request.profile !== undefined && !Object.hasOwn(harness.profiles, request.profile)) {
     const names = Object.keys(harness.profiles);
     const guess = closestMatch(request.profile, names);
-    throw new HttpError(
-      400,
+    throw new CapgateError(
       "unknown_profile",
       `Unknown profile '${request.profile.slice(0, 100)}'.${guess ? ` Did you mean '${guess}'?` : ""} Profiles: ${names.join(", ")}.`,
       { property: "profile" },
     );
   }
+  const spec = request.model === undefined ? undefined : checkScriptedModel(request.model, scriptedModelsDir);
   try {
-    const spec =
-      request.model === undefined ? undefined : checkScriptedModel(request.model, scriptedModelsDir);
     return harness.model(spec);
   } catch (error) {
-    if (error instanceof HttpError) throw error;
     const e = error as { code?: string; message?: string; property?: string };
-    throw new HttpError(400, e.code ?? "invalid_model_spec", e.message ?? String(error), {
+    throw new CapgateError(e.code ?? "invalid_model_spec", e.message ?? String(error), {
       property: "model",
       cause: error,
     });

@@ -10,7 +10,7 @@ import {
   type McpServerConfig,
 } from "@capgate/mcp-client";
 import { fileAuthStore, loginMcpServer } from "@capgate/mcp-client/stdio";
-import { HttpError } from "./http-errors.js";
+import { CapgateError } from "@capgate/schema";
 
 /** An MCP server's form request waiting for the operator, as GET /elicitations shows it. */
 export interface PendingElicitation {
@@ -78,12 +78,11 @@ export class ElicitationRegistry {
     return this.#pending.size;
   }
 
-  /** Answer one; throws an HttpError naming the field when accepted content does not fit the form. */
+  /** Answer one; throws a CapgateError (`invalid_request`) naming the field when accepted content does not fit the form. */
   answer(id: string, answer: ElicitationAnswer): PendingElicitation {
     const waiter = this.#pending.get(id);
     if (!waiter)
-      throw new HttpError(
-        404,
+      throw new CapgateError(
         "elicitation_not_found",
         `No pending elicitation '${id.slice(0, 64)}' (it may have been answered or timed out). GET /elicitations lists them.`,
       );
@@ -99,7 +98,7 @@ export class ElicitationRegistry {
 
 function checkContent(fields: ElicitationField[], content: Record<string, unknown>): void {
   const bad = (property: string, message: string) =>
-    new HttpError(400, "invalid_request", message, { property: `content.${property}` });
+    new CapgateError("invalid_request", message, { property: `content.${property}` });
   for (const key of Object.keys(content))
     if (!fields.some((f) => f.name === key)) throw bad(key, `The form has no field '${key}'.`);
   for (const field of fields) {
@@ -190,8 +189,7 @@ export class McpLoginRegistry {
     const config = this.#harness.mcp?.servers[server];
     if (!config || !isHttpServer(config) || !config.oauth) {
       const names = this.#servers().map(([name]) => name);
-      throw new HttpError(
-        404,
+      throw new CapgateError(
         "not_found",
         `No MCP server '${server.slice(0, 64)}' with "oauth" in the config (OAuth servers: ${names.length ? names.join(", ") : "none"}).`,
         { property: "server" },
@@ -225,7 +223,7 @@ export class McpLoginRegistry {
           (error: unknown) => {
             const message = error instanceof Error ? error.message : String(error);
             this.#last.set(server, { ok: false, at: new Date().toISOString(), message });
-            if (!handedOut) reject(new HttpError(502, "mcp_auth_failed", message, { property: "server" }));
+            if (!handedOut) reject(new CapgateError("mcp_auth_failed", message, { property: "server" }));
           },
         )
         .finally(() => this.#pending.delete(server));

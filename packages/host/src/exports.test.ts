@@ -1,0 +1,27 @@
+import { describe, expect, it } from "vitest";
+import * as api from "./index.js";
+
+// The public surface, pinned: a change here is an API decision and shows up in review.
+describe("@capgate/host exports", () => {
+  it("exports exactly these runtime names", () => {
+    expect(Object.keys(api).sort()).toEqual([
+      "DEMO_GOAL",
+      "DEMO_REPLIES",
+      "GateSessions",
+      "PLAIN_TEXT",
+      "bearerToken",
+      "checkHostAndOrigin",
+      "checkToken",
+      "createDemo",
+      "databaseSetting",
+      "describeEvent",
+      "generateToken",
+      "mcpServerStatus",
+      "openHost",
+      "originPolicy",
+      "parseStartRunRequest",
+      "startQueueWorker",
+      "tokenMatcher",
+    ]);
+  });
+});

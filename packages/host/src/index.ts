@@ -1,0 +1,38 @@
+export type { DatabaseSetting } from "./database.js";
+export { databaseSetting } from "./database.js";
+export { createDemo, DEMO_GOAL, DEMO_REPLIES } from "./demo.js";
+export type { TextStyle } from "./event-text.js";
+export { describeEvent, PLAIN_TEXT, progressText } from "./event-text.js";
+export type {
+  GateRequest,
+  GateRoute,
+  GateSessionEntry,
+  GateSessionsOptions,
+  RpcErrorBody,
+} from "./gate-sessions.js";
+export { GateSessions } from "./gate-sessions.js";
+export type { Host, HostCounts, HostOptions, RunState, RunView } from "./host.js";
+export { openHost } from "./host.js";
+export type { OriginPolicy, OriginVerdict } from "./http-security.js";
+export {
+  bearerToken,
+  checkHostAndOrigin,
+  checkToken,
+  generateToken,
+  originPolicy,
+  tokenMatcher,
+} from "./http-security.js";
+export type {
+  ElicitationAnswer,
+  ElicitationRegistry,
+  McpLoginRegistry,
+  McpLoginView,
+  PendingElicitation,
+} from "./mcp-interactions.js";
+export type { McpServerStatus, McpStatusOptions } from "./mcp-status.js";
+export { mcpServerStatus } from "./mcp-status.js";
+export type { QueueWorker, QueueWorkerOptions, QueueWorkerRunEvent } from "./queue-worker.js";
+export { startQueueWorker } from "./queue-worker.js";
+export type { RunFeed, StreamOptions } from "./run-feed.js";
+export type { ActiveRun, RunLauncher, RunStatus, StartRunRequest } from "./run-launcher.js";
+export { parseStartRunRequest } from "./run-request.js";
