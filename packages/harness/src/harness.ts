@@ -519,7 +519,16 @@ function mcpIndexer(
     if (!mcp) return [];
     const results: McpIndexResult[] = [];
     for (const entry of await mcp.listAllTools(connectTimeoutMs === undefined ? {} : { connectTimeoutMs })) {
-      const outcome = registerMcp(registry, entry.server, entry.tools, mcp.serverInstructions(entry.server));
+      // A listing that outlasted the budget and completed since (while other servers were
+      // awaited) is already indexed from its tools_listed event: a cached or empty entry
+      // must not replace it.
+      const listed = entry.source === "live" ? undefined : mcp.listedTools(entry.server);
+      const outcome = registerMcp(
+        registry,
+        entry.server,
+        listed ?? entry.tools,
+        mcp.serverInstructions(entry.server),
+      );
       results.push({
         server: entry.server,
         tools: outcome.tools,

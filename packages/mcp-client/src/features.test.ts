@@ -110,6 +110,28 @@ describe("tool lists", () => {
       await pool.close();
     }
   }, 30_000);
+
+  it("a listing that outlasted the budget and completed since is what listAllTools and listedTools give, not the cache", async () => {
+    // Found under load: search indexing got "none" for a slow server while its listing went
+    // on; when the listing completed, the stale entry replaced it and search lost the server.
+    const events: McpPoolEvent[] = [];
+    const pool = createNodeMcpPool(
+      { slow: fixture("slow-list-server", { args: [fixture("slow-list-server").args![0]!, "1500"] }) },
+      { stateDir, onEvent: (e) => events.push(e) },
+    );
+    try {
+      const first = await pool.listAllTools({ connectTimeoutMs: 200 });
+      expect(first[0]).toMatchObject({ server: "slow", source: "none", tools: [] });
+      expect(pool.listedTools("slow")).toBeUndefined();
+      expect(await waitUntil(() => events.some((e) => e.type === "tools_listed"))).toBe(true);
+      expect(pool.listedTools("slow")?.map((t) => t.name)).toEqual(["slow_echo"]);
+      const second = await pool.listAllTools({ connectTimeoutMs: 200 });
+      expect(second[0]).toMatchObject({ server: "slow", source: "live" });
+      expect(second[0]?.tools.map((t) => t.name)).toEqual(["slow_echo"]);
+    } finally {
+      await pool.close();
+    }
+  }, 30_000);
 });
 
 describe("server-initiated requests", () => {

@@ -311,6 +311,15 @@ export class McpPool implements McpCaller, McpServerFeatures {
     return this.toolLists.get(server)?.appTools ?? [];
   }
 
+  /**
+   * The tools of the server's latest live listing in this pool, or undefined when none has
+   * completed yet. A listing that outlasted a caller's budget may complete afterwards: what
+   * it found is newer than any cache.
+   */
+  listedTools(server: string): McpToolInfo[] | undefined {
+    return this.toolLists.get(server)?.tools;
+  }
+
   /** Tools the last listing of a server left out (hostile or malformed names, schemas that cannot check arguments). */
   skippedTools(server: string): SkippedTool[] {
     return this.toolLists.get(server)?.skipped ?? [];
@@ -604,6 +613,12 @@ export class McpPool implements McpCaller, McpServerFeatures {
         } catch (error) {
           const message = error instanceof Error ? error.message : String(error);
           const cached = await this.cachedTools(server);
+          // The listing may have completed while the cache was read: live beats the cache.
+          const listed = this.listedTools(server);
+          if (listed) {
+            const skipped = this.skippedTools(server);
+            return { server, tools: listed, source: "live", ...(skipped.length > 0 ? { skipped } : {}) };
+          }
           return cached
             ? { server, tools: cached, source: "cache", error: message }
             : { server, tools: [], source: "none", error: message };
