@@ -20,6 +20,7 @@ describe("@capgate/host exports", () => {
       "openHost",
       "originPolicy",
       "parseStartRunRequest",
+      "progressText",
       "startQueueWorker",
       "tokenMatcher",
     ]);
