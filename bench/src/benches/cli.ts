@@ -75,9 +75,9 @@ export async function run(): Promise<Figure[]> {
   const ratio = (key: string) => round(median(times[key] ?? []) / base);
   return [
     { key: "cli.start_ratio", value: ratio("start"), target: "capgate --version ÷ node -e 0" },
-    { key: "cli.hook_ratio", value: ratio("hook"), target: "≤ 3 (hook claude-code ÷ node -e 0)" },
+    { key: "cli.hook_ratio", value: ratio("hook"), target: "≤ 2 (hook claude-code ÷ node -e 0)" },
     { key: "cli.parse_ratio", value: ratio("parse"), target: "capgate parse ÷ node -e 0" },
-    { key: "cli.call_ratio", value: ratio("call"), target: "capgate call fs.read ÷ node -e 0" },
+    { key: "cli.call_ratio", value: ratio("call"), target: "≤ 4 (capgate call fs.read ÷ node -e 0)" },
     { key: "cli.node_ms", value: Math.round(base), target: "node -e 0 median (ms), for scale" },
   ];
 }

@@ -15,7 +15,7 @@ import { minimalEnv } from "@capgate/tools";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MUST_ALLOW, MUST_DENY, MUST_DENY_UNPARSEABLE } from "../../test/shell-bypass-cases.js";
 import { shellQuote } from "../parse/shell-quote.js";
-import { checkShellCommand, createShellPolicy } from "./shell-policy.js";
+import { checkBuiltinExamples, checkShellCommand, createShellPolicy } from "./shell-policy.js";
 import { BUILTIN_SHELL_RULES } from "./shell-rules.js";
 
 /**
@@ -232,6 +232,20 @@ describe("rules and configuration", () => {
       expect(rule.mustNotMatch.length, rule.id).toBeGreaterThan(0);
     }
   });
+
+  it("every built-in rule's, structural rule's and wrapper table's example decides as it says", async () => {
+    // Checked here, against the pinned parser, rather than at every start of a policy.
+    await expect(checkBuiltinExamples()).resolves.toBeUndefined();
+    // The check can fail: a built-in table with a wrong example is named.
+    const rule = BUILTIN_SHELL_RULES[0]!;
+    const saved = rule.mustMatch;
+    (rule as { mustMatch: readonly string[] }).mustMatch = ["echo harmless"];
+    try {
+      await expect(checkBuiltinExamples()).rejects.toThrow(`shell policy rule '${rule.id}'`);
+    } finally {
+      (rule as { mustMatch: readonly string[] }).mustMatch = saved;
+    }
+  }, 60_000);
 
   it("configured deny and ask prefixes apply to every segment", async () => {
     const config = {
