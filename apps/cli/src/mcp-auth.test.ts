@@ -97,6 +97,57 @@ describe("capgate mcp login / logout / status", () => {
   });
 });
 
+describe("configured servers from the mcp commands start as a run starts them", () => {
+  // Found: `mcp status` built its own pool from the config, so a server marked
+  // `sandbox: true` started outside the sandbox (and without the host PATH) when an operator
+  // checked it. Every mcp command now starts configured servers through the harness.
+  const FEATURE = join(import.meta.dirname, "../../../packages/mcp-client/test/fixtures/feature-server.mjs");
+
+  it("status, tools <name> and capabilities show keep a sandboxed server's sandbox: without bubblewrap it does not start", async () => {
+    const box = sandbox();
+    writeFileSync(
+      join(box.workspace, "capgate.config.json"),
+      JSON.stringify({
+        shell: { bwrap: join(box.root, "no-bwrap") },
+        mcpServers: { boxed: { command: process.execPath, args: [FEATURE], sandbox: true } },
+      }),
+    );
+    const status = await cli(["mcp", "status", "--json", "--timeout", "20000"], box);
+    const [row] = JSON.parse(status.stdout) as Array<{
+      server: string;
+      connection: { state: string; error?: string };
+    }>;
+    expect(row?.connection.state, status.stdout).toBe("failed");
+    expect(row?.connection.error).toMatch(/bubblewrap is not installed/);
+    expect(status.code).toBe(1);
+    const tools = await cli(["mcp", "tools", "boxed"], box);
+    expect(tools.code).not.toBe(0);
+    expect(tools.stderr).toMatch(/bubblewrap is not installed/);
+  }, 60_000);
+
+  it("tools <name> lists a configured server live, and capabilities show mcp:<name> works on a fresh state dir", async () => {
+    const box = sandbox();
+    writeFileSync(
+      join(box.workspace, "capgate.config.json"),
+      JSON.stringify({ mcpServers: { feat: { command: process.execPath, args: [FEATURE] } } }),
+    );
+    const show = await cli(["capabilities", "show", "mcp:feat", "--json"], box);
+    expect(show.code, show.stderr).toBe(0);
+    expect(
+      (JSON.parse(show.stdout) as { tools: Array<{ name: string }> }).tools.map((t) => t.name),
+    ).toContain("feat/alpha");
+    const tools = await cli(["mcp", "tools", "feat", "--json"], box);
+    expect(tools.code, tools.stderr).toBe(0);
+    expect((JSON.parse(tools.stdout) as Array<{ name: string }>).map((t) => t.name)).toContain("alpha");
+    const unknown = await cli(["mcp", "tools", "nope"], box);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("no MCP server named 'nope' in the config (configured: feat)");
+    const both = await cli(["mcp", "tools", "feat", "--command", "node x.js"], box);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain("not both");
+  }, 60_000);
+});
+
 describe("elicitation in the CLI", () => {
   it("without a terminal, a server's form request is declined and the person is told why", async () => {
     const box = sandbox();

@@ -209,9 +209,12 @@ function addMcpCommands(program: Command, act: Actions): void {
       .option("--command <command line>", "a stdio server to spawn (no shell)")
       .option("--timeout <ms>", "per-call timeout (default 30000)")
       .option("--json", "print JSON");
-  target(mcp.command("tools").description("list one server's tools")).action(
-    act.local(async () => (await import("./commands/mcp.js")).mcpToolsCommand),
-  );
+  target(
+    mcp
+      .command("tools")
+      .description("list one server's tools: a configured server by name, or --url/--command")
+      .argument("[server]", "a server from mcpServers in capgate.config.json"),
+  ).action(act.run(async () => (await import("./commands/mcp.js")).mcpToolsCommand));
   target(
     mcp
       .command("call")

@@ -123,6 +123,10 @@ export async function showCapabilityCommand(
 ): Promise<number> {
   const harness = await openHarness(global, {}, { io });
   try {
+    // A configured server's tools may not be cached yet (a fresh state dir): list them, as
+    // `capgate capabilities` does, before saying the name is unknown.
+    if (!harness.registry.get(name) && name.startsWith("mcp:") && harness.mcp)
+      await harness.indexMcpTools({ connectTimeoutMs: 5_000 });
     const manifest = harness.registry.get(name);
     if (!manifest)
       throw await unknownName(

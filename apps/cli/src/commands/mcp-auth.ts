@@ -1,5 +1,5 @@
 import type { McpAuthStatus, McpServerConfig } from "@capgate/mcp-client";
-import type { GlobalOptions } from "../context.js";
+import { type GlobalOptions, openHarness } from "../context.js";
 import { CliError, ExitCode } from "../errors.js";
 import { type CliIO, paint } from "../io.js";
 import { VERSION } from "../version.js";
@@ -111,11 +111,20 @@ export async function mcpStatusCommand(
     throw new CliError(`--timeout must be a positive integer (ms), got '${options.timeout}'`, 2);
   const { servers, stateDir } = await configured(global);
   const { mcpServerStatus } = await import("@capgate/host");
-  const rows = await mcpServerStatus(servers, {
-    stateDir,
-    timeoutMs: budget,
-    offline: options.offline === true,
-  });
+  const offline = options.offline === true || Object.keys(servers).length === 0;
+  // Servers start through the harness, as in a run: sandboxed where their entry says so.
+  const harness = offline ? undefined : await openHarness(global, {});
+  let rows: Awaited<ReturnType<typeof mcpServerStatus>>;
+  try {
+    rows = await mcpServerStatus(servers, {
+      stateDir,
+      timeoutMs: budget,
+      offline,
+      ...(harness?.mcp ? { pool: harness.mcp } : {}),
+    });
+  } finally {
+    await harness?.close();
+  }
   // A script (or CI) checking its servers learns from the exit code that one did not start.
   const code = rows.some((r) => r.connection.state === "failed") ? ExitCode.failure : ExitCode.ok;
   if (options.json) {

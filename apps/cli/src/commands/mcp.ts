@@ -1,6 +1,7 @@
 import type { ToolResult } from "@capgate/tools";
 import {
   type GlobalOptions,
+  openHarness,
   parseApproval,
   parseJsonArgument,
   reportCapabilityProblems,
@@ -23,10 +24,41 @@ interface Target {
   close(): Promise<void>;
 }
 
+/**
+ * A server from the config's mcpServers, started through the harness as a run starts it
+ * (sandboxed where its entry says so, its stored login, the host PATH), listed live.
+ */
+async function configuredTarget(
+  server: string,
+  options: McpTargetOptions,
+  global: GlobalOptions,
+): Promise<Target> {
+  if (options.url || options.command)
+    throw new CliError(
+      `give a configured server's name or --url/--command, not both (got '${server}' too)`,
+      2,
+    );
+  const harness = await openHarness(global, {});
+  const names = harness.mcp?.serverNames() ?? [];
+  if (!harness.mcp || !names.includes(server)) {
+    await harness.close();
+    throw new CliError(
+      `no MCP server named '${server}' in the config (configured: ${names.length ? names.join(", ") : "none"})`,
+      2,
+    );
+  }
+  const pool = harness.mcp;
+  return {
+    listTools: () => pool.listTools(server, { refresh: true }),
+    callTool: (tool, args) => pool.callTool(server, tool, args),
+    close: () => harness.close(),
+  };
+}
+
 /** One MCP server named on the command line: `--url` (Streamable HTTP, SSE fallback) or `--command` (stdio, no shell). */
 async function openTarget(options: McpTargetOptions): Promise<Target> {
   if (Boolean(options.url) === Boolean(options.command)) {
-    throw new CliError('give exactly one of --url URL or --command "CMD ARGS"', 2);
+    throw new CliError('give a configured server\'s name, or exactly one of --url URL or --command "CMD ARGS"', 2);
   }
   const timeoutMs = options.timeout === undefined ? 30_000 : Number(options.timeout);
   if (!Number.isInteger(timeoutMs) || timeoutMs < 1)
@@ -52,8 +84,14 @@ async function openTarget(options: McpTargetOptions): Promise<Target> {
   };
 }
 
-export async function mcpToolsCommand(options: McpTargetOptions, io: CliIO): Promise<number> {
-  const target = await openTarget(options);
+export async function mcpToolsCommand(
+  server: string | undefined,
+  options: McpTargetOptions,
+  global: GlobalOptions,
+  io: CliIO,
+): Promise<number> {
+  const target =
+    server === undefined ? await openTarget(options) : await configuredTarget(server, options, global);
   try {
     const tools = await target.listTools();
     if (options.json) {
