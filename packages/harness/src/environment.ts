@@ -1,5 +1,4 @@
-import { homedir } from "node:os";
-import { join } from "node:path";
+import { stateDirFor } from "@capgate/sandbox";
 import { minimalEnv } from "@capgate/tools";
 
 /** The environment for tool subprocesses: the minimal set, plus what the config names or sets. */
@@ -10,7 +9,7 @@ export function toolEnvironment(
   return { ...minimalEnv(source, extra.inherit ?? []), ...(extra.set ?? {}) };
 }
 
-/** `$CAPGATE_HOME`, else `~/.capgate`. */
+/** `$CAPGATE_HOME`, else `~/.capgate` (the choice `stateDirFor` of @capgate/sandbox makes without a config's stateDir). */
 export function defaultStateDir(env: Record<string, string | undefined> = process.env): string {
-  return env.CAPGATE_HOME && env.CAPGATE_HOME.length > 0 ? env.CAPGATE_HOME : join(homedir(), ".capgate");
+  return stateDirFor(undefined, process.cwd(), env);
 }

@@ -1,5 +1,13 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -352,5 +360,32 @@ describe("host programs never come from the workspace (PATH entries the model ca
     expect(status.result.success, status.result.summary).toBe(true);
     await expect(h.callTool("planted/anything", {})).rejects.toThrow();
     expect(existsSync(marker) ? readFileSync(marker, "utf8") : "").toBe("");
+  });
+
+  it("a configured server without cwd starts in its own directory under the state dir, not where capgate runs", async () => {
+    // Found in the outside attack: `npx -y @modelcontextprotocol/server-github` started in the
+    // workspace ran the model's node_modules/.bin/mcp-server-github on the host (npx, python -m,
+    // uv run and node's module lookup load code relative to where they start).
+    const root = realpathSync(mkdtempSync(join(tmpdir(), "capgate-servercwd-")));
+    const workspace = join(root, "ws");
+    mkdirSync(workspace);
+    const stateDir = join(root, "state");
+    const server = join(import.meta.dirname, "../../mcp-client/test/fixtures/cwd-server.mjs");
+    const h = await createHarness({
+      workspace,
+      stateDir,
+      config: {
+        shell: shellForTests(),
+        mcpServers: {
+          plain: { command: process.execPath, args: [server] },
+          placed: { command: process.execPath, args: [server], cwd: root },
+        },
+      } as unknown as CapgateConfig,
+    });
+    open.push(h);
+    const plain = await h.callTool("plain/where", {});
+    expect(plain.result.summary).toBe(join(stateDir, "mcp-servers", "plain"));
+    // A cwd in the entry is the operator's choice, kept.
+    expect((await h.callTool("placed/where", {})).result.summary).toBe(root);
   });
 });

@@ -1,5 +1,5 @@
 import { mkdirSync, realpathSync } from "node:fs";
-import { basename, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import {
   type Chat,
@@ -26,6 +26,7 @@ import { createModel, type ModelClient } from "@capgate/models";
 import { killMarkedProcesses } from "@capgate/process-group";
 import type { ProfileSet } from "@capgate/profiles";
 import type { Registry } from "@capgate/registry";
+import { stateDirFor } from "@capgate/sandbox";
 import { CapgateError } from "@capgate/schema";
 import { startTelemetry, type Telemetry, telemetrySettings } from "@capgate/telemetry";
 import {
@@ -43,7 +44,7 @@ import { type CallToolOptions, type CallToolOutcome, callTool } from "./call-too
 import { type CapgateConfig, parseConfig, type ResolvedConfig, resolveConfigPath } from "./config.js";
 import { checkConfigAgainstHarness } from "./config-check.js";
 import { createDefaultRegistry } from "./default-registry.js";
-import { defaultStateDir, toolEnvironment } from "./environment.js";
+import { toolEnvironment } from "./environment.js";
 import { createGateSession, type GateSession, type GateSessionOptions } from "./gate.js";
 import { modelSamplingHandler } from "./mcp-sampling.js";
 import { type CapabilityLoadProblem, type CapabilitySource, loadCapabilityPlugins } from "./plugins.js";
@@ -418,10 +419,7 @@ function placeHarness(
       (config.workspace ? resolveConfigPath(resolved.baseDir, config.workspace) : process.cwd()),
   );
   refuseHomeWorkspace(workspace, processEnv);
-  const stateDir = resolve(
-    options.stateDir ??
-      (config.stateDir ? resolveConfigPath(resolved.baseDir, config.stateDir) : defaultStateDir(processEnv)),
-  );
+  const stateDir = resolve(options.stateDir ?? stateDirFor(config.stateDir, resolved.baseDir, processEnv));
   mkdirSync(stateDir, { recursive: true, mode: 0o700 });
   return { workspace, stateDir };
 }
@@ -466,7 +464,7 @@ async function startMcpPool(inputs: {
   const hasServers = Object.keys(resolved.mcpServers).length > 0;
   const serverPath = hostPath(inputs.processEnv.PATH, workspace);
   const contained = containServers(
-    withServerHostPath(
+    withServerHostPlace(
       await sandboxServers(resolved.mcpServers, resolved.sandboxedServers ?? [], {
         workspace,
         stateDir,
@@ -474,6 +472,7 @@ async function startMcpPool(inputs: {
         env: withHostPath(inputs.toolEnv, workspace),
       }),
       serverPath,
+      { sandboxed: resolved.sandboxedServers ?? [], stateDir },
     ),
     resolved.sandboxedServers ?? [],
     serverPath ?? inputs.processEnv.PATH,
@@ -635,16 +634,35 @@ function realpathOrFail(path: string): string {
  * Configured stdio servers are started with a PATH that has no entry inside the workspace
  * (`hostPath`), unless their entry sets PATH itself: `"command": "npx"` must not find the
  * model's `node_modules/.bin/npx` when capgate itself was started from an npm script.
+ *
+ * And, unless sandboxed or given a `cwd`, in a directory of their own under the state dir
+ * (empty, outside the workspace), not capgate's working directory: `npx`, `python -m`,
+ * `uv run` and node's module lookup load code relative to where they start, and the
+ * workspace is where the model writes (`node_modules/.bin/mcp-server-github` planted there
+ * ran on the host when `npx -y @modelcontextprotocol/server-github` started). A `cwd` in the
+ * entry is the operator's choice and is kept.
  */
-function withServerHostPath(servers: McpServersMap, path: string | undefined): McpServersMap {
-  if (path === undefined) return servers;
+function withServerHostPlace(
+  servers: McpServersMap,
+  path: string | undefined,
+  place: { sandboxed: readonly string[]; stateDir: string },
+): McpServersMap {
   const out: McpServersMap = {};
   for (const [name, entry] of Object.entries(servers)) {
     const stdio = entry as McpStdioServerConfig;
-    out[name] =
-      typeof stdio.command === "string" && stdio.env?.PATH === undefined
-        ? { ...stdio, env: { ...(stdio.env ?? {}), PATH: path } }
-        : entry;
+    if (typeof stdio.command !== "string") {
+      out[name] = entry;
+      continue;
+    }
+    let next: McpStdioServerConfig = stdio;
+    if (path !== undefined && stdio.env?.PATH === undefined)
+      next = { ...next, env: { ...(stdio.env ?? {}), PATH: path } };
+    if (stdio.cwd === undefined && !place.sandboxed.includes(name)) {
+      const cwd = join(place.stateDir, "mcp-servers", name.replace(/[^A-Za-z0-9._-]/g, "_"));
+      mkdirSync(cwd, { recursive: true, mode: 0o700 });
+      next = { ...next, cwd };
+    }
+    out[name] = next;
   }
   return out;
 }

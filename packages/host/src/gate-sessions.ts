@@ -3,13 +3,15 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { GateSession, Harness } from "@capgate/harness";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import type { OriginPolicy } from "./http-security.js";
+import { bearerToken, type OriginPolicy } from "./http-security.js";
 import { SessionTable, type TrackedSession } from "./mcp-sessions.js";
 
 interface McpSession extends TrackedSession {
   transport: StreamableHTTPServerTransport;
   server: Server;
   gate: GateSession;
+  /** Frees the slot admission reserved (once the session is in the table, or gone). */
+  release: () => void;
 }
 
 export interface GateSessionsOptions {
@@ -104,8 +106,10 @@ export class GateSessions {
     const { sessionId } = request;
     if (sessionId !== undefined) {
       const session = this.#sessions.get(sessionId);
-      // 404 tells a client its session is gone and it should initialize again.
-      if (!session) return refuse(404, -32001, "Session not found; send initialize again.");
+      // 404 tells a client its session is gone and it should initialize again. A session is
+      // its opener's: another token's request is told the same (the id is not confirmed).
+      if (!session || session.owner !== ownerOf(request.authorization))
+        return refuse(404, -32001, "Session not found; send initialize again.");
       return { ok: true, session, opened: false, method: request.method };
     }
     // The MCP SDK loads with the first request, not with the package.
@@ -115,9 +119,15 @@ export class GateSessions {
       const owner = ownerOf(request.authorization);
       const admission = this.#sessions.admit(owner);
       if (!admission.ok) return refuse(503, -32000, admission.reason);
-      // Idle sessions of clients that never said goodbye make room (they get 404 and re-initialize if they come back).
-      for (const id of admission.evict) await this.#closeSession(id);
-      return { ok: true, session: await this.#open(owner), opened: true, method: request.method };
+      const release = this.#sessions.reserve(owner);
+      try {
+        // Idle sessions of clients that never said goodbye make room (they get 404 and re-initialize if they come back).
+        for (const id of admission.evict) await this.#closeSession(id);
+        return { ok: true, session: await this.#open(owner, release), opened: true, method: request.method };
+      } catch (error) {
+        release();
+        throw error;
+      }
     }
     return refuse(
       400,
@@ -154,11 +164,13 @@ export class GateSessions {
       } else if (!res.writableEnded) res.end();
     }
     // An initialize that failed leaves a session nobody can name: close it now.
-    if (route.opened && session.transport.sessionId === undefined)
+    if (route.opened && session.transport.sessionId === undefined) {
+      session.release();
       await session.server.close().catch(() => undefined);
+    }
   }
 
-  async #open(owner: string): Promise<McpSession> {
+  async #open(owner: string, release: () => void): Promise<McpSession> {
     const [{ createGateServer }, { StreamableHTTPServerTransport }] = await Promise.all([
       import("@capgate/mcp-client"),
       import("@modelcontextprotocol/sdk/server/streamableHttp.js"),
@@ -181,12 +193,14 @@ export class GateSessions {
       allowedOrigins: [...policy.origins],
       onsessioninitialized: (id) => {
         if (session) this.#sessions.set(id, session);
+        release();
       },
     });
-    session = { transport, server, gate, owner, lastSeen: Date.now(), active: 0 };
+    session = { transport, server, gate, owner, lastSeen: Date.now(), active: 0, release };
     const opened = session;
     let gateClosed = false;
     transport.onclose = () => {
+      release();
       const id = transport.sessionId;
       if (id !== undefined && this.#sessions.get(id) === opened) this.#sessions.delete(id);
       if (gateClosed) return;
@@ -217,10 +231,14 @@ function refuse(status: number, code: number, message: string): GateRoute {
   return { ok: false, status, body: rpcError(code, message) };
 }
 
-/** Who opened a session, for the per-token cap: a hash of the Authorization header, never the token itself. */
+/**
+ * Who opened a session, for the per-token cap and the session's ownership: a hash of the
+ * bearer token the header carries (however the header spells `Bearer` and its spaces),
+ * never the token itself.
+ */
 function ownerOf(auth: string | string[] | undefined): string {
   return createHash("sha256")
-    .update(typeof auth === "string" ? auth : "")
+    .update(bearerToken(auth) ?? "")
     .digest("base64url")
     .slice(0, 22);
 }

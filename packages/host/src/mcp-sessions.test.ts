@@ -73,4 +73,14 @@ describe("SessionTable", () => {
     expect(s.active).toBe(0);
     expect(t.admit("y")).toEqual({ ok: true, evict: ["a"] });
   });
+  it("a reserved slot counts until released: concurrent admissions cannot pass the caps", () => {
+    const { t } = table(1);
+    expect(t.admit("x")).toEqual({ ok: true, evict: [] });
+    const release = t.reserve("x");
+    // The reserved session is initializing (busy): nothing to evict, so the next is refused.
+    expect(t.admit("y").ok).toBe(false);
+    release();
+    release();
+    expect(t.admit("y")).toEqual({ ok: true, evict: [] });
+  });
 });

@@ -28,8 +28,27 @@ export type Admission = { ok: true; evict: string[] } | { ok: false; reason: str
  */
 export class SessionTable<S extends TrackedSession> {
   readonly #sessions = new Map<string, S>();
+  /** Owners of admitted sessions not in the table yet (their initialize is still running). */
+  readonly #reserved: string[] = [];
 
   constructor(readonly limits: SessionLimits) {}
+
+  /**
+   * Hold the slot an admission granted until the session is in the table (or failed): call
+   * it right after `admit` says ok, in the same tick, and call the returned function when the
+   * session is set or gone. Without it, concurrent initializes all pass admission, because
+   * a session enters the table only once its initialize has been answered.
+   */
+  reserve(owner: string): () => void {
+    this.#reserved.push(owner);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const at = this.#reserved.indexOf(owner);
+      if (at >= 0) this.#reserved.splice(at, 1);
+    };
+  }
 
   get size(): number {
     return this.#sessions.size;
@@ -85,9 +104,11 @@ export class SessionTable<S extends TrackedSession> {
       }
       return best?.[0];
     };
+    // Reserved slots count, and cannot be evicted: their sessions are busy initializing.
     const count = (filter: (s: S) => boolean) => {
       let n = 0;
       for (const [id, s] of this.#sessions) if (!gone.has(id) && filter(s)) n++;
+      for (const reservedOwner of this.#reserved) if (filter({ owner: reservedOwner } as S)) n++;
       return n;
     };
     const mine = (s: S) => s.owner === owner;

@@ -31,3 +31,4 @@ export type { RunSandboxedOptions, SandboxTarget } from "./sandbox-run.js";
 export { runSandboxed, sandboxTarget } from "./sandbox-run.js";
 export type { OnAsk, ShellCheck, ShellGateOptions, ShellVerdict } from "./shell-check.js";
 export { assertShellAllowed, shellCommandPolicy, shellPolicyCheck } from "./shell-check.js";
+export { stateDirFor } from "./state-dir.js";

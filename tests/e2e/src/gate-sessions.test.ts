@@ -71,6 +71,40 @@ describe("/mcp sessions never lock clients out", () => {
     for (const client of [a, b, c]) await client.close();
   }, 60_000);
 
+  it("concurrent initializes cannot pass the caps, and a token counts once however its header is spelled", async () => {
+    // Found in the outside attack: ten parallel initializes all passed admission (a session
+    // entered the table only once answered), and `bearer`/extra spaces made one token
+    // several owners. Admission now reserves its slot; the owner is the token itself.
+    const s = await serve({ gate: { maxSessions: 3, maxSessionsPerToken: 2 } });
+    const initialize = (authorization: string) =>
+      fetch(`${s.url}/mcp`, {
+        method: "POST",
+        headers: {
+          authorization,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: {
+            protocolVersion: "2025-06-18",
+            capabilities: {},
+            clientInfo: { name: "e2e", version: "0" },
+          },
+        }),
+      });
+    const spellings = [`Bearer ${TOKEN}`, `bearer ${TOKEN}`, `BEARER  ${TOKEN}`, `Bearer ${TOKEN} `];
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => initialize(spellings[i % 4]!)));
+    for (const r of answers) await r.body?.cancel();
+    // Each answer is a session or a 503 (an idle session may make room for a newcomer, as
+    // designed); what never happens is more sessions open than the token's cap.
+    for (const r of answers) expect([200, 503]).toContain(r.status);
+    expect(answers.some((r) => r.status === 200)).toBe(true);
+    expect((await status(s)).mcpSessions).toBeLessThanOrEqual(2);
+  }, 60_000);
+
   it("idle sessions expire (gate.idleMs)", async () => {
     const s = await serve({ gate: { idleMs: 1000 } });
     const client = await httpGate(s.url, TOKEN);

@@ -58,7 +58,10 @@ async function configuredTarget(
 /** One MCP server named on the command line: `--url` (Streamable HTTP, SSE fallback) or `--command` (stdio, no shell). */
 async function openTarget(options: McpTargetOptions): Promise<Target> {
   if (Boolean(options.url) === Boolean(options.command)) {
-    throw new CliError('give a configured server\'s name, or exactly one of --url URL or --command "CMD ARGS"', 2);
+    throw new CliError(
+      'give a configured server\'s name, or exactly one of --url URL or --command "CMD ARGS"',
+      2,
+    );
   }
   const timeoutMs = options.timeout === undefined ? 30_000 : Number(options.timeout);
   if (!Number.isInteger(timeoutMs) || timeoutMs < 1)

@@ -265,6 +265,34 @@ describe.skipIf(bwrap.skip)(`capgate hook claude-code with "hook": { "sandbox": 
     expect(JSON.parse(denied.stdout).hookSpecificOutput.updatedInput).toBeUndefined();
   }, 240_000);
 
+  it("hides the config's stateDir (traces, memory, logins), as shell.run does", async () => {
+    // Found in the outside attack: sandbox-exec chose the state dir from $CAPGATE_HOME alone,
+    // so a config's `"stateDir": "state"` (its OAuth tokens included) stayed readable and,
+    // inside the project, writable. It now asks the one function the harness asks.
+    const box = sandboxedBox();
+    mkdirSync(join(box.workspace, "state", "mcp-auth"), { recursive: true });
+    writeFileSync(join(box.workspace, "state", "mcp-auth", "srv.json"), '{"access_token":"OAUTH-SECRET"}\n');
+    writeFileSync(
+      join(box.workspace, "capgate.config.json"),
+      JSON.stringify({ stateDir: "state", hook: { sandbox: true }, shell: { network: "none" } }),
+    );
+    const r = await hook(
+      payload("bash-npm-test", box, {
+        tool_input: {
+          command:
+            "cat state/mcp-auth/srv.json || echo hidden; echo x >> state/mcp-auth/srv.json || echo refused",
+        },
+      }),
+      box,
+    );
+    const run = runAsClaudeCode(JSON.parse(r.stdout).hookSpecificOutput.updatedInput.command, box);
+    expect(run.stdout).not.toContain("OAUTH-SECRET");
+    expect(run.stdout).toContain("hidden");
+    expect(readFileSync(join(box.workspace, "state", "mcp-auth", "srv.json"), "utf8")).toBe(
+      '{"access_token":"OAUTH-SECRET"}\n',
+    );
+  }, 180_000);
+
   it("fails closed on a hook section it cannot read", async () => {
     const box = sandbox();
     writeFileSync(join(box.workspace, "capgate.config.json"), JSON.stringify({ hook: { sandbox: "yes" } }));

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { constants, homedir } from "node:os";
-import { isAbsolute, join, resolve } from "node:path";
+import { constants } from "node:os";
+import { dirname, isAbsolute, resolve } from "node:path";
 
 /**
  * `capgate sandbox-exec --workspace DIR [--config FILE] -- COMMAND`: run one bash command
@@ -49,6 +49,7 @@ function parse(argv: readonly string[]): Parsed | string {
 
 /** The parts of capgate.config.json the sandbox reads: shell (network, bwrap), web.allowHosts, env. */
 interface SandboxConfig {
+  stateDir?: string;
   shell?: { network?: "none" | "guarded" | "full"; bwrap?: string };
   web?: { allowHosts?: string[] };
   env?: { inherit?: string[]; set?: Record<string, string> };
@@ -76,20 +77,21 @@ export async function runSandboxExec(argv: readonly string[]): Promise<number> {
   const cwd = process.cwd();
   let wrapped: Awaited<ReturnType<typeof import("@capgate/sandbox").sandboxCommand>>;
   try {
-    const config = readConfig(
-      parsed.config && (isAbsolute(parsed.config) ? parsed.config : resolve(cwd, parsed.config)),
-    );
-    const [{ bashArgv, sandboxCommand }, { minimalEnv }] = await Promise.all([
+    const configPath =
+      parsed.config && (isAbsolute(parsed.config) ? parsed.config : resolve(cwd, parsed.config));
+    const config = readConfig(configPath);
+    const [{ bashArgv, sandboxCommand, stateDirFor }, { minimalEnv }] = await Promise.all([
       import("@capgate/sandbox"),
       import("@capgate/tools"),
     ]);
     // The environment shell.run gives a command (the minimal set, plus what the config names),
     // not Claude Code's whole environment: API keys and tokens stay outside.
     const env = { ...minimalEnv(process.env, config.env?.inherit ?? []), ...(config.env?.set ?? {}) };
-    const stateDir =
-      process.env.CAPGATE_HOME && process.env.CAPGATE_HOME !== ""
-        ? process.env.CAPGATE_HOME
-        : join(homedir(), ".capgate");
+    // The state directory the harness uses for this config (its stateDir, else $CAPGATE_HOME …): hidden from the command.
+    const stateDir = stateDirFor(
+      typeof config.stateDir === "string" ? config.stateDir : undefined,
+      configPath ? dirname(configPath) : cwd,
+    );
     wrapped = await sandboxCommand(bashArgv(parsed.command), {
       workspace: parsed.workspace,
       cwd,
