@@ -23,6 +23,7 @@ describe("@capgate/sandbox public surface", () => {
       "sandboxTarget",
       "shellCommandPolicy",
       "shellPolicyCheck",
+      "stateDirFor",
       "systemBash",
     ]);
   });
