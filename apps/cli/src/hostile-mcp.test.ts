@@ -12,8 +12,6 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { describe, expect, it } from "vitest";
 import { BIN, cli, type Sandbox, sandbox } from "./test-support/cli.js";
 
-const REFUSED = HOSTILE_REFUSED;
-
 /** A workspace whose config names the hostile server (`count` ordinary tools besides the hostile ones). */
 function hostileBox(count = 10_000): { box: Sandbox; log: string } {
   const box = sandbox();
@@ -32,7 +30,9 @@ describe("a hostile upstream MCP server", () => {
     // A hundred ordinary tools are enough here: each `capgate call` starts the server afresh.
     const { box, log } = hostileBox(100);
     // One of each kind (a name, a schema's size, a $ref loop): every call is a fresh process.
-    for (const [tool, why] of [REFUSED[4], REFUSED[3], REFUSED[0]] as Array<[string, string]>) {
+    for (const [tool, why] of [HOSTILE_REFUSED[4], HOSTILE_REFUSED[3], HOSTILE_REFUSED[0]] as Array<
+      [string, string]
+    >) {
       const r = await cli(["call", tool, "{}"], box);
       expect(r.code, r.stderr).toBe(2);
       expect(r.stderr).toContain(why);
@@ -85,7 +85,7 @@ describe("a hostile upstream MCP server", () => {
       // Refused tools are neither found nor loaded.
       expect(`${search}\n${load}`).not.toMatch(/ref_loop|huge_schema|bad_type|evil_rtl|esc/);
 
-      for (const [tool, why] of REFUSED) {
+      for (const [tool, why] of HOSTILE_REFUSED) {
         const refused = await client.callTool({
           name: "capability_call",
           arguments: { tool, arguments: {} },

@@ -11,8 +11,6 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ServerProcess, startServerProcess } from "./test-support/server-process.js";
 
-const REFUSED = HOSTILE_REFUSED;
-
 let server: ServerProcess;
 let log: string;
 
@@ -46,7 +44,7 @@ describe("a hostile upstream MCP server behind the server app", () => {
     });
     expect(ok.status).toBe(200);
     expect(((await ok.json()) as { summary: string }).summary).toBe("echo: fine");
-    for (const [tool, why] of REFUSED) {
+    for (const [tool, why] of HOSTILE_REFUSED) {
       const response = await server.api("/tools/call", { body: { tool, arguments: {} } });
       expect(response.status).toBe(404);
       const body = (await response.json()) as { error: { code: string; message: string } };
@@ -82,7 +80,7 @@ describe("a hostile upstream MCP server behind the server app", () => {
       expect(load.length).toBeLessThanOrEqual(REPLY_CHARS);
       expect(load).toMatch(/\n {2}… \d+ more of its 10002 tools, all loaded and callable: capability_search/);
       expect(`${search}\n${load}`).not.toMatch(/ref_loop|huge_schema|bad_type|evil_rtl|esc/);
-      for (const [tool, why] of REFUSED) {
+      for (const [tool, why] of HOSTILE_REFUSED) {
         const refused = await client.callTool({
           name: "capability_call",
           arguments: { tool, arguments: {} },
