@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { validate, validatorCacheStats } from "@capgate/schema";
 import { describe, expect, it } from "vitest";
 import { InvalidConfigError, loadConfig, parseConfig } from "./config.js";
 import { configSchema } from "./config-schema.js";
@@ -14,6 +15,23 @@ function problems(value: unknown): Array<{ property: string; message: string }> 
   }
   throw new Error("expected the config to be rejected");
 }
+
+describe("the empty config (no file)", () => {
+  it("is valid by the schema, which is therefore not compiled for it", () => {
+    const before = validatorCacheStats().compiles;
+    const resolved = parseConfig({});
+    expect(validatorCacheStats().compiles).toBe(before);
+    expect(resolved.mcpServers).toEqual({});
+    expect(Object.keys(resolved.profiles).length).toBeGreaterThan(0);
+    // What the skip stands in for: the schema accepts {}.
+    expect(validate(configSchema, {})).toEqual({ ok: true });
+  });
+
+  it("is only the plain empty object: anything else is checked", () => {
+    expect(problems({ nope: 1 })[0]?.property).toBe("nope");
+    expect(() => parseConfig(Object.create({ approval: "sometimes" }))).toThrow();
+  });
+});
 
 describe("config", () => {
   it("accepts a full, valid config (Claude Desktop-shaped mcpServers included)", () => {

@@ -1,6 +1,8 @@
-import { isStopWord, Registry, tokenize } from "@capgate/registry";
+import { isStopWord, Registry, tokenize, validateManifest } from "@capgate/registry";
+import { validatorCacheStats } from "@capgate/schema";
 import { describe, expect, it } from "vitest";
 import { builtinCapabilities } from "./builtins.js";
+import { parseConfig } from "./config.js";
 import { createDefaultRegistry } from "./default-registry.js";
 import { createHarness } from "./harness.js";
 
@@ -83,6 +85,36 @@ describe("MCP tool lists through the default registry (issue 22)", () => {
       .map((h) => h.tool);
     expect(across[0]).toBe("chat/post_message");
     expect(across.some((t) => t?.startsWith("pager/"))).toBe(true);
+  });
+});
+
+describe("built-in manifests", () => {
+  // The harness registers built-ins without compiling their schemas at start (a process
+  // calls one tool, not fifty); this is the check that stands in for that compile.
+  it("pass every check of the registry, their input schemas compiled", () => {
+    for (const c of builtinCapabilities()) {
+      expect([c.manifest.name, validateManifest(c.manifest)]).toEqual([
+        c.manifest.name,
+        { ok: true, problems: [] },
+      ]);
+    }
+  });
+
+  it("are registered without compiling a schema, and searched only once asked", async () => {
+    const { mkdtempSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const dir = mkdtempSync(join(tmpdir(), "capgate-default-registry-"));
+    parseConfig({ approval: "never" }); // the config schema's own compile, once per process
+    const before = validatorCacheStats().compiles;
+    const harness = await createHarness({ workspace: dir, stateDir: join(dir, ".state") });
+    try {
+      // Any compile here would be one of a built-in's schemas.
+      expect(validatorCacheStats().compiles - before).toBe(0);
+      expect(harness.registry.search("read a file")[0]?.capability).toBe("fs");
+    } finally {
+      await harness.close();
+    }
   });
 });
 

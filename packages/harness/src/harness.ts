@@ -191,7 +191,12 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   const { workspace, stateDir } = placeHarness(resolved, options, processEnv);
 
   const registry = createDefaultRegistry();
-  for (const c of capabilities.list()) registry.register(c.manifest);
+  for (const c of capabilities.list()) {
+    // Built-in schemas are fixed at build time and compiled by this package's tests; each
+    // is compiled before its first call. Everything else is compiled here, at registration.
+    const builtin = capabilitySources.get(c.manifest.name)?.kind === "builtin";
+    registry.register(c.manifest, builtin ? { compileSchemas: false } : {});
+  }
 
   const limits: ToolLimits = { ...DEFAULT_LIMITS, ...pickLimits(config.limits) };
   const policy: PolicyConfig = {

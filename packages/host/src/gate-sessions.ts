@@ -178,7 +178,7 @@ export class GateSessions {
     const policy = this.options.policy();
     // Each /mcp session is a different client: its upstream sessions of stateful MCP servers are its own.
     const gate = this.options.harness.createGateSession({ upstream: "per-session" });
-    const server = createGateServer({
+    const server = await createGateServer({
       name: "capgate",
       version: this.options.version,
       handlers: gate.handlers,

@@ -11,7 +11,7 @@ async function connected(
   handlers: Parameters<typeof createGateServer>[0]["handlers"],
   more: Partial<Parameters<typeof createGateServer>[0]> = {},
 ) {
-  const server = createGateServer({ name: "capgate", version: "1.2.3", handlers, ...more });
+  const server = await createGateServer({ name: "capgate", version: "1.2.3", handlers, ...more });
   const [a, b] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: "t", version: "0" });
   await Promise.all([server.connect(a), client.connect(b)]);
@@ -202,14 +202,14 @@ describe("createGateServer", () => {
     await bare.close();
   });
 
-  it("requires every handler", () => {
-    expect(() =>
+  it("requires every handler", async () => {
+    await expect(
       createGateServer({
         name: "x",
         version: "0",
         handlers: { ...handlers, memory_search: undefined } as unknown as typeof handlers,
       }),
-    ).toThrow("handlers.memory_search must be a function");
+    ).rejects.toThrow("handlers.memory_search must be a function");
   });
 });
 

@@ -1,19 +1,11 @@
 import { topLevelToolSchemas, topLevelTools, validate } from "@capgate/schema";
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import {
-  CallToolRequestSchema,
-  type CallToolResult,
-  ErrorCode,
-  GetPromptRequestSchema,
-  type GetPromptResult,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  type Prompt,
-  ReadResourceRequestSchema,
-  type ReadResourceResult,
-  type Resource,
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type {
+  CallToolResult,
+  GetPromptResult,
+  Prompt,
+  ReadResourceResult,
+  Resource,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { McpProgress } from "./session.js";
 
@@ -129,12 +121,18 @@ function errorResult(message: string): CallToolResult {
  * or a Streamable HTTP transport in the server app). Uses the SDK's low-level `Server`
  * because the tools are defined by JSON Schema, not zod.
  */
-export function createGateServer(options: GateServerOptions): Server {
+export async function createGateServer(options: GateServerOptions): Promise<Server> {
   const schemas = topLevelToolSchemas();
   const definitions = topLevelTools().filter((t) => (GATE_TOOL_NAMES as readonly string[]).includes(t.name));
   for (const name of GATE_TOOL_NAMES)
     if (typeof options.handlers?.[name] !== "function")
       throw new TypeError(`createGateServer: handlers.${name} must be a function`);
+  // The SDK (and zod under it) loads when a gate server is made, not with this package:
+  // a process that only calls tools never pays for it.
+  const [{ Server }, sdk] = await Promise.all([
+    import("@modelcontextprotocol/sdk/server/index.js"),
+    import("@modelcontextprotocol/sdk/types.js"),
+  ]);
   const server = new Server(
     { name: options.name, version: options.version },
     {
@@ -146,19 +144,19 @@ export function createGateServer(options: GateServerOptions): Server {
       instructions: options.instructions ?? DEFAULT_INSTRUCTIONS,
     },
   );
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+  server.setRequestHandler(sdk.ListToolsRequestSchema, async () => ({
     tools: definitions.map((t) => ({
       name: t.name,
       description: t.description,
       inputSchema: t.inputSchema as { type: "object"; [key: string]: unknown },
     })),
   }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  server.setRequestHandler(sdk.CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const name = request.params.name;
     // An unknown tool is a protocol error (JSON-RPC -32602), as the MCP spec says, not a tool result.
     if (!(GATE_TOOL_NAMES as readonly string[]).includes(name))
       throw rpcError(
-        ErrorCode.InvalidParams,
+        sdk.ErrorCode.InvalidParams,
         `Unknown tool '${name}'. This server exposes: ${GATE_TOOL_NAMES.join(", ")}.`,
       );
     const tool = name as GateToolName;
@@ -189,18 +187,18 @@ export function createGateServer(options: GateServerOptions): Server {
   });
   const resources = options.resources;
   if (resources) {
-    server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: resources.list() }));
-    server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: [] }));
-    server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
+    server.setRequestHandler(sdk.ListResourcesRequestSchema, async () => ({ resources: resources.list() }));
+    server.setRequestHandler(sdk.ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: [] }));
+    server.setRequestHandler(sdk.ReadResourceRequestSchema, (request, extra) =>
       resources.read(request.params.uri, { signal: extra.signal }),
     );
   }
   const prompts = options.prompts;
   if (prompts) {
-    server.setRequestHandler(ListPromptsRequestSchema, async (_request, extra) => ({
+    server.setRequestHandler(sdk.ListPromptsRequestSchema, async (_request, extra) => ({
       prompts: await prompts.list({ signal: extra.signal }),
     }));
-    server.setRequestHandler(GetPromptRequestSchema, (request, extra) =>
+    server.setRequestHandler(sdk.GetPromptRequestSchema, (request, extra) =>
       prompts.get(request.params.name, request.params.arguments ?? {}, { signal: extra.signal }),
     );
   }

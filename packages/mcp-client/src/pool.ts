@@ -30,7 +30,7 @@ import {
   toResourceInfo,
   toTemplateInfo,
 } from "./server-features.js";
-import { type McpProgress, McpSession } from "./session.js";
+import type { McpProgress, McpSession } from "./session.js";
 import { SessionSet } from "./session-set.js";
 import { ToolIndex } from "./tool-index.js";
 import { type McpToolInfo, normalizeToolList, type SkippedTool } from "./tool-list.js";
@@ -205,18 +205,23 @@ export class McpPool implements McpCaller, McpServerFeatures {
 
   private openSession(server: string, scope: McpScopeOptions): Promise<McpSession> {
     if (this.closed) throw new McpClientError("mcp_unavailable", "This MCP pool is closed.", { server });
-    return McpSession.open(server, this.config(server), {
-      clientInfo: this.options.clientInfo ?? { name: "capgate", version: "0" },
-      stdio: this.options.stdio,
-      onSampling: scope.onSampling ?? this.options.onSampling,
-      onElicitation: scope.onElicitation ?? this.options.onElicitation,
-      onEvent: this.options.onEvent,
-      authStore: this.authStore,
-      interactiveAuth: this.options.interactiveAuth,
-      onToolListChanged: () => this.onToolListChanged(server),
-      signal: this.closing.signal,
-      roots: this.options.roots,
-    });
+    const config = this.config(server);
+    // The session module brings the SDK's client (and zod): loaded on the first connection,
+    // so a pool whose servers are never reached (a built-in tool call) costs no SDK.
+    return import("./session.js").then(({ McpSession }) =>
+      McpSession.open(server, config, {
+        clientInfo: this.options.clientInfo ?? { name: "capgate", version: "0" },
+        stdio: this.options.stdio,
+        onSampling: scope.onSampling ?? this.options.onSampling,
+        onElicitation: scope.onElicitation ?? this.options.onElicitation,
+        onEvent: this.options.onEvent,
+        authStore: this.authStore,
+        interactiveAuth: this.options.interactiveAuth,
+        onToolListChanged: () => this.onToolListChanged(server),
+        signal: this.closing.signal,
+        roots: this.options.roots,
+      }),
+    );
   }
 
   /** The shared live session of a server, connecting on first use (concurrent callers share one connect). */

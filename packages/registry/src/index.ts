@@ -8,5 +8,5 @@ export { Registry } from "./registry.js";
 export type { FieldExtractor, TextHit, TextIndex, TextIndexOptions, TextQuery } from "./text-index.js";
 export { createTextIndex } from "./text-index.js";
 export { topIndices } from "./top-k.js";
-export type { ManifestProblem, ManifestValidation } from "./validate-manifest.js";
+export type { ManifestProblem, ManifestValidation, ValidateManifestOptions } from "./validate-manifest.js";
 export { validateManifest } from "./validate-manifest.js";

@@ -12,7 +12,7 @@ import { outputText, parameterText } from "./parameter-text.js";
 import type { RankerIndex, RankerQuery, SearchRanker } from "./ranker.js";
 import { SubstringIndex } from "./substring-index.js";
 import { createTextIndex, type TextIndex, type TextQuery } from "./text-index.js";
-import { validateManifest } from "./validate-manifest.js";
+import { type ValidateManifestOptions, validateManifest } from "./validate-manifest.js";
 
 /** One tool of a hit: how to call it, what it does, how well it fits the query. */
 export interface SearchHitTool {
@@ -212,8 +212,14 @@ export class Registry {
   readonly #segments = new Map<number, { capability: string; tool?: string }>();
   #nextSegment = 0;
   readonly #ranker: SearchRanker | undefined;
-  readonly #capRank: RankerIndex | undefined;
-  readonly #toolRank: RankerIndex | undefined;
+  #capRank: RankerIndex | undefined;
+  #toolRank: RankerIndex | undefined;
+  /**
+   * Whether the search indexes hold the entries. They are built on the first search, not
+   * at registration: a process that only looks tools up and calls them (`capgate call`,
+   * the Claude Code hook) never pays for indexing; after that they follow every change.
+   */
+  #indexed = false;
 
   constructor(options: RegistryOptions = {}) {
     const weights = { ...DEFAULT_SEARCH_WEIGHTS, ...options.weights };
@@ -246,8 +252,6 @@ export class Registry {
       bm25: SEARCH_BM25,
     });
     this.#ranker = options.ranker;
-    this.#capRank = options.ranker?.createIndex();
-    this.#toolRank = options.ranker?.createIndex();
   }
 
   /** The ranker blended with the lexical score, if one was given. */
@@ -259,8 +263,8 @@ export class Registry {
    * Add a capability. Throws `InvalidManifestError` (code `invalid_manifest`, every problem
    * listed) or `DuplicateCapabilityError` (code `duplicate_capability`); nothing is added then.
    */
-  register(manifest: CapabilityManifest): void {
-    const result = validateManifest(manifest);
+  register(manifest: CapabilityManifest, options: ValidateManifestOptions = {}): void {
+    const result = validateManifest(manifest, options);
     if (!result.ok) {
       const name = typeof manifest?.name === "string" ? manifest.name : undefined;
       throw new InvalidManifestError(name, result.problems);
@@ -274,16 +278,7 @@ export class Registry {
     const entry = this.#entries.get(name);
     if (!entry) return false;
     this.#entries.delete(name);
-    this.#index.remove(name);
-    this.#capRank?.remove(name);
-    for (const segment of [entry.segment, ...entry.tools.map((t) => t.segment)]) {
-      this.#substrings.remove(segment);
-      this.#segments.delete(segment);
-    }
-    for (const t of entry.tools) {
-      this.#toolIndex.remove(t.manifest.name);
-      this.#toolRank?.remove(t.manifest.name);
-    }
+    if (this.#indexed) this.#unindex(entry);
     for (const key of this.#exactKeys(entry.manifest)) {
       if (this.#exact.get(key) !== name) continue;
       this.#exact.delete(key);
@@ -356,6 +351,7 @@ export class Registry {
     const limit = Math.max(0, Math.floor(options.limit ?? 5));
     const text = typeof query === "string" ? query.trim() : "";
     if (limit === 0 || text === "" || this.#entries.size === 0) return [];
+    this.#ensureIndexed();
     return options.level === "tool" ? this.#searchTools(text, limit) : this.#searchCapabilities(text, limit);
   }
 
@@ -573,23 +569,45 @@ export class Registry {
   #add(manifest: CapabilityManifest): void {
     const frozen = deepFreeze(manifest);
     const own = [frozen.name, frozen.description, ...frozen.profileFit].join("\n").toLowerCase();
-    const segment = this.#nextSegment++;
-    this.#substrings.add(segment, own);
-    this.#segments.set(segment, { capability: frozen.name });
-    const tools: ToolInfo[] = frozen.tools.map((t) => {
-      const toolSegment = this.#nextSegment++;
-      this.#substrings.add(toolSegment, `${t.name}\n${t.description}`.toLowerCase());
-      this.#segments.set(toolSegment, { capability: frozen.name, tool: t.name });
-      return {
-        manifest: t,
-        signature: signatureFromSchema(t.name, t.inputSchema),
-        summary: summaryOf(t.description),
-        segment: toolSegment,
-      };
-    });
+    const tools: ToolInfo[] = frozen.tools.map((t) => ({
+      manifest: t,
+      signature: signatureFromSchema(t.name, t.inputSchema),
+      summary: summaryOf(t.description),
+      segment: -1,
+    }));
     const haystack = [own, ...frozen.tools.map((t) => `${t.name}\n${t.description}`.toLowerCase())].join(
       "\n",
     );
+    const entry: Entry = { manifest: frozen, haystack, segment: -1, tools };
+    this.#entries.set(frozen.name, entry);
+    for (const key of this.#exactKeys(frozen)) {
+      if (!this.#exact.has(key)) this.#exact.set(key, frozen.name);
+    }
+    if (this.#indexed) this.#indexEntry(entry);
+  }
+
+  /** Build the search indexes from every entry, in registration order (first search only). */
+  #ensureIndexed(): void {
+    if (this.#indexed) return;
+    this.#indexed = true;
+    this.#capRank = this.#ranker?.createIndex();
+    this.#toolRank = this.#ranker?.createIndex();
+    for (const entry of this.#entries.values()) this.#indexEntry(entry);
+  }
+
+  #indexEntry(entry: Entry): void {
+    const frozen = entry.manifest;
+    entry.segment = this.#nextSegment++;
+    this.#substrings.add(
+      entry.segment,
+      [frozen.name, frozen.description, ...frozen.profileFit].join("\n").toLowerCase(),
+    );
+    this.#segments.set(entry.segment, { capability: frozen.name });
+    for (const t of entry.tools) {
+      t.segment = this.#nextSegment++;
+      this.#substrings.add(t.segment, `${t.manifest.name}\n${t.manifest.description}`.toLowerCase());
+      this.#segments.set(t.segment, { capability: frozen.name, tool: t.manifest.name });
+    }
     this.#index.add(frozen);
     for (const t of frozen.tools) this.#toolIndex.add({ tool: t, capability: frozen });
     if (this.#capRank) {
@@ -620,9 +638,19 @@ export class Registry {
         });
       }
     }
-    this.#entries.set(frozen.name, { manifest: frozen, haystack, segment, tools });
-    for (const key of this.#exactKeys(frozen)) {
-      if (!this.#exact.has(key)) this.#exact.set(key, frozen.name);
+  }
+
+  #unindex(entry: Entry): void {
+    const name = entry.manifest.name;
+    this.#index.remove(name);
+    this.#capRank?.remove(name);
+    for (const segment of [entry.segment, ...entry.tools.map((t) => t.segment)]) {
+      this.#substrings.remove(segment);
+      this.#segments.delete(segment);
+    }
+    for (const t of entry.tools) {
+      this.#toolIndex.remove(t.manifest.name);
+      this.#toolRank?.remove(t.manifest.name);
     }
   }
 

@@ -12,6 +12,17 @@ export interface ManifestProblem {
   message: string;
 }
 
+export interface ValidateManifestOptions {
+  /**
+   * Compile each tool's input schema, so one that cannot compile is reported here (default
+   * true). Only a caller whose manifests are fixed at build time and compiled by its own
+   * tests turns this off, to spare the start of every process the compile of schemas it
+   * may never validate against (the harness's built-in capabilities). A schema is still
+   * compiled before its first call; every structural check runs either way.
+   */
+  compileSchemas?: boolean;
+}
+
 export interface ManifestValidation {
   ok: boolean;
   problems: ManifestProblem[];
@@ -73,7 +84,7 @@ function checkText(value: unknown, path: string, what: string, out: ManifestProb
   return true;
 }
 
-function checkSchema(schema: unknown, path: string, out: ManifestProblem[]): void {
+function checkSchema(schema: unknown, path: string, out: ManifestProblem[], compile: boolean): void {
   if (schema === undefined) {
     out.push({ path, message: "missing required field `inputSchema` (a closed JSON object schema)" });
     return;
@@ -109,6 +120,7 @@ function checkSchema(schema: unknown, path: string, out: ManifestProblem[]): voi
       }
     });
   }
+  if (!compile) return;
   try {
     compiledValidator(schema as JsonSchema);
   } catch (error) {
@@ -122,6 +134,7 @@ function checkTool(
   capability: string | undefined,
   seen: Map<string, number>,
   out: ManifestProblem[],
+  compile: boolean,
 ): void {
   const at = `tools[${index}]`;
   if (!isPlainObject(tool)) {
@@ -166,7 +179,7 @@ function checkTool(
       });
     }
   }
-  checkSchema(tool.inputSchema, `${at}.inputSchema`, out);
+  checkSchema(tool.inputSchema, `${at}.inputSchema`, out, compile);
   if (tool.risk !== undefined && !(TOOL_RISKS as readonly unknown[]).includes(tool.risk)) {
     out.push({
       path: `${at}.risk`,
@@ -180,7 +193,11 @@ function checkTool(
  * with the path of the value to fix. This is what `capgate capability lint` runs and what
  * `Registry.register` refuses on.
  */
-export function validateManifest(manifest: unknown): ManifestValidation {
+export function validateManifest(
+  manifest: unknown,
+  options: ValidateManifestOptions = {},
+): ManifestValidation {
+  const compile = options.compileSchemas ?? true;
   const out: ManifestProblem[] = [];
   if (!isPlainObject(manifest)) {
     out.push({ path: "", message: `a capability manifest must be an object, got ${kindOf(manifest)}` });
@@ -230,7 +247,7 @@ export function validateManifest(manifest: unknown): ManifestValidation {
   } else {
     const seen = new Map<string, number>();
     tools.forEach((tool, i) => {
-      checkTool(tool, i, capability, seen, out);
+      checkTool(tool, i, capability, seen, out, compile);
     });
   }
 

@@ -6,7 +6,7 @@ import {
 } from "@capgate/process-group";
 import { CapgateError, closestMatch } from "@capgate/schema";
 import type { HostResources } from "@capgate/tools";
-import { execa } from "execa";
+import { execa } from "./lazy-execa.js";
 import { HeadTailCapture, tailLines } from "./output-capture.js";
 import { containCommand } from "./process-containment.js";
 import { bashArgv, sandboxCommand } from "./sandbox.js";

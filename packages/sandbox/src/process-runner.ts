@@ -7,7 +7,7 @@ import {
 } from "@capgate/process-group";
 import { CapgateError } from "@capgate/schema";
 import { DEFAULT_LIMITS } from "@capgate/tools";
-import { execa } from "execa";
+import { execa } from "./lazy-execa.js";
 import { HeadTailCapture } from "./output-capture.js";
 import { containCommand } from "./process-containment.js";
 

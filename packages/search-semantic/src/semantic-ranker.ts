@@ -1,5 +1,5 @@
 import type { SearchRanker } from "@capgate/registry";
-import { createEmbedder } from "./embed.js";
+import { createEmbedder, type Embedder } from "./embed.js";
 import { createVectorIndex } from "./vector-index.js";
 import { shippedVectorTable, type VectorTable } from "./vector-table.js";
 
@@ -43,12 +43,19 @@ export interface SemanticRankerOptions {
  * the CPU. Each registry index it creates keeps one vector per document.
  */
 export function createSemanticRanker(options: SemanticRankerOptions = {}): SearchRanker {
-  const embedder = createEmbedder(options.table ?? shippedVectorTable());
+  // The shipped table is parsed when the first index is made (the registry makes its
+  // indexes on its first search), not when the ranker is: a process that never searches
+  // never reads it.
+  let embedder: Embedder | undefined;
+  const embedderOnce = () => {
+    embedder ??= createEmbedder(options.table ?? shippedVectorTable());
+    return embedder;
+  };
   const feedback = options.feedback === undefined ? DEFAULT_FEEDBACK : options.feedback;
   return {
     name: "semantic-sif-glove100",
     weight: options.weight ?? DEFAULT_WEIGHT,
     minSimilarity: options.minSimilarity ?? DEFAULT_MIN_SIMILARITY,
-    createIndex: () => createVectorIndex(embedder, feedback ? { feedback } : {}),
+    createIndex: () => createVectorIndex(embedderOnce(), feedback ? { feedback } : {}),
   };
 }

@@ -176,7 +176,7 @@ export async function mcpServeCommand(
     .filter((p) => p !== "");
   const { createGateServer, elicitingApprover } = await import("@capgate/mcp-client");
   // Approvals (--approval on-risk/always, or the config's) are asked of the client's user by elicitation.
-  let server: ReturnType<typeof createGateServer> | undefined;
+  let server: Awaited<ReturnType<typeof createGateServer>> | undefined;
   const approval = parseApproval(options.approval);
   const harness = await createHarness({
     config,
@@ -198,7 +198,7 @@ export async function mcpServeCommand(
     throw error;
   }
   const { serveGateOverStdio } = await import("@capgate/mcp-client/stdio");
-  server = createGateServer({
+  server = await createGateServer({
     name: "capgate",
     version: VERSION,
     handlers: session.handlers,

@@ -1,9 +1,4 @@
-import {
-  extractWWWAuthenticateParams,
-  type OAuthClientProvider,
-  type OAuthDiscoveryState,
-} from "@modelcontextprotocol/sdk/client/auth.js";
-import { createPrivateKeyJwtAuth } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
+import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type {
   OAuthClientInformationMixed,
   OAuthClientMetadata,
@@ -54,12 +49,29 @@ function randomState(): string {
  * PKCE, RFC 8707 resource indicators, refresh); this class only keeps state and decides
  * what a non-interactive host may do. Token values never appear in anything it throws.
  */
+type AuthSdk = typeof import("@modelcontextprotocol/sdk/client/auth.js") &
+  typeof import("@modelcontextprotocol/sdk/client/auth-extensions.js");
+let authSdk: AuthSdk | undefined;
+
+/** The SDK's OAuth helpers (and zod under them), loaded when the first provider opens. */
+async function loadAuthSdk(): Promise<AuthSdk> {
+  if (!authSdk) {
+    const [auth, extensions] = await Promise.all([
+      import("@modelcontextprotocol/sdk/client/auth.js"),
+      import("@modelcontextprotocol/sdk/client/auth-extensions.js"),
+    ]);
+    authSdk = { ...auth, ...extensions };
+  }
+  return authSdk;
+}
+
 export class McpOAuthProvider implements OAuthClientProvider {
   readonly server: string;
   readonly serverUrl: string;
   private readonly config: McpOAuthConfig;
   private readonly store: McpAuthStore;
   private readonly interactive: InteractiveAuthorization | undefined;
+  private readonly sdk: AuthSdk;
   private record: StoredMcpAuth;
   private verifier: string | undefined;
   private lastState: string | undefined;
@@ -76,7 +88,9 @@ export class McpOAuthProvider implements OAuthClientProvider {
     store: McpAuthStore,
     record: StoredMcpAuth,
     interactive: InteractiveAuthorization | undefined,
+    sdk: AuthSdk,
   ) {
+    this.sdk = sdk;
     this.server = server;
     this.serverUrl = serverUrl;
     this.config = config;
@@ -84,7 +98,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
     this.record = record;
     this.interactive = interactive;
     if (config.privateKey && config.clientId)
-      this.addClientAuthentication = createPrivateKeyJwtAuth({
+      this.addClientAuthentication = sdk.createPrivateKeyJwtAuth({
         issuer: config.clientId,
         subject: config.clientId,
         privateKey: config.privateKey,
@@ -100,12 +114,13 @@ export class McpOAuthProvider implements OAuthClientProvider {
     store: McpAuthStore,
     interactive?: InteractiveAuthorization,
   ): Promise<McpOAuthProvider> {
+    const sdk = await loadAuthSdk();
     const loaded = await store.load(server).catch(() => undefined);
     const record: StoredMcpAuth =
       loaded && loaded.version === 1 && loaded.serverUrl === serverUrl
         ? loaded
         : { version: 1, server, serverUrl };
-    return new McpOAuthProvider(server, serverUrl, config, store, record, interactive);
+    return new McpOAuthProvider(server, serverUrl, config, store, record, interactive, sdk);
   }
 
   /** Grants without a person in the loop (no redirect): client_credentials and jwt_bearer. */
@@ -322,7 +337,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
     return async (url, init) => {
       const response = await base(url, init);
       if (response.status === 403) {
-        const { error, scope } = extractWWWAuthenticateParams(response);
+        const { error, scope } = this.sdk.extractWWWAuthenticateParams(response);
         if (error === "insufficient_scope" && scope) this.stepUpScope = this.union(scope);
       }
       return response;

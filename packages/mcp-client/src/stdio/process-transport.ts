@@ -1,9 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { signalGroup, terminateGroup, trackGroup, untrackGroup } from "@capgate/process-group";
-import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { ManagedTransport, TransportHooks } from "../transport.js";
 import { LineReader, type OversizedLine } from "./line-reader.js";
+
+let stdioSdk: typeof import("@modelcontextprotocol/sdk/shared/stdio.js") | undefined;
 
 const HEAD_BYTES = 4096;
 // A line that states what went wrong: "Error: Cannot find module …", "ModuleNotFoundError: …", "fatal: …".
@@ -82,6 +83,8 @@ export class StdioProcessTransport implements ManagedTransport {
 
   async start(): Promise<void> {
     if (this.child) throw new Error("StdioProcessTransport already started");
+    // The SDK's framing (and zod, which checks each message) load with the first server started.
+    stdioSdk ??= await import("@modelcontextprotocol/sdk/shared/stdio.js");
     const child = spawn(this.options.command, this.options.args ?? [], {
       cwd: this.options.cwd,
       env: this.options.env,
@@ -143,7 +146,7 @@ export class StdioProcessTransport implements ManagedTransport {
     if (text.trim() === "") return;
     let message: JSONRPCMessage;
     try {
-      message = deserializeMessage(text);
+      message = stdioSdk!.deserializeMessage(text);
     } catch {
       this.options.hooks?.onGarbage?.(text.length > 500 ? `${text.slice(0, 500)}…` : text);
       return;
@@ -174,7 +177,7 @@ export class StdioProcessTransport implements ManagedTransport {
     if (!stdin || this.finished || stdin.destroyed || !stdin.writable)
       return Promise.reject(new Error(`MCP server '${this.name}' is not running`));
     return new Promise((resolve) => {
-      if (stdin.write(serializeMessage(message))) resolve();
+      if (stdin.write(stdioSdk!.serializeMessage(message))) resolve();
       else stdin.once("drain", resolve);
     });
   }

@@ -1,6 +1,5 @@
 import type { Readable, Writable } from "node:stream";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 
 export interface StdioServing {
   /** Resolves when the client went away (stdin ended) or close() was called. */
@@ -28,6 +27,7 @@ export async function serveGateOverStdio(
     previous?.();
     resolveClosed();
   };
+  const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js");
   const transport = new StdioServerTransport(stdin, stdout);
   await server.connect(transport);
   const close = async () => {
