@@ -32,7 +32,8 @@ import {
 } from "./server-features.js";
 import { type McpProgress, McpSession } from "./session.js";
 import { SessionSet } from "./session-set.js";
-import { filterTools, type McpToolApproval, namesOf, toolApprovalOverride } from "./tool-filter.js";
+import { type McpToolApproval, toolApprovalOverride } from "./tool-filter.js";
+import { filterTools, namesOf } from "./tool-filtering.js";
 import { ToolIndex } from "./tool-index.js";
 import { type McpToolInfo, normalizeToolList, type SkippedTool } from "./tool-list.js";
 import type { StdioTransportFactory } from "./transport.js";

@@ -6,7 +6,8 @@ import {
   mcpToolLabel,
 } from "@capgate/schema";
 import { qualifyToolName } from "./routing.js";
-import { type ExcludedTool, toolExcludedError } from "./tool-filter.js";
+import { toolExcludedError } from "./tool-filter.js";
+import type { ExcludedTool } from "./tool-filtering.js";
 import type { McpToolInfo, SkippedTool } from "./tool-list.js";
 
 /** Names quoted in a "no such tool" message (the rest are counted). */
