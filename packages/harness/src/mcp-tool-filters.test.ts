@@ -58,20 +58,22 @@ describe("mcpServers.<name>.tools through the harness", () => {
 
     // The gate (capgate mcp serve, /mcp): load shows the filtered list; calls are refused.
     const gate = h.createGateSession();
-    const load = await gate.handlers.capability_load({ name: "mcp:every" });
+    type Reply = { success: boolean; summary: string };
+    const extra = { signal: new AbortController().signal };
+    const load = (await gate.handlers.capability_load({ name: "mcp:every" }, extra)) as Reply;
     expect(load.summary).toContain("every/echo");
     expect(load.summary).not.toContain("get-tiny-image");
     for (const tool of ["every/get-tiny-image", "get-tiny-image"]) {
-      const refused = await gate.handlers.capability_call({ tool, arguments: {} });
+      const refused = (await gate.handlers.capability_call({ tool, arguments: {} }, extra)) as Reply;
       expect(refused.success, tool).toBe(false);
       expect(refused.summary).toContain("policy_denied");
       expect(refused.summary).toContain("MCP server 'every'");
       expect(refused.summary).toContain('mcpServers.every.tools.deny matches it ("get-tiny-*")');
     }
-    const echoed = await gate.handlers.capability_call({
-      tool: "every/echo",
-      arguments: { message: "allowed" },
-    });
+    const echoed = (await gate.handlers.capability_call(
+      { tool: "every/echo", arguments: { message: "allowed" } },
+      extra,
+    )) as Reply;
     expect(echoed.success).toBe(true);
     expect(echoed.summary).toContain("allowed");
     await gate.close();
