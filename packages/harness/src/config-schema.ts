@@ -88,6 +88,36 @@ const mcpOAuth: JsonSchema = {
   },
 };
 
+// Checked in full (reserved characters, control characters) by @capgate/mcp-client with a message naming the glob.
+const toolGlob: JsonSchema = {
+  type: "string",
+  minLength: 1,
+  maxLength: 256,
+  description: "A glob over the server's tool names: * is any run of characters, ? one character.",
+};
+
+const toolGlobs: JsonSchema = { type: "array", maxItems: 256, items: toolGlob };
+
+const mcpToolFilter: JsonSchema = {
+  type: "object",
+  additionalProperties: false,
+  description:
+    'Which of the server\'s tools capgate offers and calls, e.g. { "allow": ["browser_*"], "deny": ["*_delete_*"] }. A tool is reachable when there is no allow list or it matches one of its globs, and it matches no deny glob (deny wins). Others are left out of search, load and every listing, and calls to them are refused.',
+  properties: {
+    allow: { ...toolGlobs, description: "Only tools matching one of these globs are reachable." },
+    deny: { ...toolGlobs, description: "Tools matching one of these globs are never reachable." },
+  },
+};
+
+const mcpToolApprovals: JsonSchema = {
+  type: "object",
+  description:
+    'Per-tool approval overrides: tool-name glob → "ask" (ask before every call, whatever approval says) or "never" (never ask). Of the globs matching a tool, the most specific (most characters other than * and ?) wins; on a tie, "ask".',
+  maxProperties: 256,
+  propertyNames: { minLength: 1, maxLength: 256 },
+  additionalProperties: { enum: ["ask", "never"] },
+};
+
 const mcpServer: JsonSchema = {
   type: "object",
   description:
@@ -127,6 +157,8 @@ const mcpServer: JsonSchema = {
       type: "boolean",
       description: "true lets the server ask the run's model for completions (default false: refused).",
     },
+    tools: mcpToolFilter,
+    approval: mcpToolApprovals,
     sandbox: {
       type: "boolean",
       description:

@@ -105,4 +105,33 @@ describe("config", () => {
     );
     expect(published).toEqual(JSON.parse(JSON.stringify(configSchema)));
   });
+
+  it("checks mcpServers.<name>.tools and .approval, naming the bad property", () => {
+    const resolved = parseConfig({
+      mcpServers: {
+        pw: {
+          command: "npx",
+          tools: { allow: ["browser_*"], deny: ["*_install"] },
+          approval: { browser_navigate: "ask", "browser_snap*": "never" },
+        },
+      },
+    });
+    expect(resolved.mcpServers.pw).toMatchObject({
+      tools: { allow: ["browser_*"], deny: ["*_install"] },
+      approval: { browser_navigate: "ask", "browser_snap*": "never" },
+    });
+    const entry = (extra: Record<string, unknown>) => ({ mcpServers: { pw: { command: "npx", ...extra } } });
+    expect(problems(entry({ tools: { deny: ["ok", "{a,b}"] } }))).toEqual([
+      expect.objectContaining({
+        property: "mcpServers.pw.tools.deny[1]",
+        message: expect.stringContaining("list alternatives as separate entries"),
+      }),
+    ]);
+    expect(problems(entry({ tools: { allow: "browser_*" } }))[0]?.property).toBe("mcpServers.pw.tools.allow");
+    expect(problems(entry({ tools: { alow: [] } }))[0]?.property).toMatch(/^mcpServers\.pw\.tools/);
+    expect(problems(entry({ tools: { deny: [""] } }))[0]?.property).toBe("mcpServers.pw.tools.deny[0]");
+    expect(problems(entry({ approval: { echo: "always" } }))[0]?.property).toMatch(
+      /^mcpServers\.pw\.approval/,
+    );
+  });
 });

@@ -5,7 +5,8 @@ import { approvalNeeded, requireApproval, type ToolContext } from "@capgate/tool
 /**
  * The configured MCP pool as the fallthrough sees it, with the approval mode applied:
  * an MCP tool call asks the approver like a native exec tool would (read-only tools,
- * per their annotations, only in `always` mode). Native tools get this from the executor.
+ * per their annotations, only in `always` mode), unless the server entry's `approval`
+ * override for the tool says `ask` (always) or `never`. Native tools get this from the executor.
  */
 export function approvingMcpCaller(
   pool: McpCaller,
@@ -13,14 +14,17 @@ export function approvingMcpCaller(
   riskOf: (qualified: string) => ToolRisk,
 ): McpCaller {
   const mode = ctx.policy.approval ?? "never";
-  if (mode === "never") return pool;
+  const overrides = Object.values(pool.servers).some((entry) => entry.approval !== undefined);
+  if (mode === "never" && !overrides) return pool;
   return {
     servers: pool.servers,
     hasTool: (server, tool, options) => pool.hasTool(server, tool, options),
+    ...(pool.excludedBy ? { excludedBy: pool.excludedBy.bind(pool) } : {}),
     async callTool(server, tool, args, options) {
       const qualified = `${server}/${tool}`;
       const risk = riskOf(qualified);
-      if (approvalNeeded(mode, risk)) {
+      const override = await pool.approvalOverride?.(server, tool, options);
+      if (override === "ask" || (override !== "never" && approvalNeeded(mode, risk))) {
         // Arguments that cannot go out are rejected before anyone is asked to approve them.
         await pool.checkArguments?.(server, tool, args);
         const request = {
@@ -30,7 +34,8 @@ export function approvingMcpCaller(
           arguments: args,
           description: `${qualified} (MCP, ${risk}) ${JSON.stringify(args).slice(0, 200)}`,
         };
-        await requireApproval(ctx, request, `approval mode '${mode}'`);
+        const why = override === "ask" ? `mcpServers.${server}.approval says ask` : `approval mode '${mode}'`;
+        await requireApproval(ctx, request, why);
       }
       return pool.callTool(server, tool, args, options);
     },

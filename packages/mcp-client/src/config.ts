@@ -1,6 +1,12 @@
 import { closestMatch } from "@capgate/schema";
 import { type ConfigProblem, McpConfigError } from "./errors.js";
 import { type McpOAuthConfig, parseOAuthConfig } from "./oauth/oauth-config.js";
+import {
+  type McpToolApprovals,
+  type McpToolFilter,
+  parseToolApprovals,
+  parseToolFilter,
+} from "./tool-filter.js";
 
 /** Keys every server entry may carry, whatever its transport. */
 export interface McpServerCommon {
@@ -25,6 +31,14 @@ export interface McpServerCommon {
    * its own upstream session, so one client never sees another's browser page or state.
    */
   share?: boolean;
+  /**
+   * Which of the server's tools capgate offers and calls: globs (`*`, `?`) over its tool
+   * names. A tool is reachable when there is no `allow` or it matches one, and it matches
+   * no `deny`. Others are left out of search, load and every listing, and calls are refused.
+   */
+  tools?: McpToolFilter;
+  /** Per-tool approval overrides: tool-name glob → `"ask"` or `"never"` (the most specific glob wins). */
+  approval?: McpToolApprovals;
 }
 
 /** A server spawned over stdio (Claude Desktop / Cursor shape). */
@@ -56,7 +70,15 @@ export const DEFAULT_MCP_TIMEOUT_MS = 30_000;
 export const MAX_MCP_TIMEOUT_MS = 3_600_000;
 export const SERVER_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
-const COMMON_KEYS = ["timeoutMs", "maxTotalTimeoutMs", "enabled", "sampling", "share"] as const;
+const COMMON_KEYS = [
+  "timeoutMs",
+  "maxTotalTimeoutMs",
+  "enabled",
+  "sampling",
+  "share",
+  "tools",
+  "approval",
+] as const;
 const STDIO_KEYS = ["type", "command", "args", "env", "cwd", ...COMMON_KEYS] as const;
 const HTTP_KEYS = ["type", "url", "headers", "oauth", ...COMMON_KEYS] as const;
 const ALL_KEYS = [...new Set<string>([...STDIO_KEYS, ...HTTP_KEYS])];
@@ -217,6 +239,15 @@ function parseServer(entry: unknown, path: string, problems: ConfigProblem[]) {
         message: `${path}.sampling must be a boolean (true lets the server use the run's model), got ${describe(entry.sampling)}`,
       });
     else out.sampling = entry.sampling;
+  }
+
+  if (entry.tools !== undefined) {
+    const tools = parseToolFilter(entry.tools, `${path}.tools`, problems);
+    if (tools) out.tools = tools;
+  }
+  if (entry.approval !== undefined) {
+    const approval = parseToolApprovals(entry.approval, `${path}.approval`, problems);
+    if (approval) out.approval = approval;
   }
 
   if (hasCommand) {

@@ -5,6 +5,7 @@ import type { McpCaller } from "./pool.js";
 import type { ToolResult } from "./render.js";
 import { routeMcpTool } from "./routing.js";
 import type { McpProgress } from "./session.js";
+import { toolExcludedError } from "./tool-filter.js";
 
 export interface CapabilityStep {
   tool: string;
@@ -88,7 +89,12 @@ export async function executeCapabilityStep(
   };
   if (!route.explicit) {
     if (ownedByNativeCapability(nativeError)) throw nativeError;
-    if (!(await mcp.hasTool(route.server, route.tool, callOptions))) throw nativeError;
+    if (!(await mcp.hasTool(route.server, route.tool, callOptions))) {
+      // A tool the config keeps out is refused as such, not as unknown.
+      const why = await mcp.excludedBy?.(route.server, route.tool, callOptions);
+      if (why !== undefined) throw toolExcludedError(route.server, route.tool, why);
+      throw nativeError;
+    }
   }
   const result = await mcp.callTool(route.server, route.tool, step.arguments ?? {}, callOptions);
   return { via: "mcp", server: route.server, tool: route.tool, result };

@@ -60,6 +60,7 @@ export type { McpRoute } from "./routing.js";
 export { routeMcpTool } from "./routing.js";
 export type { McpPromptInfo, McpResourceListing } from "./server-features.js";
 export type { McpProgress } from "./session.js";
+export type { McpToolApproval, McpToolApprovals, McpToolFilter } from "./tool-filter.js";
 export type { McpToolInfo, SkippedTool } from "./tool-list.js";
 export { normalizeToolList, toCapabilityManifest } from "./tool-list.js";
 export type { ManagedTransport, StdioTransportFactory, TransportHooks } from "./transport.js";

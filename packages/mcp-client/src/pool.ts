@@ -32,6 +32,8 @@ import {
 } from "./server-features.js";
 import type { McpProgress, McpSession } from "./session.js";
 import { SessionSet } from "./session-set.js";
+import { type McpToolApproval, toolApprovalOverride } from "./tool-filter.js";
+import { filterTools, namesOf } from "./tool-filtering.js";
 import { ToolIndex } from "./tool-index.js";
 import { type McpToolInfo, normalizeToolList, type SkippedTool } from "./tool-list.js";
 import type { StdioTransportFactory } from "./transport.js";
@@ -117,6 +119,17 @@ export interface McpPoolScope extends McpCaller, McpServerFeatures {
 export interface McpCaller {
   readonly servers: McpServersMap;
   hasTool(server: string, tool: string, options?: McpCallOptions): Promise<boolean>;
+  /**
+   * Why the server entry's `tools` filter keeps out the tool a call names (e.g. `tools.deny
+   * matches it ("*_delete_*")`), or undefined: so a bare name is refused as excluded, not unknown.
+   */
+  excludedBy?(server: string, tool: string, options?: McpCallOptions): Promise<string | undefined>;
+  /** The server entry's `approval` override for the tool a call names (`ask`, `never`), or undefined. */
+  approvalOverride?(
+    server: string,
+    tool: string,
+    options?: McpCallOptions,
+  ): Promise<McpToolApproval | undefined>;
   /** Throws `invalid_arguments` when the arguments fail the tool's inputSchema (so nobody is asked to approve a call that cannot go out). */
   checkArguments?(server: string, tool: string, args: Record<string, unknown>): Promise<void>;
   callTool(
@@ -269,13 +282,17 @@ export class McpPool implements McpCaller, McpServerFeatures {
     const fetching = (async () => {
       const session = await this.connect(server);
       const listed = await session.listToolsRaw(options.timeoutMs ?? serverTimeoutMs(config), options.signal);
-      const { tools, appTools, skipped } = normalizeToolList(server, listed.tools);
+      const normalized = normalizeToolList(server, listed.tools);
+      const { skipped } = normalized;
+      // The config's filter applies here, once: search, load, listings and calls all read this list.
+      const { kept: tools, excluded } = filterTools(config, normalized.tools);
+      const { kept: appTools, excluded: excludedApp } = filterTools(config, normalized.appTools);
       // What was not read is reported like a refused tool, so the operator sees why it is missing.
       if (listed.cut) skipped.push({ server, name: "(the rest of the list)", reason: listed.cut });
       if (skipped.length > 0) this.emit({ type: "tools_skipped", server, skipped });
       current.skipped = skipped;
       current.tools = tools;
-      current.index = new ToolIndex(server, tools, skipped, appTools);
+      current.index = new ToolIndex(server, tools, skipped, appTools, [...excluded, ...excludedApp]);
       current.appTools = appTools;
       this.emit({ type: "tools_listed", server, tools });
       current.stale = current.generation !== generation;
@@ -305,6 +322,25 @@ export class McpPool implements McpCaller, McpServerFeatures {
   /** True when the server lists a tool callable by this name and capgate admits it. */
   async hasTool(server: string, tool: string, options: McpCallOptions = {}): Promise<boolean> {
     return (await this.index(server, options)).find(tool, options.app === true) !== undefined;
+  }
+
+  async excludedBy(server: string, tool: string, options: McpCallOptions = {}): Promise<string | undefined> {
+    return (await this.index(server, options)).exclusion(tool);
+  }
+
+  /**
+   * The entry's `approval` override for the tool a call names, matched against its own and
+   * callable names once the listing resolves which tool that is (undefined for no match or no such tool).
+   */
+  async approvalOverride(
+    server: string,
+    tool: string,
+    options: McpCallOptions = {},
+  ): Promise<McpToolApproval | undefined> {
+    const config = this.config(server);
+    if (!config.approval) return undefined;
+    const info = (await this.index(server, options)).find(tool, options.app === true);
+    return toolApprovalOverride(config, info ? namesOf(info) : { name: tool, callable: tool });
   }
 
   /**
@@ -530,6 +566,8 @@ export class McpPool implements McpCaller, McpServerFeatures {
     const scope: McpPoolScope = {
       servers: this.servers,
       hasTool: (server, tool, options) => this.hasTool(server, tool, options),
+      excludedBy: (server, tool, options) => this.excludedBy(server, tool, options),
+      approvalOverride: (server, tool, options) => this.approvalOverride(server, tool, options),
       checkArguments: (server, tool, args) => this.checkArguments(server, tool, args),
       callTool: (server, tool, args, callOptions = {}) =>
         this.callVia(via(server), server, tool, args, callOptions),
@@ -587,7 +625,9 @@ export class McpPool implements McpCaller, McpServerFeatures {
   async cachedTools(server: string): Promise<McpToolInfo[] | undefined> {
     const cache = this.options.toolCache;
     if (!cache) return undefined;
-    return cache.load(server, configHash(this.config(server))).catch(() => undefined);
+    const config = this.config(server);
+    const tools = await cache.load(server, configHash(config)).catch(() => undefined);
+    return tools && filterTools(config, tools).kept;
   }
 
   /**

@@ -6,6 +6,8 @@ import {
   mcpToolLabel,
 } from "@capgate/schema";
 import { qualifyToolName } from "./routing.js";
+import { toolExcludedError } from "./tool-filter.js";
+import type { ExcludedTool } from "./tool-filtering.js";
 import type { McpToolInfo, SkippedTool } from "./tool-list.js";
 
 /** Names quoted in a "no such tool" message (the rest are counted). */
@@ -20,6 +22,8 @@ const UNSENT = "Nothing was sent to the server.";
 export class ToolIndex {
   private readonly byName = new Map<string, McpToolInfo>();
   private readonly refused = new Map<string, SkippedTool>();
+  /** Listed tools the config's `tools` filter keeps out, by every name a call could use. */
+  private readonly excluded = new Map<string, ExcludedTool>();
 
   constructor(
     private readonly server: string,
@@ -27,11 +31,17 @@ export class ToolIndex {
     skipped: readonly SkippedTool[],
     /** Tools for the MCP App only: found only for a call that says it comes from the app. */
     appTools: readonly McpToolInfo[] = [],
+    excluded: readonly ExcludedTool[] = [],
   ) {
     const prefix = `${server}/`;
     const all = [...tools, ...appTools];
     for (const tool of all) this.byName.set(tool.qualifiedName.slice(prefix.length), tool);
     for (const tool of all) if (!this.byName.has(tool.name)) this.byName.set(tool.name, tool);
+    for (const out of excluded) {
+      const callable = out.info.qualifiedName.slice(prefix.length);
+      for (const name of [callable, out.info.name])
+        if (!this.excluded.has(name)) this.excluded.set(name, out);
+    }
     for (const skip of skipped)
       if (skip.callable !== undefined && !this.refused.has(skip.callable))
         this.refused.set(skip.callable, skip);
@@ -47,9 +57,16 @@ export class ToolIndex {
   require(tool: string, app = false): McpToolInfo {
     const found = this.byName.get(tool);
     if (found && (!found.appOnly || app)) return found;
+    const out = found ? undefined : this.excluded.get(tool);
+    if (out) throw toolExcludedError(this.server, out.info.name, out.why);
     throw new CapgateError("unknown_tool", `${this.refusal(tool) ?? this.noSuchTool(tool)} ${UNSENT}`, {
       property: "tool",
     });
+  }
+
+  /** Why the config's `tools` filter keeps out the tool a call's name refers to, or undefined. */
+  exclusion(tool: string): string | undefined {
+    return this.byName.has(tool) ? undefined : this.excluded.get(tool)?.why;
   }
 
   /**
@@ -63,6 +80,8 @@ export class ToolIndex {
     if (found?.appOnly)
       return `MCP server '${server}' marks the tool ${mcpToolLabel(found.name)} for its app only (MCP Apps: _meta.ui.visibility without "model"): a host that renders the app may call it, the model may not.`;
     if (found) return undefined;
+    const out = this.excluded.get(tool);
+    if (out) return toolExcludedError(server, out.info.name, out.why).message;
     if (tool.length > MAX_MCP_TOOL_NAME || mcpCallableToolName(tool) === undefined) {
       const why =
         tool.length > MAX_MCP_TOOL_NAME

@@ -1,6 +1,12 @@
 import { type McpToolInfo, serverTimeoutMs } from "@capgate/mcp-client";
 import { CapgateError, closestMatch, mcpToolLabel } from "@capgate/schema";
-import { defineCapability, type ToolContext, type ToolResult } from "@capgate/tools";
+import {
+  approvalNeeded,
+  defineCapability,
+  requireApproval,
+  type ToolContext,
+  type ToolResult,
+} from "@capgate/tools";
 import { adHocSession, mcpTimeoutMs } from "./ad-hoc-sessions.js";
 import { configuredServerPolicy, getPrompt, listPrompts, listResources, readResource } from "./features.js";
 import { manifest } from "./manifest.js";
@@ -64,6 +70,34 @@ function failure(target: McpTarget, error: unknown): ToolResult {
   return { success: false, summary, data: { code, ...targetData(target) } };
 }
 
+/**
+ * A configured server's `"ask"` override holds through mcp.call too (the model could
+ * otherwise reach an ask tool without a question under `approval: "never"`). When the
+ * approval mode already asked about this mcp.call, the approver saw the tool and its
+ * arguments; it is not asked twice.
+ */
+async function askWhenConfigured(
+  target: Extract<McpTarget, { kind: "configured" }>,
+  ctx: ToolContext,
+  tool: string,
+  toolArgs: Record<string, unknown>,
+): Promise<void> {
+  const override = await target.pool.approvalOverride?.(target.server, tool, callOptions(target, ctx));
+  if (override !== "ask" || approvalNeeded(ctx.policy.approval, "exec")) return;
+  const qualified = `${target.server}/${tool}`;
+  await requireApproval(
+    ctx,
+    {
+      tool: qualified,
+      capability: `mcp:${target.server}`,
+      risk: "exec",
+      arguments: toolArgs,
+      description: `${qualified} (MCP, through mcp.call) ${JSON.stringify(toolArgs).slice(0, 200)}`,
+    },
+    `mcpServers.${target.server}.approval says ask`,
+  );
+}
+
 /** mcp.*: list and call tools of configured MCP servers, or of ad-hoc stdio servers that pass the shell policy. */
 export const capability = defineCapability({
   manifest,
@@ -112,6 +146,7 @@ export const capability = defineCapability({
         }
         const toolArgs = args.arguments ?? {};
         if (target.kind === "configured") {
+          await askWhenConfigured(target, ctx, args.tool, toolArgs);
           return await target.pool.callTool(target.server, args.tool, toolArgs, callOptions(target, ctx));
         }
         const session = await adHocSession(ctx, target.argv);
@@ -119,6 +154,8 @@ export const capability = defineCapability({
         const data = typeof result.data === "object" && result.data !== null ? result.data : {};
         return { ...result, data: { ...data, command: target.argv, pid: session.pid } };
       } catch (error) {
+        // An approval refused is a policy refusal of the call, as for any tool, not a server fault.
+        if (CapgateError.isInstance(error) && error.code === "policy_denied") throw error;
         return failure(target, error);
       }
     },

@@ -29,6 +29,12 @@ export interface McpPoolLike {
   ): Promise<McpToolResult>;
   /** Why the pool refuses a tool by this name although the server may have it (`McpPool.refusalOf`). */
   refusalOf?(server: string, tool: string, options?: McpCallOptions): Promise<string | undefined>;
+  /** The server entry's `approval` override for a tool (`McpPool.approvalOverride`). */
+  approvalOverride?(
+    server: string,
+    tool: string,
+    options?: McpCallOptions,
+  ): Promise<"ask" | "never" | undefined>;
 }
 
 /** The server a call goes to: a configured one in the host's pool, or an ad-hoc command line. */
