@@ -23,7 +23,13 @@ interface RunJson {
   status: string;
   outcome?: string;
   profile?: string;
-  pendingApprovals: Array<{ approvalId: string; tool: string; risk: string }>;
+  pendingApprovals: Array<{
+    approvalId: string;
+    tool: string;
+    risk: string;
+    argumentsHash: string;
+    expiresAt?: string;
+  }>;
 }
 
 let server: ServerProcess;
