@@ -103,12 +103,20 @@ async function route(host: Host, req: IncomingMessage, res: ServerResponse): Pro
       isActive: () => host.isActive(id),
     });
   } else if (part === "approvals" && approvalId && req.method === "POST") {
-    const body = (await readJson(req)) as { approve?: unknown } | null;
+    const body = (await readJson(req)) as { approve?: unknown; argumentsHash?: unknown } | null;
     if (typeof body?.approve !== "boolean")
-      return send(res, 400, error("invalid_request", 'Send {"approve": true|false}.'));
-    const answered = await host.approvals.resolve(id, approvalId, body.approve);
-    if (!answered) return send(res, 404, error("not_found", `No pending approval '${approvalId}'.`));
-    return send(res, 200, { approvalId, approved: body.approve, tool: answered.tool });
+      return send(res, 400, error("invalid_request", 'Send {"approve": true|false, "argumentsHash": "…"}.'));
+    // The hash the operator was shown binds the answer to that call: another one approves nothing.
+    const answered = await host.approvals.resolve(id, approvalId, {
+      approve: body.approve,
+      ...(typeof body.argumentsHash === "string" ? { argumentsHash: body.argumentsHash } : {}),
+      decidedBy: "http-frontend",
+    });
+    if (!answered.ok) {
+      const status = answered.refused === "not_found" ? 404 : 409;
+      return send(res, status, error(`approval_${answered.refused}`, answered.message));
+    }
+    return send(res, 200, { approvalId, approved: body.approve, tool: answered.approval.tool });
   }
   return send(res, 405, error("method_not_allowed", `${req.method} ${pathname} is not served here.`));
 }

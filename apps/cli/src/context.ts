@@ -1,5 +1,5 @@
 import type { Harness } from "@capgate/harness";
-import type { LoopApprovalHook } from "@capgate/loop";
+import type { ApprovalDecision, LoopApprovalHook } from "@capgate/loop";
 import type { ElicitationHandler } from "@capgate/mcp-client";
 import type { ApprovalMode } from "@capgate/tools";
 import { CliError, ExitCode } from "./errors.js";
@@ -41,24 +41,34 @@ export function parseApproval(value: string | undefined): ApprovalMode | undefin
 }
 
 /**
- * The CLI's approver: asks y/n on a terminal; with no terminal to answer, a required
- * approval is denied with a message saying why.
+ * The CLI's approver: asks on a terminal — y (this call), n, or, where there is a run or chat
+ * session to reach (`offerRun`), a: allow this tool for the rest of it. With no terminal to
+ * answer, a required approval is denied with a message saying why.
  */
-export function terminalApprover(io: CliIO, beforeAsk?: () => void, afterAsk?: () => void): LoopApprovalHook {
+export function terminalApprover(
+  io: CliIO,
+  beforeAsk?: () => void,
+  afterAsk?: () => void,
+  offerRun = true,
+): LoopApprovalHook {
   const p = paint(io);
-  return async (request) => {
+  return async (request): Promise<ApprovalDecision> => {
     if (!io.interactive || !io.prompt) {
       io.err(
         `${p.yellow("approval required")} for ${request.tool} (${request.risk}) — denied: no terminal to ask on. Run interactively or use --approval never.`,
       );
-      return false;
+      return { approved: false, decidedBy: "cli" };
     }
     beforeAsk?.();
     try {
-      const answer = await io.prompt(
-        `${p.yellow("?")} allow ${p.bold(request.tool)} (${request.risk}) ${request.description} [y/N] `,
-      );
-      return /^y(es)?$/i.test(answer.trim());
+      const choices = offerRun ? "[y/N/a = always for this run]" : "[y/N]";
+      const answer = (
+        await io.prompt(
+          `${p.yellow("?")} allow ${p.bold(request.tool)} (${request.risk}) ${request.description} ${choices} `,
+        )
+      ).trim();
+      if (offerRun && /^a(lways)?$/i.test(answer)) return { approved: true, scope: "run", decidedBy: "cli" };
+      return { approved: /^y(es)?$/i.test(answer), decidedBy: "cli" };
     } finally {
       afterAsk?.();
     }

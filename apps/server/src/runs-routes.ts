@@ -1,5 +1,5 @@
-import { type Host, parseStartRunRequest } from "@capgate/host";
-import { findUnstorableText, isValidRunId } from "@capgate/loop";
+import { type Host, ownerOf, parseStartRunRequest } from "@capgate/host";
+import { type ApprovalRefusal, type ApprovalScope, findUnstorableText, isValidRunId } from "@capgate/loop";
 import type { JsonSchema } from "@capgate/schema";
 import type { FastifyInstance } from "fastify";
 import { HttpError } from "./http-errors.js";
@@ -9,7 +9,25 @@ const approvalSchema: JsonSchema = {
   type: "object",
   additionalProperties: false,
   required: ["approve"],
-  properties: { approve: { type: "boolean" } },
+  properties: {
+    approve: { type: "boolean" },
+    scope: { enum: ["once", "run"] },
+    argumentsHash: { type: "string", pattern: "^[0-9a-f]{64}$" },
+  },
+};
+
+interface ApprovalBody {
+  approve: boolean;
+  scope?: ApprovalScope;
+  argumentsHash?: string;
+}
+
+/** Each refusal's code: 404 when there is nothing to answer, 409 when the answer does not fit the request. */
+const REFUSALS: Record<ApprovalRefusal, { status: number; code: string }> = {
+  not_found: { status: 404, code: "approval_not_found" },
+  arguments_mismatch: { status: 409, code: "approval_arguments_mismatch" },
+  expired: { status: 409, code: "approval_expired" },
+  already_answered: { status: 409, code: "approval_already_answered" },
 };
 
 /** POST /runs, GET /runs, GET /runs/:id, GET /runs/:id/events, POST /runs/:id/approvals/:approvalId. */
@@ -69,16 +87,29 @@ export function registerRunRoutes(app: FastifyInstance, host: Host): void {
   app.post("/runs/:id/approvals/:approvalId", async (request) => {
     const { id, approvalId } = request.params as { id: string; approvalId: string };
     checkId(id);
-    const body = checkInput<{ approve: boolean }>(approvalSchema, request.body, "the approval body");
-    const answered = await approvals.resolve(id, approvalId, body.approve);
-    if (!answered) {
+    const body = checkInput<ApprovalBody>(approvalSchema, request.body, "the approval body");
+    if (body.scope === "run" && !body.approve) {
       throw new HttpError(
-        404,
-        "approval_not_found",
-        `Run '${id}' has no pending approval '${approvalId.slice(0, 64)}' (it may have been answered, timed out, or the run ended). GET /runs/${id} lists pending approvals.`,
-        { property: "approvalId" },
+        400,
+        "invalid_request",
+        'Invalid the approval body: `scope: "run"` only goes with `approve: true`.',
+        {
+          property: "scope",
+        },
       );
     }
-    return { approvalId, runId: id, approved: body.approve, tool: answered.tool };
+    const scope = body.scope ?? "once";
+    const answered = await approvals.resolve(id, approvalId, {
+      approve: body.approve,
+      scope,
+      ...(body.argumentsHash ? { argumentsHash: body.argumentsHash } : {}),
+      decidedBy: `api:${ownerOf(request.headers.authorization)}`,
+    });
+    if (!answered.ok) {
+      const { status, code } = REFUSALS[answered.refused];
+      const property = answered.refused === "arguments_mismatch" ? "argumentsHash" : "approvalId";
+      throw new HttpError(status, code, answered.message, { property });
+    }
+    return { approvalId, runId: id, approved: body.approve, scope, tool: answered.approval.tool };
   });
 }

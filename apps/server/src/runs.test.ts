@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { type JsonSchema, validate } from "@capgate/schema";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   action,
@@ -21,7 +23,13 @@ interface RunJson {
   status: string;
   outcome?: string;
   profile?: string;
-  pendingApprovals: Array<{ approvalId: string; tool: string; risk: string }>;
+  pendingApprovals: Array<{
+    approvalId: string;
+    tool: string;
+    risk: string;
+    argumentsHash: string;
+    expiresAt?: string;
+  }>;
 }
 
 let server: ServerProcess;
@@ -165,7 +173,7 @@ describe("approvals", () => {
     expect((await getRun(id)).pendingApprovals).toEqual([]);
   }, 30_000);
 
-  it("a denied approval is a refused tool call the run sees, and answering twice is a 404", async () => {
+  it("a denied approval is a refused tool call the run sees, and answering twice is refused (409)", async () => {
     const id = await startRun({
       goal: "try to write denied.txt",
       profile: "Coder",
@@ -190,10 +198,83 @@ describe("approvals", () => {
     expect(result).toMatchObject({ tool: "fs.write", success: false, rejected: "policy_denied" });
     expect(events.at(-1)).toMatchObject({ type: "run_ended", outcome: "impossible" });
     const again = await server.api(`/runs/${id}/approvals/${approvalId}`, { body: { approve: true } });
-    expect(again.status).toBe(404);
-    expect(((await again.json()) as ErrorJson).error.code).toBe("approval_not_found");
+    expect(again.status).toBe(409);
+    expect(((await again.json()) as ErrorJson).error).toMatchObject({
+      code: "approval_already_answered",
+      property: "approvalId",
+    });
+    const unknown = await server.api(`/runs/${id}/approvals/no-such-approval`, { body: { approve: true } });
+    expect(unknown.status).toBe(404);
+    expect(((await unknown.json()) as ErrorJson).error.code).toBe("approval_not_found");
     const badBody = await server.api(`/runs/${id}/approvals/${approvalId}`, { body: { approve: "yes" } });
     expect(badBody.status).toBe(400);
+  }, 30_000);
+});
+
+describe("approvals bound to the call", () => {
+  const errorSchema = JSON.parse(
+    readFileSync(new URL("../schemas/error.schema.json", import.meta.url), "utf8"),
+  ) as JsonSchema;
+
+  it("an answer with another argumentsHash is 409 and approves nothing; scope run allows later calls of that tool, recorded with who decided", async () => {
+    const id = await startRun({
+      goal: "write three files",
+      profile: "Coder",
+      approval: "always",
+      model: server.script([
+        action("capability_call", { tool: "fs.write", arguments: { path: "one.txt", content: "1" } }),
+        action("capability_call", { tool: "fs.write", arguments: { path: "two.txt", content: "2" } }),
+        action("capability_call", { tool: "fs.read", arguments: { path: "two.txt" } }),
+        action("mark_impossible", { reason: "done" }),
+      ]),
+    });
+    const statuses: Array<[string, number, string?]> = [];
+    const events = await collectEvents(server, id, {
+      onEvent: async (event) => {
+        if (event.type !== "approval_requested") return;
+        const url = `/runs/${id}/approvals/${event.approvalId}`;
+        const [pending] = (await getRun(id)).pendingApprovals as Array<{
+          argumentsHash: string;
+          expiresAt: string;
+        }>;
+        expect(pending?.argumentsHash).toBe(event.argumentsHash);
+        expect(pending?.expiresAt).toBe(event.expiresAt);
+        const wrong = await server.api(url, { body: { approve: true, argumentsHash: "0".repeat(64) } });
+        const body = (await wrong.json()) as ErrorJson;
+        const verdict = validate(errorSchema, body);
+        expect(verdict.ok ? [] : verdict.errors).toEqual([]);
+        statuses.push([String(event.tool), wrong.status, body.error.code]);
+        expect(body.error.property).toBe("argumentsHash");
+        const right = await server.api(url, {
+          body: {
+            approve: true,
+            argumentsHash: event.argumentsHash,
+            ...(event.tool === "fs.write" ? { scope: "run" } : {}),
+          },
+        });
+        statuses.push([String(event.tool), right.status]);
+      },
+    });
+    expect(statuses).toEqual([
+      ["fs.write", 409, "approval_arguments_mismatch"],
+      ["fs.write", 200],
+      ["fs.read", 409, "approval_arguments_mismatch"],
+      ["fs.read", 200],
+    ]);
+    const requested = events.filter((e) => e.type === "approval_requested");
+    expect(requested.map((e) => e.tool)).toEqual(["fs.write", "fs.read"]);
+    const resolved = events.filter((e) => e.type === "approval_resolved");
+    const grantId = requested[0]?.approvalId;
+    expect(resolved.map((e) => [e.tool, e.scope, e.decidedBy])).toEqual([
+      ["fs.write", "run", expect.stringMatching(/^api:[A-Za-z0-9_-]{22}$/)],
+      ["fs.write", "run", `grant:${grantId}`],
+      ["fs.read", "once", expect.stringMatching(/^api:/)],
+    ]);
+    const results = events.filter((e) => e.type === "tool_result");
+    expect(results.map((e) => e.success)).toEqual([true, true, true]);
+    const badScope = await server.api(`/runs/${id}/approvals/x`, { body: { approve: false, scope: "run" } });
+    expect(badScope.status).toBe(400);
+    expect(((await badScope.json()) as ErrorJson).error.property).toBe("scope");
   }, 30_000);
 });
 

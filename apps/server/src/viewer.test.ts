@@ -51,10 +51,12 @@ describe.skipIf(chromiumPart.skip)(`web run viewer in Chromium${chromiumPart.not
     expect((await fetch(`${server.url}/viewer.css`)).status).toBe(200);
   });
 
-  it("shows a run appearing and its events arriving live; approving from the page lets it finish", async () => {
+  it("shows a run appearing and its events arriving live; approving from the page (once, and for the rest of the run) lets it finish", async () => {
     const page = await browser.newPage({ viewport: { width: 1366, height: 800 } });
-    const requests: Array<{ url: string; auth: string | undefined }> = [];
-    page.on("request", (r) => requests.push({ url: r.url(), auth: r.headers().authorization }));
+    const requests: Array<{ url: string; auth: string | undefined; body: string | null }> = [];
+    page.on("request", (r) =>
+      requests.push({ url: r.url(), auth: r.headers().authorization, body: r.postData() }),
+    );
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(String(e)));
     try {
@@ -76,6 +78,10 @@ describe.skipIf(chromiumPart.skip)(`web run viewer in Chromium${chromiumPart.not
               tool: "fs.write",
               arguments: { path: "viewer.txt", content: "<b>not bold</b>\n" },
             }),
+            action("capability_call", {
+              tool: "fs.write",
+              arguments: { path: "second.txt", content: "2\n" },
+            }),
             action("verify", { claim: "viewer.txt exists", command: "test -f viewer.txt" }),
             action("finish", { summary: "wrote viewer.txt" }),
           ]),
@@ -89,18 +95,32 @@ describe.skipIf(chromiumPart.skip)(`web run viewer in Chromium${chromiumPart.not
       await expect.poll(() => item.textContent()).toContain("patch the code in viewer.txt");
       await item.locator("button").click();
 
-      // Live: the approval request arrives while the run waits; approve it on the page.
+      // Live: the approval request arrives while the run waits; allow fs.write for the rest
+      // of the run on the page: the second fs.write does not ask.
       const timeline = page.locator("#timeline");
       await timeline.locator('li[data-type="approval_requested"]').first().waitFor();
-      await timeline.locator("button.approve").first().click();
-      await timeline.locator('li[data-type="tool_result"]').first().waitFor();
-      // verify asks too.
+      await timeline.locator("button.approve-run").first().click();
+      await timeline.locator('li[data-type="tool_result"]').nth(1).waitFor();
+      // verify asks (another tool): answered once.
       await waitFor(
         async () => ((await timeline.locator("button.approve").count()) > 0 ? true : undefined),
         "the verify approval",
       );
       await timeline.locator("button.approve").first().click();
       await timeline.locator('li[data-type="run_ended"]').waitFor();
+      expect(await timeline.locator('li[data-type="approval_requested"]').count()).toBe(2);
+      const resolvedText = await timeline.locator('li[data-type="approval_resolved"]').allTextContents();
+      expect(resolvedText[0]).toMatch(/granted for the rest of the run by api:/);
+      expect(resolvedText[1]).toMatch(/fs\.write allowed for this run by grant:/);
+      expect(resolvedText[2]).toMatch(/Approval granted by api:/);
+      // Each answer named the arguments it was shown; the first asked for the run.
+      const answers = requests
+        .filter((r) => /\/approvals\//.test(r.url))
+        .map((r) => JSON.parse(r.body ?? "{}") as Record<string, unknown>);
+      expect(answers).toEqual([
+        { approve: true, scope: "run", argumentsHash: expect.stringMatching(/^[0-9a-f]{64}$/) },
+        { approve: true, scope: "once", argumentsHash: expect.stringMatching(/^[0-9a-f]{64}$/) },
+      ]);
 
       const types = await timeline
         .locator("li")

@@ -536,11 +536,16 @@ function describe(e) {
         title: `Approval needed: ${e.tool} (${e.risk})`,
         body: [pre(e.description), approvalActions(e)],
       };
-    case "approval_resolved":
+    case "approval_resolved": {
+      const grant = typeof e.decidedBy === "string" && e.decidedBy.startsWith("grant:");
+      const verdict = grant
+        ? `${e.tool ?? "Tool"} allowed for this run`
+        : `Approval ${e.approved ? (e.scope === "run" ? "granted for the rest of the run" : "granted") : "denied"}`;
       return {
         tone: e.approved ? "good" : "bad",
-        title: `Approval ${e.approved ? "granted" : "denied"}${e.reason ? `: ${e.reason}` : ""}`,
+        title: `${verdict}${e.decidedBy ? ` by ${e.decidedBy}` : ""}${e.reason ? `: ${e.reason}` : ""}`,
       };
+    }
     case "run_ended":
       return {
         tone: e.outcome === "finished" ? "good" : "bad",
@@ -554,7 +559,9 @@ function describe(e) {
 
 function approvalActions(e) {
   const box = el("div", { className: "approval-actions", "data-approval-id": e.approvalId });
-  const answer = async (approve) => {
+  // The answer names the arguments it was shown (argumentsHash): if the request is not the
+  // one on the page, the server approves nothing.
+  const answer = async (approve, scope = "once") => {
     for (const b of box.querySelectorAll("button")) b.disabled = true;
     try {
       const response = await api(
@@ -562,7 +569,11 @@ function approvalActions(e) {
         {
           method: "POST",
           headers: { "content-type": "application/json" },
-          body: JSON.stringify({ approve }),
+          body: JSON.stringify({
+            approve,
+            ...(approve ? { scope } : {}),
+            ...(e.argumentsHash ? { argumentsHash: e.argumentsHash } : {}),
+          }),
         },
       );
       if (!response.ok) {
@@ -575,6 +586,16 @@ function approvalActions(e) {
   };
   box.append(
     el("button", { type: "button", className: "approve", onclick: () => answer(true) }, "Approve"),
+    el(
+      "button",
+      {
+        type: "button",
+        className: "approve-run",
+        title: `Allow ${e.tool} without asking for the rest of this run`,
+        onclick: () => answer(true, "run"),
+      },
+      "Allow for this run",
+    ),
     el("button", { type: "button", className: "deny", onclick: () => answer(false) }, "Deny"),
   );
   state.pending.set(e.approvalId, box);

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
-import { approvingMcpCaller, createToolCallService, type LoopEnvironment } from "@capgate/loop";
+import { approvingMcpCaller, asDecision, createToolCallService, type LoopEnvironment } from "@capgate/loop";
 import {
   type CapabilityStepOptions,
   executeCapabilityStep,
@@ -9,7 +9,13 @@ import {
   type McpProgress,
 } from "@capgate/mcp-client";
 import { Router } from "@capgate/router";
-import { type CapabilityManifest, CapgateError, closestMatch, type ToolRisk } from "@capgate/schema";
+import {
+  argumentsHash,
+  type CapabilityManifest,
+  CapgateError,
+  closestMatch,
+  type ToolRisk,
+} from "@capgate/schema";
 import {
   type ApprovalHook,
   type ApprovalRequest,
@@ -93,11 +99,20 @@ export async function callTool(
   const owned = env.capabilities.lookup(tool);
   const router = owned ? routerFor(env.capabilities, owned.capability.manifest) : EMPTY_ROUTER;
   const loopApprove = env.approve;
-  // The host's loop approver expects ids to answer by; a direct call gets its own.
+  // The host's loop approver expects ids to answer by; a direct call gets its own. A direct
+  // call has no run for a "rest of the run" answer to reach: every call asks.
   const asked: ApprovalHook | undefined =
     options.approve ??
     (loopApprove
-      ? (request, signal) => loopApprove({ ...request, approvalId: randomUUID(), runId: "direct" }, signal)
+      ? async (request, signal) => {
+          const loopRequest = {
+            ...request,
+            approvalId: randomUUID(),
+            runId: "direct",
+            argumentsHash: await argumentsHash(request.arguments),
+          };
+          return asDecision(await loopApprove(loopRequest, signal)).approved;
+        }
       : undefined);
   const approve = asked && options.onApproval ? observedApprover(asked, options.onApproval) : asked;
   // Without a signal of the caller's, the call's abort side stays lazy too: no AbortSignal

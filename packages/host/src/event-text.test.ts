@@ -59,4 +59,26 @@ describe("renderEvent", () => {
       "  ✓ script returned (1 tool call, 9 ms): 1 9 ms",
     ]);
   });
+
+  it("says who decided an approval and how far it reaches (what `capgate trace` prints)", () => {
+    const resolved = (extra: Record<string, unknown>): RunEvent =>
+      ({ ...stamp, seq: 9, type: "approval_resolved", approvalId: "ap-1", ...extra }) as RunEvent;
+    expect(renderEvent(resolved({ approved: true, scope: "once", decidedBy: "cli" }), p)).toBe(
+      "  approved by cli",
+    );
+    expect(renderEvent(resolved({ approved: true, scope: "run", decidedBy: "api:abc" }), p)).toBe(
+      "  approved for the rest of the run by api:abc",
+    );
+    expect(
+      renderEvent(resolved({ approved: true, scope: "run", tool: "fs.write", decidedBy: "grant:ap-0" }), p),
+    ).toBe("✓ allowed fs.write by grant:ap-0");
+    expect(
+      renderEvent(
+        resolved({ approved: false, decidedBy: "timeout", reason: "nobody answered within 900 s" }),
+        p,
+      ),
+    ).toBe("  denied by timeout (nobody answered within 900 s)");
+    // A trace written before approvals named who decided still reads.
+    expect(renderEvent(resolved({ approved: false }), p)).toBe("  denied");
+  });
 });

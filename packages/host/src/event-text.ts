@@ -95,8 +95,15 @@ export function describeEvent(e: RunEvent, p: TextStyle = PLAIN_TEXT): string | 
       return `${p.magenta("⇉ worker")} ${e.workerId} (${e.profile}) ${p.dim(e.childRunId)} ${oneLine(e.goal)}`;
     case "approval_requested":
       return `${p.yellow("? approval")} ${e.tool} (${e.risk}) ${p.dim(oneLine(e.description))}`;
-    case "approval_resolved":
-      return `  ${e.approved ? p.green("approved") : p.red("denied")}${e.reason ? p.dim(` (${e.reason})`) : ""}`;
+    case "approval_resolved": {
+      // Who decided, and for how far: `cli`, `api:<owner>`, `grant:<approval id>`, `timeout`, `abort`…
+      const by = e.decidedBy ? ` by ${e.decidedBy}` : "";
+      if (e.decidedBy?.startsWith("grant:")) return `${p.green("✓ allowed")} ${e.tool ?? "the tool"}${by}`;
+      const verdict = e.approved
+        ? p.green(e.scope === "run" ? "approved for the rest of the run" : "approved")
+        : p.red("denied");
+      return `  ${verdict}${by}${e.reason ? p.dim(` (${e.reason})`) : ""}`;
+    }
     case "run_ended": {
       const color = e.outcome === "finished" ? p.green : e.outcome === "error" ? p.red : p.yellow;
       const error = e.error ? `: ${oneLine(e.error, 300)}` : "";

@@ -19,6 +19,7 @@ describe("@capgate/host exports", () => {
       "mcpServerStatus",
       "openHost",
       "originPolicy",
+      "ownerOf",
       "parseStartRunRequest",
       "progressText",
       "startQueueWorker",

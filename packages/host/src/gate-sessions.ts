@@ -236,7 +236,7 @@ function refuse(status: number, code: number, message: string): GateRoute {
  * bearer token the header carries (however the header spells `Bearer` and its spaces),
  * never the token itself.
  */
-function ownerOf(auth: string | string[] | undefined): string {
+export function ownerOf(auth: string | string[] | undefined): string {
   return createHash("sha256")
     .update(bearerToken(auth) ?? "")
     .digest("base64url")

@@ -10,7 +10,7 @@ export type {
   GateSessionsOptions,
   RpcErrorBody,
 } from "./gate-sessions.js";
-export { GateSessions } from "./gate-sessions.js";
+export { GateSessions, ownerOf } from "./gate-sessions.js";
 export type { Host, HostCounts, HostOptions, RunState, RunView } from "./host.js";
 export { openHost } from "./host.js";
 export type { OriginPolicy, OriginVerdict } from "./http-security.js";

@@ -16,6 +16,10 @@ import type { RunStore } from "./run-store-api.js";
 export interface LoopApprovalRequest extends ApprovalRequest {
   approvalId: string;
   runId: string;
+  /** SHA-256 of the arguments' canonical JSON (`argumentsHash` of @capgate/schema). */
+  argumentsHash: string;
+  /** When the request stops being answerable (from the hook's `timeoutMs`); absent: no expiry. */
+  expiresAt?: string;
   /**
    * For a hook marked `announcesPending`: call it once the request can be answered (stored
    * where answers are looked up). The loop emits `approval_requested` then, so whoever sees
@@ -25,14 +29,37 @@ export interface LoopApprovalRequest extends ApprovalRequest {
   onPending?: () => void;
 }
 
+/** How far a yes reaches: this call only, or every later call of the same tool in this run or chat session. */
+export type ApprovalScope = "once" | "run";
+
+/** A hook's answer with who gave it; a bare boolean is a `once` answer by `host`. */
+export interface ApprovalDecision {
+  approved: boolean;
+  /** Default `once`; `run` makes the session keep a grant for this tool (exact name). */
+  scope?: ApprovalScope;
+  /** As the trace records it: `cli`, `api:<owner>`, `viewer`, … */
+  decidedBy: string;
+}
+
 /**
  * Asks the host to approve one call. `announcesPending: true` says the hook calls
  * `request.onPending()` once the request is answerable (a registry whose store is not in
- * this process, such as PostgreSQL, is answerable only after its write).
+ * this process, such as PostgreSQL, is answerable only after its write). `timeoutMs` (> 0)
+ * says the hook stops waiting after that long: the loop puts the deadline in the request
+ * (`expiresAt`) and the event, and the hook refuses answers after it.
  */
-export type LoopApprovalHook = ((request: LoopApprovalRequest, signal: AbortSignal) => Promise<boolean>) & {
+export type LoopApprovalHook = ((
+  request: LoopApprovalRequest,
+  signal: AbortSignal,
+) => Promise<boolean | ApprovalDecision>) & {
   readonly announcesPending?: boolean;
+  readonly timeoutMs?: number;
 };
+
+/** A hook's answer as a decision (a bare boolean: `once`, decided by `host`). */
+export function asDecision(answer: boolean | ApprovalDecision): ApprovalDecision {
+  return typeof answer === "boolean" ? { approved: answer, decidedBy: "host" } : answer;
+}
 
 /**
  * What a loop runs on. A host (the harness, a test, a new frontend) builds it once and

@@ -132,12 +132,31 @@ export type RunEventBody =
   | {
       type: "approval_requested";
       approvalId: string;
+      /** The run or chat session the approval belongs to; an answer elsewhere is not found. */
+      runId?: string;
       tool: string;
       risk: string;
       arguments: unknown;
+      /** SHA-256 of the arguments' canonical JSON: what an answer binds to. */
+      argumentsHash?: string;
       description: string;
+      /** After this, answers are refused and the call is denied (absent: no deadline). */
+      expiresAt?: string;
     }
-  | { type: "approval_resolved"; approvalId: string; approved: boolean; reason?: string }
+  | {
+      type: "approval_resolved";
+      approvalId: string;
+      approved: boolean;
+      /** The tool (set on every answer; the only pointer for a call allowed by a grant, which asks nothing). */
+      tool?: string;
+      /** Set on a grant's allowance, which has no approval_requested before it. */
+      argumentsHash?: string;
+      /** `run`: the answer also allows this tool for the rest of the run or chat session. */
+      scope?: "once" | "run";
+      /** Who decided: `cli`, `api:<owner>`, `viewer`, `grant:<approvalId>`, `timeout`, `abort`, `shutdown`, `host`. */
+      decidedBy?: string;
+      reason?: string;
+    }
   | {
       type: "run_ended";
       outcome: RunOutcome;

@@ -5,6 +5,7 @@ import * as api from "./index.js";
 describe("@capgate/loop public surface", () => {
   it("exports exactly these runtime names", () => {
     expect(Object.keys(api).sort()).toEqual([
+      "ApprovalUnansweredError",
       "EventEmitterForRun",
       "FileRunStore",
       "MAX_CALL_DEPTH",
@@ -12,6 +13,7 @@ describe("@capgate/loop public surface", () => {
       "MemoryStore",
       "Session",
       "approvingMcpCaller",
+      "asDecision",
       "createChat",
       "createToolCallService",
       "decodeEvent",
@@ -27,6 +29,7 @@ describe("@capgate/loop public surface", () => {
       "newMemoryEntry",
       "newRunId",
       "readTraceFile",
+      "refusalMessage",
       "runGoal",
       "runVerify",
       "summarise",

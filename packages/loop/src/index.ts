@@ -1,7 +1,21 @@
-export type { ApprovalRegistry, PendingApproval } from "./approval-registry.js";
+export type {
+  ApprovalAnswer,
+  ApprovalRefusal,
+  ApprovalRegistry,
+  ApprovalResolution,
+  PendingApproval,
+} from "./approval-registry.js";
+export { ApprovalUnansweredError, refusalMessage } from "./approval-registry.js";
 export type { Chat, ChatTurn, CreateChatOptions } from "./chat.js";
 export { createChat } from "./chat.js";
-export type { LoopApprovalHook, LoopApprovalRequest, LoopEnvironment } from "./deps.js";
+export type {
+  ApprovalDecision,
+  ApprovalScope,
+  LoopApprovalHook,
+  LoopApprovalRequest,
+  LoopEnvironment,
+} from "./deps.js";
+export { asDecision } from "./deps.js";
 export {
   decodeEvent,
   decodeJson,

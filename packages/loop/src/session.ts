@@ -2,7 +2,13 @@ import { randomUUID } from "node:crypto";
 import { executeCapabilityStep, type McpCaller, type McpProgress } from "@capgate/mcp-client";
 import { applyProfile, type ProfilePolicy } from "@capgate/profiles";
 import { Router } from "@capgate/router";
-import { type CapabilityManifest, CapgateError, type ToolAction, type ToolRisk } from "@capgate/schema";
+import {
+  argumentsHash,
+  type CapabilityManifest,
+  CapgateError,
+  type ToolAction,
+  type ToolRisk,
+} from "@capgate/schema";
 import {
   type ApprovalHook,
   executeTool,
@@ -13,7 +19,8 @@ import {
   type WorkerService,
 } from "@capgate/tools";
 import { withHostPath } from "@capgate/workspace";
-import type { LoopEnvironment } from "./deps.js";
+import { ApprovalUnansweredError } from "./approval-registry.js";
+import { type ApprovalDecision, asDecision, type LoopEnvironment } from "./deps.js";
 import type { EventEmitterForRun, GoalState, RunOutcome } from "./events.js";
 import { approvingMcpCaller } from "./mcp-approval.js";
 import { createToolCallService, type NestedCallObserver } from "./nested-calls.js";
@@ -89,6 +96,8 @@ export class Session {
   #lastVerifyPassStep: number | undefined;
   #closed = false;
   readonly #asking = new Set<Promise<boolean>>();
+  /** Tools allowed for the rest of this run or chat session (exact name → the approval that allowed it). */
+  readonly #grants = new Map<string, string>();
   /** Each capability of the last search's hits → its tools, best match first (orders a following load's reply). */
   #lastHits = new Map<string, string[]>();
   #toolCalls = 0;
@@ -164,6 +173,24 @@ export class Session {
       // will answer, and the trace has ended.
       if (this.#closed) throw new Error("the run has ended");
       const approvalId = randomUUID();
+      const hash = await argumentsHash(request.arguments);
+      // "Allow for the rest of this run" was answered for this exact tool name: no one is
+      // asked again, and the trace says which approval allowed it.
+      const grant = this.#grants.get(request.tool);
+      if (grant !== undefined) {
+        emitter.emit({
+          type: "approval_resolved",
+          approvalId,
+          approved: true,
+          tool: request.tool,
+          argumentsHash: hash,
+          scope: "run",
+          decidedBy: `grant:${grant}`,
+        });
+        return true;
+      }
+      const timeoutMs = hook.timeoutMs ?? 0;
+      const expiresAt = timeoutMs > 0 ? new Date(Date.now() + timeoutMs).toISOString() : undefined;
       let announced = false;
       const announce = () => {
         if (announced) return;
@@ -171,33 +198,63 @@ export class Session {
         emitter.emit({
           type: "approval_requested",
           approvalId,
+          runId: emitter.runId,
           tool: request.tool,
           risk: request.risk,
           arguments: request.arguments,
+          argumentsHash: hash,
           description: request.description,
+          ...(expiresAt ? { expiresAt } : {}),
         });
       };
       // A hook that announces emits the event once the request is answerable: a client
       // that reacts to the event at once (another API node, the viewer) must find it pending.
       if (!hook.announcesPending) announce();
       const asked = (async () => {
-        let approved = false;
+        let decision: ApprovalDecision = { approved: false, decidedBy: "error" };
         let failure: unknown;
         try {
-          approved = await untilAborted(
-            hook({ ...request, approvalId, runId: emitter.runId, onPending: announce }, signal),
-            signal,
+          decision = asDecision(
+            await untilAborted(
+              hook(
+                {
+                  ...request,
+                  approvalId,
+                  runId: emitter.runId,
+                  argumentsHash: hash,
+                  ...(expiresAt ? { expiresAt } : {}),
+                  onPending: announce,
+                },
+                signal,
+              ),
+              signal,
+            ),
           );
         } catch (error) {
           failure = error;
+          const decidedBy = (error as { decidedBy?: unknown } | undefined)?.decidedBy;
+          decision = {
+            approved: false,
+            decidedBy: typeof decidedBy === "string" ? decidedBy : signal.aborted ? "abort" : "error",
+          };
         }
         // Answered or failed before it announced: the trace still pairs requested with resolved.
         announce();
+        const scope = decision.approved ? (decision.scope ?? "once") : "once";
+        if (decision.approved && scope === "run") this.#grants.set(request.tool, approvalId);
         const reason = failure === undefined ? undefined : (failure as Error).message;
-        emitter.emit({ type: "approval_resolved", approvalId, approved, ...(reason ? { reason } : {}) });
+        emitter.emit({
+          type: "approval_resolved",
+          approvalId,
+          approved: decision.approved,
+          tool: request.tool,
+          scope,
+          decidedBy: decision.decidedBy,
+          ...(reason ? { reason } : {}),
+        });
         // Why nobody could answer (no one asked in time, a client that cannot be asked) reaches the model too.
         if (failure !== undefined) throw failure;
-        return approved;
+        return decision.approved;
       })();
       this.#asking.add(asked);
       try {
@@ -616,9 +673,10 @@ function warningsOf(result: ToolResult): { warnings?: string[] } {
 }
 
 /** The hook's answer, or a rejection as soon as the call's signal aborts (a hook that ignores the signal cannot hold the run's end). */
-function untilAborted(answer: Promise<boolean>, signal: AbortSignal): Promise<boolean> {
-  return new Promise<boolean>((resolve, reject) => {
-    const onAbort = () => reject(new Error("the run was stopped before anyone answered"));
+function untilAborted<T>(answer: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () =>
+      reject(new ApprovalUnansweredError("the run was stopped before anyone answered", "abort"));
     if (signal.aborted) onAbort();
     else signal.addEventListener("abort", onAbort, { once: true });
     answer.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));

@@ -145,6 +145,22 @@ CREATE TRIGGER run_events_end_last BEFORE INSERT ON capgate.run_events
   FOR EACH ROW EXECUTE FUNCTION capgate.run_events_end_last();
 `,
   },
+  {
+    version: 3,
+    name: "approvals bind to their arguments, expire, and carry their scope and who decided",
+    // Rows written before this version have no hash or deadline: they stay answerable as
+    // before (a NULL hash matches no sent hash, so only answers without one settle them).
+    sql: `
+ALTER TABLE capgate.approvals
+  ADD COLUMN arguments_hash text,
+  ADD COLUMN expires_at timestamptz,
+  ADD COLUMN scope text CHECK (scope IN ('once', 'run')),
+  ADD COLUMN decided_by text;
+ALTER TABLE capgate.approvals DROP CONSTRAINT approvals_status_check;
+ALTER TABLE capgate.approvals ADD CONSTRAINT approvals_status_check
+  CHECK (status IN ('pending', 'approved', 'denied', 'cancelled', 'expired'));
+`,
+  },
 ];
 
 /** The advisory lock namespace of migration 2's trigger ('cape'): one writer of a run's events at a time per transaction. */

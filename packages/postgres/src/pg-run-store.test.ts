@@ -1,4 +1,5 @@
 import { EventEmitterForRun, newRunId, type RunEvent } from "@capgate/loop";
+import { argumentsHash } from "@capgate/schema";
 import { describePg, useCluster } from "@capgate/test-postgres/vitest";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type Database, openDatabase } from "./database.js";
@@ -136,8 +137,10 @@ describePg("PostgreSQL run store, approvals and memory", () => {
       capability: "shell",
       risk: "exec",
       arguments: { command: "ls" },
+      argumentsHash: await argumentsHash({ command: "ls" }),
       description: "shell.run ls",
     } as const;
+    const yes = { approve: true, decidedBy: "api:owner" };
     // The hook announces (and the loop emits approval_requested) only once the row is in:
     // the other node finds it pending the moment it is announced, no polling.
     let announced: Promise<Awaited<ReturnType<typeof api.pendingFor>>> | undefined;
@@ -148,12 +151,23 @@ describePg("PostgreSQL run store, approvals and memory", () => {
     );
     await until(() => announced !== undefined);
     expect(await announced).toEqual([
-      expect.objectContaining({ approvalId: "ap-1", tool: "shell.run", runId }),
+      expect.objectContaining({
+        approvalId: "ap-1",
+        tool: "shell.run",
+        runId,
+        argumentsHash: request.argumentsHash,
+      }),
     ]);
-    expect(await api.resolve(newRunId(), "ap-1", true)).toBeUndefined(); // wrong run
-    expect(await api.resolve(runId, "ap-1", true)).toMatchObject({ approvalId: "ap-1" });
-    expect(await api.resolve(runId, "ap-1", false)).toBeUndefined(); // already answered
-    await expect(waiting).resolves.toBe(true);
+    expect(await api.resolve(newRunId(), "ap-1", yes)).toMatchObject({ ok: false, refused: "not_found" }); // wrong run
+    expect(await api.resolve(runId, "ap-1", yes)).toMatchObject({
+      ok: true,
+      approval: { approvalId: "ap-1" },
+    });
+    expect(await api.resolve(runId, "ap-1", { ...yes, approve: false })).toMatchObject({
+      ok: false,
+      refused: "already_answered",
+    });
+    await expect(waiting).resolves.toEqual({ approved: true, scope: "once", decidedBy: "api:owner" });
     expect(await api.pendingFor(runId)).toEqual([]);
 
     const controller = new AbortController();
@@ -162,12 +176,77 @@ describePg("PostgreSQL run store, approvals and memory", () => {
     controller.abort();
     await expect(aborted).rejects.toThrow(/stopped/);
     await until(async () => (await api.pendingFor(runId)).length === 0);
-    expect(await api.resolve(runId, "ap-2", true)).toBeUndefined();
+    expect(await api.resolve(runId, "ap-2", yes)).toMatchObject({ ok: false, refused: "already_answered" });
 
     const denied = worker.hook({ ...request, approvalId: "ap-3", runId }, new AbortController().signal);
     await until(async () => (await api.pendingFor(runId)).length === 1);
-    await api.resolve(runId, "ap-3", false);
-    await expect(denied).resolves.toBe(false);
+    await api.resolve(runId, "ap-3", { ...yes, approve: false });
+    await expect(denied).resolves.toMatchObject({ approved: false, decidedBy: "api:owner" });
+  }, 30_000);
+
+  it("an answer binds across nodes: a different argumentsHash approves nothing, the scope and who decided reach the worker, expiry is the database's", async () => {
+    const worker = new PgApprovalRegistry(a, notifierA, { timeoutMs: 60_000 });
+    const api = new PgApprovalRegistry(b, notifierB);
+    const runId = newRunId();
+    const args = { path: "a.txt", text: "x" };
+    const request = {
+      tool: "fs.write",
+      capability: "fs",
+      risk: "write",
+      arguments: args,
+      argumentsHash: await argumentsHash(args),
+      description: "fs.write a.txt",
+    } as const;
+    expect(worker.hook.timeoutMs).toBe(60_000);
+    const expiresAt = new Date(Date.now() + 60_000).toISOString();
+    const waiting = worker.hook(
+      { ...request, approvalId: "bind-1", runId, expiresAt },
+      new AbortController().signal,
+    );
+    await until(async () => (await api.pendingFor(runId)).length === 1);
+    const [pending] = await api.pendingFor(runId);
+    expect(pending).toMatchObject({ argumentsHash: request.argumentsHash, expiresAt });
+
+    const other = await argumentsHash({ ...args, text: "y" });
+    const mismatch = await api.resolve(runId, "bind-1", {
+      approve: true,
+      argumentsHash: other,
+      decidedBy: "api:o",
+    });
+    expect(mismatch).toMatchObject({ ok: false, refused: "arguments_mismatch" });
+    expect(await api.pendingFor(runId)).toHaveLength(1);
+
+    const ok = await api.resolve(runId, "bind-1", {
+      approve: true,
+      scope: "run",
+      argumentsHash: request.argumentsHash,
+      decidedBy: "api:o",
+    });
+    expect(ok.ok).toBe(true);
+    await expect(waiting).resolves.toEqual({ approved: true, scope: "run", decidedBy: "api:o" });
+
+    // Past expires_at by the database's clock: no answer settles it, whatever the worker's timer does.
+    const expired = worker.hook(
+      { ...request, approvalId: "bind-2", runId, expiresAt: new Date(Date.now() + 60_000).toISOString() },
+      new AbortController().signal,
+    );
+    await until(async () => (await api.pendingFor(runId)).length === 1);
+    await b.pool.query(
+      "UPDATE capgate.approvals SET expires_at = now() - interval '1 second' WHERE approval_id = 'bind-2'",
+    );
+    const late = await api.resolve(runId, "bind-2", { approve: true, decidedBy: "api:o" });
+    expect(late).toMatchObject({ ok: false, refused: "expired" });
+    worker.denyAll("test over");
+    await expect(expired).rejects.toMatchObject({ decidedBy: "shutdown" });
+
+    // The worker's own deadline: the row ends as expired, and a later answer says so.
+    const short = new PgApprovalRegistry(a, notifierA, { timeoutMs: 1 });
+    const timedOut = short.hook({ ...request, approvalId: "bind-3", runId }, new AbortController().signal);
+    await expect(timedOut).rejects.toMatchObject({ decidedBy: "timeout" });
+    expect(await api.resolve(runId, "bind-3", { approve: true, decidedBy: "api:o" })).toMatchObject({
+      ok: false,
+      refused: "expired",
+    });
   }, 30_000);
 
   it("memory is shared between nodes and ranked by full-text search (tags weigh more, any term matches, no query syntax leaks)", async () => {

@@ -16,6 +16,7 @@ describe("@capgate/schema public surface", () => {
       "TOOL_RISKS",
       "TOP_LEVEL_TOOL_NAMES",
       "admitMcpTools",
+      "argumentsHash",
       "closestMatch",
       "compiledValidator",
       "describeIssues",

@@ -13,7 +13,7 @@ export type { ParseError, ParseErrorCode, ParseResult, ToolAction } from "./pars
 export { MAX_ACTION_BYTES, MAX_ACTION_DEPTH, PARSE_ERROR_CODES, parseToolAction } from "./parse.js";
 export { MAX_TOOL_SCHEMA_CHARS, MAX_TOOL_SCHEMA_DEPTH } from "./schema-checks.js";
 export { signatureFromSchema } from "./signature.js";
-export { stableHash, stableStringify } from "./stable-hash.js";
+export { argumentsHash, stableHash, stableStringify } from "./stable-hash.js";
 export type { StrictJsonResult } from "./strict-json.js";
 export { parseJsonStrict } from "./strict-json.js";
 export { closestMatch } from "./suggest.js";

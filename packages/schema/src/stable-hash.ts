@@ -28,3 +28,16 @@ export function stableHash(value: unknown): string {
   }
   return (h1 >>> 0).toString(16).padStart(8, "0") + (h2 >>> 0).toString(16).padStart(8, "0");
 }
+
+/**
+ * What an approval binds to: the SHA-256 (lowercase hex) of the arguments' canonical JSON
+ * (`stableStringify`: keys sorted, no whitespace), so the same call hashes the same
+ * whatever the key order the model sent. WebCrypto keeps the package root runtime-neutral.
+ */
+export async function argumentsHash(value: unknown): Promise<string> {
+  const digest = await globalThis.crypto.subtle.digest(
+    "SHA-256",
+    new TextEncoder().encode(stableStringify(value)),
+  );
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}

@@ -38,7 +38,11 @@ export async function callCommand(
       ...(options.workspace ? { workspace: options.workspace } : {}),
       ...(options.approval ? { approval: options.approval } : {}),
     },
-    { io, approve: terminalApprover(io), onElicitation: terminalElicitation(io) },
+    {
+      io,
+      approve: terminalApprover(io, undefined, undefined, false),
+      onElicitation: terminalElicitation(io),
+    },
   );
   try {
     if (options.profile && !harness.profiles[options.profile])

@@ -1,0 +1,103 @@
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createHarness } from "@capgate/harness";
+import { describeEvent, PLAIN_TEXT } from "@capgate/host";
+import type { RunEvent } from "@capgate/loop";
+import { describe, expect, it } from "vitest";
+import { terminalApprover } from "./context.js";
+import type { CliIO } from "./io.js";
+
+function scriptedIO(answers: string[]): CliIO & { asked: string[] } {
+  const asked: string[] = [];
+  return {
+    out: () => {},
+    err: () => {},
+    color: false,
+    interactive: true,
+    prompt: async (question) => {
+      asked.push(question);
+      const next = answers.shift();
+      if (next === undefined) throw new Error(`unexpected question: ${question}`);
+      return next;
+    },
+    asked,
+  };
+}
+
+const request = {
+  approvalId: "ap",
+  runId: "r",
+  tool: "fs.write",
+  capability: "fs",
+  risk: "write" as const,
+  arguments: { path: "a.txt" },
+  argumentsHash: "0".repeat(64),
+  description: "fs.write a.txt",
+};
+
+describe("the terminal approver", () => {
+  it("y allows this call, a allows the tool for the rest of the run, anything else denies; the answer says the CLI decided", async () => {
+    const signal = new AbortController().signal;
+    const io = scriptedIO(["y", "a", "always", "n", ""]);
+    const approve = terminalApprover(io);
+    expect(await approve(request, signal)).toEqual({ approved: true, decidedBy: "cli" });
+    expect(await approve(request, signal)).toEqual({ approved: true, scope: "run", decidedBy: "cli" });
+    expect(await approve(request, signal)).toEqual({ approved: true, scope: "run", decidedBy: "cli" });
+    expect(await approve(request, signal)).toEqual({ approved: false, decidedBy: "cli" });
+    expect(await approve(request, signal)).toEqual({ approved: false, decidedBy: "cli" });
+    expect(io.asked[0]).toContain("[y/N/a = always for this run]");
+  });
+
+  it("a direct call (no run to reach) offers y/N only, and 'a' is not a yes there", async () => {
+    const io = scriptedIO(["a"]);
+    const approve = terminalApprover(io, undefined, undefined, false);
+    expect(await approve(request, new AbortController().signal)).toEqual({
+      approved: false,
+      decidedBy: "cli",
+    });
+    expect(io.asked[0]).toMatch(/\[y\/N\] $/);
+  });
+
+  it("'a' in a run: later calls of that tool run unasked, another tool still asks, and the trace says who decided", async () => {
+    const root = mkdtempSync(join(tmpdir(), "capgate-approver-"));
+    const replies = join(root, "replies.json");
+    const call = (tool: string, args: Record<string, unknown>) =>
+      JSON.stringify({ name: "capability_call", arguments: { tool, arguments: args } });
+    writeFileSync(
+      replies,
+      JSON.stringify([
+        call("fs.write", { path: "one.txt", content: "1" }),
+        call("fs.write", { path: "two.txt", content: "2" }),
+        call("fs.read", { path: "two.txt" }),
+        JSON.stringify({ name: "mark_impossible", arguments: { reason: "done" } }),
+      ]),
+    );
+    const harness = await createHarness({ workspace: root, stateDir: join(root, "state") });
+    try {
+      const io = scriptedIO(["a", "n"]);
+      const events: RunEvent[] = [];
+      await harness.runGoal({
+        goal: "write two files",
+        profile: "Coder",
+        model: `scripted:${replies}`,
+        approval: "always",
+        approve: terminalApprover(io),
+        onEvent: (e) => events.push(e),
+      });
+      expect(io.asked.map((q) => /allow (\S+)/.exec(q)?.[1])).toEqual(["fs.write", "fs.read"]);
+      expect(readFileSync(join(root, "two.txt"), "utf8")).toBe("2");
+      const lines = events
+        .filter((e) => e.type === "approval_resolved")
+        .map((e) => describeEvent(e, PLAIN_TEXT));
+      const grant = events.find((e) => e.type === "approval_requested")?.approvalId;
+      expect(lines).toEqual([
+        "  approved for the rest of the run by cli",
+        `✓ allowed fs.write by grant:${grant}`,
+        "  denied by cli",
+      ]);
+    } finally {
+      await harness.close();
+    }
+  }, 60_000);
+});
