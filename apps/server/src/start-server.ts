@@ -121,11 +121,17 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   });
   const url = `http://${formatHost(bind === "0.0.0.0" ? "127.0.0.1" : bind === "::" ? "::1" : bind)}:${bound}`;
   const server = app;
-  const watcher = await configWatcher(options, host, (outcome) => {
-    if (outcome.ok) server.log.info({ reload: outcome.result, path: outcome.path }, "config reloaded");
-    else server.log.error({ path: outcome.path, err: outcome.error }, "config reload refused");
-    options.onConfigReload?.(outcome);
-  });
+  const watcher = await configWatcher(
+    options,
+    host,
+    (outcome) => {
+      if (outcome.ok) server.log.info({ reload: outcome.result, path: outcome.path }, "config reloaded");
+      else server.log.error({ path: outcome.path, err: outcome.error }, "config reload refused");
+      options.onConfigReload?.(outcome);
+    },
+    (path, error) =>
+      server.log.error({ path, err: error }, "cannot watch the config file; reloadConfig() still reloads it"),
+  );
   let closed: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closed ??= (async () => {
@@ -177,13 +183,19 @@ async function configWatcher(
   options: StartServerOptions,
   host: Host,
   onReload: (outcome: ConfigReloadOutcome) => void,
+  onWatchError: (path: string, error: Error) => void,
 ): Promise<ConfigWatcher | undefined> {
   if (options.harness || options.config !== undefined) return undefined;
   const { CONFIG_FILE_NAME, watchConfig } = await import("@capgate/harness");
   const path =
     host.harness.configPath ??
     (options.configPath ? resolve(options.configPath) : join(resolve(options.cwd ?? "."), CONFIG_FILE_NAME));
-  return watchConfig(host.harness, { path, onReload, watch: options.watchConfig === true });
+  return watchConfig(host.harness, {
+    path,
+    onReload,
+    watch: options.watchConfig === true,
+    onWatchError: (error) => onWatchError(path, error),
+  });
 }
 
 function checkPort(port: number): number {

@@ -21,6 +21,8 @@ export interface ConfigWatcherOptions {
   debounceMs?: number;
   /** Watch the file (default true); false: reload only when asked. */
   watch?: boolean;
+  /** The directory cannot be watched (gone, no inotify watches left): reloads then happen only when asked. */
+  onWatchError?: (error: Error) => void;
 }
 
 export interface ConfigWatcher {
@@ -62,16 +64,24 @@ export function watchConfig(harness: Harness, options: ConfigWatcherOptions): Co
   };
 
   let watcher: FSWatcher | undefined;
+  const unwatchable = (error: unknown) => {
+    watcher?.close();
+    options.onWatchError?.(error instanceof Error ? error : new Error(String(error)));
+  };
   if (options.watch !== false) {
     const name = basename(path);
-    watcher = watch(dirname(path), { persistent: false }, (_event, filename) => {
-      // Some platforms give no name: then any change in the directory may be ours.
-      if (closed || (filename !== null && filename.toString() !== name)) return;
-      clearTimeout(timer);
-      timer = setTimeout(() => void reloadOnce("file"), debounceMs);
-    });
-    // The directory itself going away ends watching; SIGHUP still reloads.
-    watcher.on("error", () => watcher?.close());
+    try {
+      watcher = watch(dirname(path), { persistent: false }, (_event, filename) => {
+        // Some platforms give no name: then any change in the directory may be ours.
+        if (closed || (filename !== null && filename.toString() !== name)) return;
+        clearTimeout(timer);
+        timer = setTimeout(() => void reloadOnce("file"), debounceMs);
+      });
+      // The directory itself going away ends watching; asking (SIGHUP) still reloads.
+      watcher.on("error", unwatchable);
+    } catch (error) {
+      unwatchable(error);
+    }
   }
 
   return {

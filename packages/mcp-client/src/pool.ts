@@ -617,7 +617,8 @@ export class McpPool implements McpCaller, McpServerFeatures {
   /** The ToolListCache's list for a server's current config entry, if any. */
   async cachedTools(server: string): Promise<McpToolInfo[] | undefined> {
     const cache = this.options.toolCache;
-    if (!cache) return undefined;
+    // A server a reconfigure removed while it was being listed has no list any more.
+    if (!cache || !Object.hasOwn(this.#servers, server)) return undefined;
     return cache.load(server, configHash(this.config(server))).catch(() => undefined);
   }
 

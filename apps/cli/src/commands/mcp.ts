@@ -218,6 +218,8 @@ export async function mcpServeCommand(
   const watcher = watchConfig(harness, {
     path: watched,
     onReload: (outcome) => io.err(`capgate mcp serve · ${describeReload(outcome)}`),
+    onWatchError: (error) =>
+      io.err(`capgate mcp serve · cannot watch ${watched} (${error.message}); SIGHUP still reloads it`),
   });
   const reload = () => void watcher.reload();
   const stop = () => void serving.close();
