@@ -6,7 +6,7 @@ if (argv[0] === "hook") {
   const { runHookCommand } = await import("./hook/entry.js");
   process.exitCode = await runHookCommand(argv.slice(1));
 } else {
-  // Ctrl-C, Ctrl-\, SIGTERM, SIGHUP and every other signal a process can catch end the
+  // Ctrl-C, Ctrl-\, SIGTERM, SIGHUP (but see reloadsOnHup) and every other signal a process can catch end the
   // CLI through process.exit, so exit hooks run: a
   // sandboxed command still running is stopped and its after-command steps happen (links
   // planted in .git removed, a repository assembled at the workspace root disabled).
@@ -23,6 +23,9 @@ if (argv[0] === "hook") {
     command === "worker" ||
     command === "eval" ||
     (command === "mcp" && sub === "serve");
+  // The long-running servers reload their config on SIGHUP (as daemons do) instead of ending;
+  // until a server listens for it, one that arrives early is ignored: the file is being read anyway.
+  const reloadsOnHup = command === "serve" || (command === "mcp" && sub === "serve");
   // Every signal whose default is to end the process and that a process can catch (the
   // user's Ctrl-\ is SIGQUIT). SIGKILL cannot be caught: docs/security.md §6.
   for (const [signal, number] of [
@@ -43,6 +46,10 @@ if (argv[0] === "hook") {
   ] as const) {
     // Commands with a shutdown of their own keep SIGINT and SIGTERM.
     if (ownShutdown && (signal === "SIGINT" || signal === "SIGTERM")) continue;
+    if (reloadsOnHup && signal === "SIGHUP") {
+      process.on(signal, () => undefined);
+      continue;
+    }
     process.on(signal, () => process.exit(128 + number));
   }
   if (argv[0] === "sandbox-exec") {

@@ -68,9 +68,13 @@ export function registerGatewayRoutes(
   );
 
   // Configured MCP servers' tools are listed once known: the cache at once, and one short connect on first use.
+  // A config reload puts a new mcpServers section in force: list again (kept servers answer from their kept lists).
   let indexed: Promise<unknown> | undefined;
+  let indexedFor: unknown;
   const indexMcp = () => {
     if (!harness.mcp) return Promise.resolve();
+    if (indexedFor !== harness.config.mcpServers) indexed = undefined;
+    indexedFor = harness.config.mcpServers;
     indexed ??= harness.indexMcpTools({ connectTimeoutMs: 3_000 }).catch(() => undefined);
     return indexed;
   };

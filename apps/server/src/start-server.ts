@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
-import type { Harness } from "@capgate/harness";
+import { join, resolve } from "node:path";
+import type { ConfigReloadOutcome, ConfigWatcher, Harness } from "@capgate/harness";
 import {
   checkToken,
   GateSessions,
@@ -46,6 +47,15 @@ export interface StartServerOptions extends Omit<HostOptions, "onRunError"> {
   log?: ServerLogOptions | false;
   /** Environment to read CAPGATE_TOKEN (and the host's variables) from (default process.env). */
   env?: Record<string, string | undefined>;
+  /**
+   * Put an edited config file in force while running (MCP servers added, removed, changed;
+   * see docs/server.md): the file given by `configPath`, else `capgate.config.json` in `cwd`.
+   * Off by default (`capgate serve` turns it on); without a file to read (a `config` value,
+   * a given `harness`) there is nothing to watch. `reloadConfig()` reloads on request either way.
+   */
+  watchConfig?: boolean;
+  /** Told about every config reload, good or refused (also logged to the request log). */
+  onConfigReload?: (outcome: ConfigReloadOutcome) => void;
 }
 
 export interface RunningServer {
@@ -59,6 +69,12 @@ export interface RunningServer {
   readonly harness: Harness;
   /** Where runs execute: in this process, or on queue workers. */
   readonly runs: "local" | "queue";
+  /**
+   * Read the config file again and put it in force (what SIGHUP does for `capgate serve`):
+   * resolves with what changed, or why the edit was refused (the last good config stays).
+   * Refused when the server has no config file (it was given a config value or a harness).
+   */
+  reloadConfig(): Promise<ConfigReloadOutcome>;
   /**
    * Stop accepting requests, abort running runs (each trace ends with `run_ended {
    * outcome: "aborted" }`), deny pending approvals, end event streams, close MCP
@@ -105,9 +121,21 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   });
   const url = `http://${formatHost(bind === "0.0.0.0" ? "127.0.0.1" : bind === "::" ? "::1" : bind)}:${bound}`;
   const server = app;
+  const watcher = await configWatcher(
+    options,
+    host,
+    (outcome) => {
+      if (outcome.ok) server.log.info({ reload: outcome.result, path: outcome.path }, "config reloaded");
+      else server.log.error({ path: outcome.path, err: outcome.error }, "config reload refused");
+      options.onConfigReload?.(outcome);
+    },
+    (path, error) =>
+      server.log.error({ path, err: error }, "cannot watch the config file; reloadConfig() still reloads it"),
+  );
   let closed: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closed ??= (async () => {
+      watcher?.close();
       state.closing = true;
       shutdown.abort(new Error("the server is shutting down"));
       // Runs first: each writes run_ended, which also ends its event streams.
@@ -127,8 +155,47 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     viewerUrl: `${url}/#token=${encodeURIComponent(token)}`,
     harness: host.harness,
     runs: host.mode,
+    reloadConfig: async () => {
+      if (watcher) return watcher.reload();
+      const { CapgateError: Refusal } = await import("@capgate/schema");
+      const outcome: ConfigReloadOutcome = {
+        ok: false,
+        path: "",
+        trigger: "request",
+        error: new Refusal(
+          "no_config_file",
+          "This server has no config file to reload: it was started with a config value or a harness.",
+        ),
+      };
+      options.onConfigReload?.(outcome);
+      return outcome;
+    },
     close,
   };
+}
+
+/**
+ * The watcher of the config file the host read at start (or would have read: a file
+ * created later is picked up), watching the file only when `watchConfig` asks; undefined
+ * when the config did not come from a file.
+ */
+async function configWatcher(
+  options: StartServerOptions,
+  host: Host,
+  onReload: (outcome: ConfigReloadOutcome) => void,
+  onWatchError: (path: string, error: Error) => void,
+): Promise<ConfigWatcher | undefined> {
+  if (options.harness || options.config !== undefined) return undefined;
+  const { CONFIG_FILE_NAME, watchConfig } = await import("@capgate/harness");
+  const path =
+    host.harness.configPath ??
+    (options.configPath ? resolve(options.configPath) : join(resolve(options.cwd ?? "."), CONFIG_FILE_NAME));
+  return watchConfig(host.harness, {
+    path,
+    onReload,
+    watch: options.watchConfig === true,
+    onWatchError: (error) => onWatchError(path, error),
+  });
 }
 
 function checkPort(port: number): number {

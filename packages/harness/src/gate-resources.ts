@@ -70,12 +70,15 @@ export function gateResources(features: McpServerFeatures, links: LinkMemory): G
   };
 }
 
-/** The configured servers' prompts as `<server>/<prompt>` (servers without prompts, or unreachable, are left out). */
-export function gatePrompts(features: McpServerFeatures, servers: readonly string[]): GatePrompts {
+/**
+ * The configured servers' prompts as `<server>/<prompt>` (servers without prompts, or
+ * unreachable, are left out). `servers` is asked each time: a config reload changes them.
+ */
+export function gatePrompts(features: McpServerFeatures, serverNames: () => readonly string[]): GatePrompts {
   return {
     async list(extra) {
       const lists = await Promise.allSettled(
-        servers.map((server) => features.listPrompts(server, { signal: extra.signal })),
+        serverNames().map((server) => features.listPrompts(server, { signal: extra.signal })),
       );
       return lists
         .flatMap((r) => (r.status === "fulfilled" ? r.value : []))
@@ -90,6 +93,7 @@ export function gatePrompts(features: McpServerFeatures, servers: readonly strin
     async get(name, args, extra) {
       const slash = name.indexOf("/");
       const server = slash > 0 ? name.slice(0, slash) : "";
+      const servers = serverNames();
       if (!servers.includes(server))
         throw rpcError(
           -32602,

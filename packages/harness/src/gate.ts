@@ -138,7 +138,7 @@ export function createGateSession(
     ...(features
       ? {
           resources: gateResources(features, links),
-          prompts: gatePrompts(features, env.mcp?.serverNames() ?? []),
+          prompts: gatePrompts(features, () => env.mcp?.serverNames() ?? []),
         }
       : {}),
     loaded: () => session.router.loaded(),

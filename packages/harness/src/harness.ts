@@ -43,6 +43,7 @@ import { builtinCapabilities } from "./builtins.js";
 import { type CallToolOptions, type CallToolOutcome, callTool } from "./call-tool.js";
 import { type CapgateConfig, parseConfig, type ResolvedConfig, resolveConfigPath } from "./config.js";
 import { checkConfigAgainstHarness } from "./config-check.js";
+import { type ConfigReloadResult, diffConfigs } from "./config-diff.js";
 import { createDefaultRegistry } from "./default-registry.js";
 import { toolEnvironment } from "./environment.js";
 import { createGateSession, type GateSession, type GateSessionOptions } from "./gate.js";
@@ -142,6 +143,14 @@ export interface Harness {
   indexMcpTools(options?: { connectTimeoutMs?: number }): Promise<McpIndexResult[]>;
   /** A gate session (one router) for serving capability_search/load/call/memory_search over MCP; profile and preload default to the config's `gate`. */
   createGateSession(options?: GateSessionOptions): GateSession;
+  /**
+   * Put an edited config in force without a restart (checked as at start; InvalidConfigError
+   * and nothing changed when it fails). MCP servers added start lazily, removed ones are
+   * closed (their processes end), changed ones (any difference in their entry) restart,
+   * unchanged ones keep their sessions; search follows. Other fields apply only at start:
+   * ones that differ are listed in `needsRestart` and ignored. Reloads run one at a time.
+   */
+  reloadConfig(next: ResolvedConfig): Promise<ConfigReloadResult>;
   /** Close MCP sessions, the browser, background processes and open traces. */
   close(): Promise<void>;
 }
@@ -209,15 +218,12 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   const model = modelFactory(resolved, processEnv);
   // Sampling uses the run's model: the one the latest run or chat started with.
   const sampling: { model?: ModelClient } = {};
+  const placing: ServerPlacing = { workspace, stateDir, policy, toolEnv, processEnv };
   const { mcp, marks } = await startMcpPool({
     resolved,
     options,
     registry,
-    workspace,
-    stateDir,
-    policy,
-    toolEnv,
-    processEnv,
+    placing,
     samplingModel: () => {
       if (sampling.model) return sampling.model;
       try {
@@ -256,10 +262,16 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     ...(config.limits?.maxToolCalls ? { maxToolCalls: config.limits.maxToolCalls } : {}),
   };
   const indexer = mcpIndexer(mcp, registry);
+  const capabilityNames = capabilities.list().map((c) => c.manifest.name);
+  // The config in force: the one the harness started with, its mcpServers replaced by reloads.
+  let current = resolved;
+  let reloading: Promise<unknown> = Promise.resolve();
 
   let closed = false;
   const harness: Harness = {
-    config,
+    get config() {
+      return current.config;
+    },
     configPath: resolved.path,
     workspace,
     stateDir,
@@ -332,12 +344,36 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
       });
       return afterMcpIndexed(gate, indexer.ensureIndexed);
     },
+    reloadConfig(next) {
+      const run = reloading.then(async () => {
+        if (closed)
+          throw new CapgateError("harness_closed", "This harness is closed; its config cannot be reloaded.");
+        await checkConfigAgainstHarness(next, capabilityNames, next.path ?? "the capgate config");
+        const diff = diffConfigs(current, next, mcp !== undefined);
+        if (mcp && diff.added.length + diff.removed.length + diff.changed.length > 0) {
+          await reloadMcpServers({ mcp, registry, marks, placing, next, diff });
+          indexer.reset();
+        }
+        if (diff.applied)
+          current = {
+            ...current,
+            config: withMcpServers(current.config, next.config.mcpServers),
+            mcpServers: next.mcpServers,
+            sandboxedServers: next.sandboxedServers,
+          };
+        const { applied: _, ...result } = diff;
+        return result;
+      });
+      reloading = run.catch(() => undefined);
+      return run;
+    },
     async close() {
       if (closed) return;
       closed = true;
+      await reloading;
       const results = await Promise.allSettled([resources.closeAll(), mcp?.close()]);
       // Where no pid namespace could hold configured servers, what they left behind goes by its mark.
-      for (const mark of marks) killMarkedProcesses(mark);
+      for (const mark of marks.values()) killMarkedProcesses(mark);
       store.close();
       // After the sessions: their last events are spans too.
       await telemetry?.shutdown().catch(() => undefined);
@@ -448,62 +484,121 @@ function modelFactory(
   };
 }
 
-/**
- * The configured MCP servers' pool (undefined when none is configured): the sandboxed ones
- * wrapped, each started without workspace entries on PATH and contained (the marks find what
- * they leave behind where no pid namespace could hold them), and their cached tool lists
- * searchable at once. Every later listing is indexed too.
- */
-async function startMcpPool(inputs: {
-  resolved: ResolvedConfig;
-  options: HarnessOptions;
-  registry: Registry;
+/** Where configured servers are placed: what sandboxing and containing them needs. */
+interface ServerPlacing {
   workspace: string;
   stateDir: string;
   policy: PolicyConfig;
   toolEnv: Record<string, string | undefined>;
   processEnv: Record<string, string | undefined>;
-  samplingModel: () => ModelClient | undefined;
-}): Promise<{ mcp: McpPool | undefined; marks: readonly string[] }> {
-  const { resolved, options, registry, workspace, stateDir } = inputs;
-  const hasServers = Object.keys(resolved.mcpServers).length > 0;
-  const serverPath = hostPath(inputs.processEnv.PATH, workspace);
+}
+
+/**
+ * The pool's entries of the named configured servers: the sandboxed ones wrapped, each
+ * started without workspace entries on PATH and contained; `marks` finds by server what
+ * they leave behind where no pid namespace could hold them.
+ */
+async function placeServers(
+  resolved: ResolvedConfig,
+  names: readonly string[],
+  placing: ServerPlacing,
+): Promise<{ servers: McpServersMap; marks: Record<string, string> }> {
+  const { workspace, stateDir } = placing;
+  const chosen: McpServersMap = {};
+  for (const name of names) chosen[name] = resolved.mcpServers[name] as McpServersMap[string];
+  const sandboxed = (resolved.sandboxedServers ?? []).filter((name) => names.includes(name));
+  const serverPath = hostPath(placing.processEnv.PATH, workspace);
   const contained = containServers(
     withServerHostPlace(
-      await sandboxServers(resolved.mcpServers, resolved.sandboxedServers ?? [], {
+      await sandboxServers(chosen, sandboxed, {
         workspace,
         stateDir,
-        policy: inputs.policy,
-        env: withHostPath(inputs.toolEnv, workspace),
+        policy: placing.policy,
+        env: withHostPath(placing.toolEnv, workspace),
       }),
       serverPath,
-      { sandboxed: resolved.sandboxedServers ?? [], stateDir },
+      { sandboxed, stateDir },
     ),
-    resolved.sandboxedServers ?? [],
-    serverPath ?? inputs.processEnv.PATH,
+    sandboxed,
+    serverPath ?? placing.processEnv.PATH,
   );
-  const servers = contained.servers;
-  const mcp = hasServers
-    ? createNodeMcpPool(servers, {
-        stateDir,
-        // Servers that work on files (filesystem, pdf) ask where: the workspace, and only it.
-        roots: [{ uri: pathToFileURL(workspace).href, name: basename(workspace) || workspace }],
-        onSampling: options.onSampling ?? modelSamplingHandler(inputs.samplingModel),
-        ...(options.onElicitation ? { onElicitation: options.onElicitation } : {}),
-        // Every listing the pool takes (the first, one that outlasted the indexing budget, one
-        // after tools/list_changed) is indexed: search offers exactly what calls can reach.
-        onEvent: (event) => {
-          if (event.type === "tools_listed")
-            registerMcp(registry, event.server, event.tools, mcp?.serverInstructions(event.server));
-        },
-      })
-    : undefined;
-  if (mcp) {
-    // Cached tool lists make MCP tools searchable before any server is started.
-    for (const entry of await mcp.knownTools())
-      registerMcp(registry, entry.server, entry.tools, mcp.serverInstructions(entry.server));
+  return { servers: contained.servers, marks: contained.byServer };
+}
+
+/**
+ * The configured MCP servers' pool (undefined when none is configured), placed by
+ * placeServers, with their cached tool lists searchable at once. Every later listing is
+ * indexed too.
+ */
+async function startMcpPool(inputs: {
+  resolved: ResolvedConfig;
+  options: HarnessOptions;
+  registry: Registry;
+  placing: ServerPlacing;
+  samplingModel: () => ModelClient | undefined;
+}): Promise<{ mcp: McpPool | undefined; marks: Map<string, string> }> {
+  const { resolved, options, registry, placing } = inputs;
+  const names = Object.keys(resolved.mcpServers);
+  if (names.length === 0) return { mcp: undefined, marks: new Map() };
+  const placed = await placeServers(resolved, names, placing);
+  const { workspace, stateDir } = placing;
+  const mcp: McpPool = createNodeMcpPool(placed.servers, {
+    stateDir,
+    // Servers that work on files (filesystem, pdf) ask where: the workspace, and only it.
+    roots: [{ uri: pathToFileURL(workspace).href, name: basename(workspace) || workspace }],
+    onSampling: options.onSampling ?? modelSamplingHandler(inputs.samplingModel),
+    ...(options.onElicitation ? { onElicitation: options.onElicitation } : {}),
+    // Every listing the pool takes (the first, one that outlasted the indexing budget, one
+    // after tools/list_changed) is indexed: search offers exactly what calls can reach. A
+    // server a reload removed is not indexed again.
+    onEvent: (event) => {
+      if (event.type === "tools_listed" && Object.hasOwn(mcp.servers, event.server))
+        registerMcp(registry, event.server, event.tools, mcp.serverInstructions(event.server));
+    },
+  });
+  // Cached tool lists make MCP tools searchable before any server is started.
+  for (const entry of await mcp.knownTools())
+    registerMcp(registry, entry.server, entry.tools, mcp.serverInstructions(entry.server));
+  return { mcp, marks: new Map(Object.entries(placed.marks)) };
+}
+
+/**
+ * A reload's MCP part: added and changed servers placed as at start, the pool given the
+ * new map (unchanged servers keep their placed entries, so their running sessions match),
+ * what removed and changed servers left behind killed by their marks, and search updated:
+ * their old tools gone, added servers' cached lists in at once.
+ */
+async function reloadMcpServers(inputs: {
+  mcp: McpPool;
+  registry: Registry;
+  marks: Map<string, string>;
+  placing: ServerPlacing;
+  next: ResolvedConfig;
+  diff: ConfigReloadResult;
+}): Promise<void> {
+  const { mcp, registry, marks, next, diff } = inputs;
+  const placed = await placeServers(next, [...diff.added, ...diff.changed], inputs.placing);
+  const servers: McpServersMap = {};
+  for (const name of Object.keys(next.mcpServers))
+    servers[name] = (placed.servers[name] ?? mcp.servers[name]) as McpServersMap[string];
+  await mcp.reconfigure(servers, diff.changed);
+  for (const name of [...diff.removed, ...diff.changed]) {
+    const mark = marks.get(name);
+    if (mark) killMarkedProcesses(mark);
+    marks.delete(name);
+    registry.unregisterMcpServer(name);
   }
-  return { mcp, marks: contained.marks };
+  for (const [name, mark] of Object.entries(placed.marks)) marks.set(name, mark);
+  for (const name of [...diff.added, ...diff.changed]) {
+    const cached = await mcp.cachedTools(name);
+    if (cached) registerMcp(registry, name, cached, undefined);
+  }
+}
+
+/** A config with another mcpServers section (none when `servers` is undefined). */
+function withMcpServers(config: CapgateConfig, servers: CapgateConfig["mcpServers"]): CapgateConfig {
+  const { mcpServers: _, ...rest } = config;
+  return servers === undefined ? rest : { ...rest, mcpServers: servers };
 }
 
 /**
@@ -517,12 +612,16 @@ function mcpIndexer(
 ): {
   ensureIndexed: () => Promise<unknown>;
   indexNow: (connectTimeoutMs?: number) => Promise<McpIndexResult[]>;
+  /** The servers changed: the next ensureIndexed lists again (unchanged servers answer from their kept lists). */
+  reset: () => void;
 } {
   let indexing: Promise<McpIndexResult[]> | undefined;
   const indexMcp = async (connectTimeoutMs?: number): Promise<McpIndexResult[]> => {
     if (!mcp) return [];
     const results: McpIndexResult[] = [];
     for (const entry of await mcp.listAllTools(connectTimeoutMs === undefined ? {} : { connectTimeoutMs })) {
+      // Removed by a reload while this listing ran: not searchable again.
+      if (!Object.hasOwn(mcp.servers, entry.server)) continue;
       // A listing that outlasted the budget and completed since (while other servers were
       // awaited) is already indexed from its tools_listed event: a cached or empty entry
       // must not replace it.
@@ -554,6 +653,9 @@ function mcpIndexer(
       const results = await indexMcp(connectTimeoutMs);
       indexing = Promise.resolve(results);
       return results;
+    },
+    reset: () => {
+      indexing = undefined;
     },
   };
 }

@@ -5,17 +5,21 @@ import * as api from "./index.js";
 describe("@capgate/harness public surface", () => {
   it("exports exactly these runtime names", () => {
     expect(Object.keys(api).sort()).toEqual([
+      "CONFIG_FILE_NAME",
       "InvalidConfigError",
+      "RELOADABLE_FIELDS",
       "capabilityProblems",
       "configSchema",
       "createDefaultRegistry",
       "createHarness",
       "defaultStateDir",
+      "describeReload",
       "findPackageDir",
       "loadConfig",
       "packageEntry",
       "parseConfig",
       "resolveConfigPath",
+      "watchConfig",
     ]);
   });
 });

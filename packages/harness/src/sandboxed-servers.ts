@@ -84,15 +84,17 @@ export async function sandboxServers(
  * daemon — outlives it, its close, or a `kill -9` of capgate. Sandboxed servers have the
  * sandbox's namespace already. A command that is not on the server's PATH is left as it is,
  * for the client's own "not found" error. Returns the marks of servers that could only be
- * marked (no pid namespace here), to be killed when the harness closes.
+ * marked (no pid namespace here), to be killed when the harness closes (`byServer`: the
+ * same marks by server, for ending one server's leftovers when a reload removes it).
  */
 export function containServers(
   servers: McpServersMap,
   sandboxed: readonly string[],
   hostEnvPath: string | undefined,
-): { servers: McpServersMap; marks: string[] } {
+): { servers: McpServersMap; marks: string[]; byServer: Record<string, string> } {
   const out: McpServersMap = { ...servers };
   const marks: string[] = [];
+  const byServer: Record<string, string> = {};
   for (const [name, entry] of Object.entries(servers)) {
     const stdio = entry as McpStdioServerConfig;
     if (sandboxed.includes(name) || typeof stdio.command !== "string") continue;
@@ -106,12 +108,13 @@ export function containServers(
     }
     if (contained.mark) {
       marks.push(contained.mark);
+      byServer[name] = contained.mark;
       out[name] = { ...stdio, env: { ...env, ...markOf(contained.env) } };
     } else {
       out[name] = { ...stdio, command: contained.file, args: contained.args };
     }
   }
-  return { servers: out, marks };
+  return { servers: out, marks, byServer };
 }
 
 /** The mark variable of a marked command's environment (the client builds the rest itself). */

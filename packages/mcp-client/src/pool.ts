@@ -161,14 +161,15 @@ interface ToolListEntry {
  * is replayed. `close()` ends every session (for stdio servers, their whole process group).
  */
 export class McpPool implements McpCaller, McpServerFeatures {
-  readonly servers: McpServersMap;
+  #servers: McpServersMap;
   private readonly options: McpPoolOptions;
   /** The sessions every caller shares (and through which tool lists are taken). */
   private readonly shared: SessionSet;
   private readonly toolLists = new Map<string, ToolListEntry>();
   /** Upstream sessions scopes hold per server (open or opening), against `maxSessionsPerServer`. */
   private readonly scoped = new Map<string, number>();
-  private readonly scopes = new Set<McpPoolScope>();
+  /** Each scope's own sessions, so a reconfigure can end a changed server's sessions in every scope. */
+  private readonly scopes = new Map<McpPoolScope, SessionSet>();
   private closed = false;
   private readonly closing = new AbortController();
   /** OAuth state: the host's store, or one in memory shared by this pool's reconnects. */
@@ -177,7 +178,7 @@ export class McpPool implements McpCaller, McpServerFeatures {
 
   /** Validates `servers` (throws McpConfigError naming the bad property). */
   constructor(servers: McpServersMap, options: McpPoolOptions = {}) {
-    this.servers = parseMcpServersConfig(servers);
+    this.#servers = parseMcpServersConfig(servers);
     this.options = options;
     this.authStore = options.authStore ?? memoryAuthStore();
     this.checks = new CallChecks((warning) => this.emit({ type: "schema_warning", ...warning }));
@@ -188,13 +189,43 @@ export class McpPool implements McpCaller, McpServerFeatures {
     );
   }
 
+  /** The server entries in force (replaced as a whole by `reconfigure`). */
+  get servers(): McpServersMap {
+    return this.#servers;
+  }
+
+  /**
+   * Put a new servers map in force without a restart: servers missing from `next` and the
+   * ones named in `restart` lose their sessions (shared and every scope's; stdio servers'
+   * process groups end) and their tool lists, and start again lazily from their new entry;
+   * every other server keeps its sessions and lists. Which entries count as changed is the
+   * caller's call: a host that rewrites entries (sandbox wrapping, marks) compares what the
+   * operator wrote, not what it derived. Validates `next` first (McpConfigError, nothing
+   * changed). Resolves once the dropped sessions are closed.
+   */
+  async reconfigure(next: McpServersMap, restart: readonly string[] = []): Promise<void> {
+    if (this.closed) throw new McpClientError("mcp_unavailable", "This MCP pool is closed.");
+    const parsed = parseMcpServersConfig(next);
+    const dropped = Object.keys(this.#servers).filter(
+      (name) => !Object.hasOwn(parsed, name) || restart.includes(name),
+    );
+    // Dropped from the sets before the new map is in force, so no call reaches an old session with a new entry.
+    const closing = dropped.flatMap((server) => [
+      this.shared.drop(server),
+      ...[...this.scopes.values()].map((own) => own.drop(server)),
+    ]);
+    for (const server of dropped) this.toolLists.delete(server);
+    this.#servers = parsed;
+    await Promise.all(closing);
+  }
+
   /** Enabled server names in config order (the first takes bare tool names). */
   serverNames(): string[] {
     return enabledServerNames(this.servers);
   }
 
   private config(server: string): McpServerConfig {
-    const config = Object.hasOwn(this.servers, server) ? this.servers[server] : undefined;
+    const config = Object.hasOwn(this.#servers, server) ? this.#servers[server] : undefined;
     if (config && config.enabled !== false) return config;
     const names = this.serverNames();
     throw new CapgateError(
@@ -283,6 +314,9 @@ export class McpPool implements McpCaller, McpServerFeatures {
       const session = await this.connect(server);
       const listed = await session.listToolsRaw(options.timeoutMs ?? serverTimeoutMs(config), options.signal);
       const normalized = normalizeToolList(server, listed.tools);
+      // The server was removed or restarted while listing: this list belongs to the old entry
+      // (still filtered by the config it was listed under).
+      if (this.toolLists.get(server) !== current) return filterTools(config, normalized.tools).kept;
       const { skipped } = normalized;
       // The config's filter applies here, once: search, load, listings and calls all read this list.
       const { kept: tools, excluded } = filterTools(config, normalized.tools);
@@ -563,8 +597,11 @@ export class McpPool implements McpCaller, McpServerFeatures {
       "gate session's MCP scope",
     );
     const via = (server: string): SessionSet => (this.config(server).share === true ? this.shared : own);
+    const pool = this;
     const scope: McpPoolScope = {
-      servers: this.servers,
+      get servers() {
+        return pool.servers;
+      },
       hasTool: (server, tool, options) => this.hasTool(server, tool, options),
       excludedBy: (server, tool, options) => this.excludedBy(server, tool, options),
       approvalOverride: (server, tool, options) => this.approvalOverride(server, tool, options),
@@ -586,7 +623,7 @@ export class McpPool implements McpCaller, McpServerFeatures {
         await own.close();
       },
     };
-    this.scopes.add(scope);
+    this.scopes.set(scope, own);
     return scope;
   }
 
@@ -624,7 +661,8 @@ export class McpPool implements McpCaller, McpServerFeatures {
   /** The ToolListCache's list for a server's current config entry, if any. */
   async cachedTools(server: string): Promise<McpToolInfo[] | undefined> {
     const cache = this.options.toolCache;
-    if (!cache) return undefined;
+    // A server a reconfigure removed while it was being listed has no list any more.
+    if (!cache || !Object.hasOwn(this.#servers, server)) return undefined;
     const config = this.config(server);
     const tools = await cache.load(server, configHash(config)).catch(() => undefined);
     return tools && filterTools(config, tools).kept;
@@ -683,7 +721,7 @@ export class McpPool implements McpCaller, McpServerFeatures {
   async close(): Promise<void> {
     this.closed = true;
     this.closing.abort();
-    const scopes = [...this.scopes];
+    const scopes = [...this.scopes.keys()];
     await Promise.all([this.shared.close(), ...scopes.map((s) => s.close())]);
   }
 }

@@ -69,6 +69,18 @@ export class SessionSet {
     return session?.isAlive ? session.pid : undefined;
   }
 
+  /**
+   * Forget a server's session at once (the next use connects again) and close it; resolves
+   * when it is closed (stdio servers: their process group ended).
+   */
+  async drop(server: string): Promise<void> {
+    const pending = this.sessions.get(server);
+    this.sessions.delete(server);
+    this.live.delete(server);
+    const session = await pending?.catch(() => undefined);
+    await session?.close();
+  }
+
   /** Close every session (stdio servers: their whole process group). The set cannot be used afterwards. */
   async close(): Promise<void> {
     this.closed = true;

@@ -151,11 +151,13 @@ export async function mcpServeCommand(
 ): Promise<number> {
   const env = process.env;
   const { realpathSync } = await import("node:fs");
-  const { resolve } = await import("node:path");
+  const { join, resolve } = await import("node:path");
   const { homedir } = await import("node:os");
   const configPath = options.config ?? global.config ?? nonEmpty(env.CAPGATE_CONFIG);
   const explicitWorkspace = options.workspace ?? nonEmpty(env.CAPGATE_WORKSPACE);
-  const { createHarness, loadConfig } = await import("@capgate/harness");
+  const { CONFIG_FILE_NAME, createHarness, describeReload, loadConfig, watchConfig } = await import(
+    "@capgate/harness"
+  );
   // Without --config, the workspace's own capgate.config.json (the cwd of a desktop client means nothing).
   const config = loadConfig(
     configPath ? { path: configPath } : explicitWorkspace ? { cwd: resolve(explicitWorkspace) } : {},
@@ -210,14 +212,27 @@ export async function mcpServeCommand(
     `capgate mcp serve · workspace ${harness.workspace} · config ${config.path ?? "(none)"} · MCP servers ${servers.length ? servers.join(", ") : "(none)"} · trace ${harness.store.pathOf(session.runId)}`,
   );
   const serving = await serveGateOverStdio(server);
+  // An edited config file (or SIGHUP) is put in force while serving; the file need not exist yet.
+  const watched =
+    config.path ?? join(explicitWorkspace ? resolve(explicitWorkspace) : process.cwd(), CONFIG_FILE_NAME);
+  const watcher = watchConfig(harness, {
+    path: watched,
+    onReload: (outcome) => io.err(`capgate mcp serve · ${describeReload(outcome)}`),
+    onWatchError: (error) =>
+      io.err(`capgate mcp serve · cannot watch ${watched} (${error.message}); SIGHUP still reloads it`),
+  });
+  const reload = () => void watcher.reload();
   const stop = () => void serving.close();
   // `on`, not `once`: signal-exit (the exit hook that kills child processes) re-raises a
   // signal nobody else listens to, which would end the process before the close below.
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);
+  process.on("SIGHUP", reload);
   try {
     await serving.closed;
   } finally {
+    watcher.close();
+    process.off("SIGHUP", reload);
     await session.close();
     await harness.close();
     process.off("SIGTERM", stop);

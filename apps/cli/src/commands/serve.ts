@@ -17,6 +17,7 @@ export async function serveCommand(options: ServeOptions, global: GlobalOptions,
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new CliError(`--port must be 0–65535, got '${options.port}'`, 2);
   const { closeOnSignals, startServer } = await import("@capgate/server");
+  const { describeReload } = await import("@capgate/harness");
   const server = await startServer({
     host: options.host ?? "127.0.0.1",
     port,
@@ -28,6 +29,9 @@ export async function serveCommand(options: ServeOptions, global: GlobalOptions,
     ...(global.config ? { configPath: global.config } : {}),
     // --capability, as for run/call/capabilities: paths from the current directory.
     ...(global.capability?.length ? { capabilityPlugins: global.capability } : {}),
+    // An edited config file (or SIGHUP) is put in force while serving.
+    watchConfig: true,
+    onConfigReload: (outcome) => io.err(`capgate serve · ${describeReload(outcome)}`),
   });
   reportCapabilityProblems(server.harness, global, io);
   const p = paint(io);
@@ -45,6 +49,7 @@ export async function serveCommand(options: ServeOptions, global: GlobalOptions,
   io.out(p.dim("the token is in the link's fragment: it never reaches the server's logs"));
   // Shuts down gracefully (runs aborted, MCP sessions and the browser closed) and exits.
   closeOnSignals(server);
+  process.on("SIGHUP", () => void server.reloadConfig());
   await new Promise<never>(() => undefined);
   return 0;
 }
