@@ -49,9 +49,16 @@ function stop(child: ChildProcess): Promise<void> {
   });
 }
 
-/** The config file in the workspace, written as editors save it: a new file renamed over the old one. */
+/**
+ * The config file, outside the workspace (one in it is not watched: the model can write
+ * there), written as editors save it: a new file renamed over the old one.
+ */
+function configPath(box: Sandbox): string {
+  return join(box.root, "capgate.config.json");
+}
+
 function writeConfig(box: Sandbox, value: unknown): string {
-  const path = join(box.workspace, "capgate.config.json");
+  const path = configPath(box);
   writeFileSync(`${path}.tmp`, typeof value === "string" ? value : JSON.stringify(value));
   renameSync(`${path}.tmp`, path);
   return path;
@@ -120,7 +127,7 @@ describe("capgate mcp serve: an edited config is put in force", () => {
     const path = writeConfig(box, { mcpServers: { kept: stateServer(m.kept), gone: stateServer(m.gone) } });
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [BIN, "mcp", "serve"],
+      args: [BIN, "mcp", "serve", "--config", configPath(box)],
       cwd: box.workspace,
       env: box.env as Record<string, string>,
       stderr: "pipe",
@@ -178,7 +185,7 @@ describe("capgate serve: an edited config is put in force", () => {
     const box = sandbox();
     const m = markers();
     const path = writeConfig(box, { mcpServers: { kept: stateServer(m.kept), gone: stateServer(m.gone) } });
-    const child = start(["serve", "--port", "0", "--token", TOKEN], box);
+    const child = start(["--config", configPath(box), "serve", "--port", "0", "--token", TOKEN], box);
     running.push(child);
     const stderr = stderrOf(child.stderr);
     let stdout = "";

@@ -20,12 +20,15 @@ afterAll(async () => {
   await Promise.all(open.map((h) => h.close()));
 });
 
-/** A harness on a config file in its workspace, watched; `next()` resolves with the next reload's outcome. */
-async function watched(config: CapgateConfig) {
+/**
+ * A harness on a config file beside its workspace (one in it is not watched), watched;
+ * `next()` resolves with the next reload's outcome.
+ */
+async function watched(config: CapgateConfig, where: "beside" | "in" = "beside") {
   const root = mkdtempSync(join(tmpdir(), "capgate-reload-"));
   const workspace = join(root, "ws");
   mkdirSync(workspace);
-  const path = join(workspace, "capgate.config.json");
+  const path = join(where === "in" ? workspace : root, "capgate.config.json");
   const write = (value: CapgateConfig | string) => {
     // As editors save: a new file renamed over the old one.
     writeFileSync(
@@ -39,9 +42,11 @@ async function watched(config: CapgateConfig) {
   open.push(h);
   const outcomes: ConfigReloadOutcome[] = [];
   const waiting: Array<(o: ConfigReloadOutcome) => void> = [];
+  const watchErrors: string[] = [];
   const watcher = watchConfig(h, {
     path,
     debounceMs: 50,
+    onWatchError: (error) => watchErrors.push(error.message),
     onReload: (o) => {
       const w = waiting.shift();
       if (w) w(o);
@@ -54,7 +59,7 @@ async function watched(config: CapgateConfig) {
       if (o) resolve(o);
       else waiting.push(resolve);
     });
-  return { h, path, write, next, watcher };
+  return { h, path, write, next, watcher, watchErrors, outcomes };
 }
 
 const pidsOf = (marker: string) =>
@@ -65,6 +70,21 @@ const recall = async (h: Harness, server: string) =>
   (await h.callTool(`${server}/recall`, {})).result.summary;
 
 describe("reloading the config of a running harness", () => {
+  it("does not watch a config file in the workspace (the model can write there); a request still reloads it", async () => {
+    const { h, write, watcher, watchErrors, outcomes } = await watched({}, "in");
+    expect(watchErrors).toEqual([
+      expect.stringContaining("inside the workspace, where the model can write it"),
+    ]);
+    // What a model could do through an MCP server's file tools: add a server of its own.
+    write({ mcpServers: { planted: { command: process.execPath, args: ["-e", "0"] } } });
+    // Only an operator's request reads it (this harness started without MCP servers, so the
+    // first one is reported as needing a restart: the request did read the edit).
+    const requested = await watcher.reload();
+    expect(requested.trigger).toBe("request");
+    expect(requested.ok && requested.result.needsRestart).toEqual(["mcpServers"]);
+    expect(outcomes.every((o) => o.trigger === "request")).toBe(true);
+  });
+
   it("starts added servers, ends removed ones, restarts changed ones and keeps unchanged ones' sessions; search follows", async () => {
     const id = `${process.pid}-${Date.now()}`;
     const [kept, gone, edited] = [`kept-${id}`, `gone-${id}`, `edited-${id}`];

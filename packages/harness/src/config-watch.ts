@@ -1,5 +1,6 @@
-import { type FSWatcher, watch } from "node:fs";
+import { type FSWatcher, realpathSync, watch } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
+import { isInside } from "@capgate/workspace";
 import { loadConfig } from "./config.js";
 import type { ConfigReloadResult } from "./config-diff.js";
 import type { Harness } from "./harness.js";
@@ -21,7 +22,10 @@ export interface ConfigWatcherOptions {
   debounceMs?: number;
   /** Watch the file (default true); false: reload only when asked. */
   watch?: boolean;
-  /** The directory cannot be watched (gone, no inotify watches left): reloads then happen only when asked. */
+  /**
+   * The file is not watched — its directory is gone or has no inotify watch left, or it lies
+   * in the workspace, where the model can write it: reloads then happen only when asked.
+   */
   onWatchError?: (error: Error) => void;
 }
 
@@ -68,7 +72,18 @@ export function watchConfig(harness: Harness, options: ConfigWatcherOptions): Co
     watcher?.close();
     options.onWatchError?.(error instanceof Error ? error : new Error(String(error)));
   };
-  if (options.watch !== false) {
+  // A config file in the workspace is one the model can write: through an MCP server's file
+  // tools, or a command that creates it while it is missing (the sandbox renames such a file
+  // aside only when the command ends). Watching it would put the model's own servers and
+  // rules in force at once, so only an operator's request (SIGHUP) reloads it.
+  const writableByModel = isInside(realOrResolved(harness.workspace), realOrResolved(dirname(path)));
+  if (options.watch !== false && writableByModel) {
+    unwatchable(
+      new Error(
+        "it is inside the workspace, where the model can write it, so edits take effect only on SIGHUP (or a restart), after you have read them",
+      ),
+    );
+  } else if (options.watch !== false) {
     const name = basename(path);
     try {
       watcher = watch(dirname(path), { persistent: false }, (_event, filename) => {
@@ -92,6 +107,15 @@ export function watchConfig(harness: Harness, options: ConfigWatcherOptions): Co
       watcher?.close();
     },
   };
+}
+
+/** The real path of a file or directory, or the resolved path of one that does not exist (yet). */
+function realOrResolved(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
 }
 
 /** One line for a log or stderr: what a reload changed, or why it was refused. */
