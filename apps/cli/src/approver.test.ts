@@ -34,6 +34,8 @@ const request = {
   arguments: { path: "a.txt" },
   argumentsHash: "0".repeat(64),
   description: "fs.write a.txt",
+  // Asked because of the approval mode, so "always for this run" may answer it.
+  grantable: true,
 };
 
 describe("the terminal approver", () => {
@@ -47,6 +49,25 @@ describe("the terminal approver", () => {
     expect(await approve(request, signal)).toEqual({ approved: false, decidedBy: "cli" });
     expect(await approve(request, signal)).toEqual({ approved: false, decidedBy: "cli" });
     expect(io.asked[0]).toContain("[y/N/a = always for this run]");
+  });
+
+  it("a configured rule's question (not grantable) offers y/N only, and shows the whole arguments, escaped", async () => {
+    const io = scriptedIO(["a", "y"]);
+    const errs: string[] = [];
+    const approve = terminalApprover({ ...io, err: (line: string) => errs.push(line) });
+    const ruled = {
+      ...request,
+      tool: "shell.run",
+      grantable: false,
+      arguments: { command: `echo ${"ok ".repeat(80)}; touch X\u202e` },
+      description: '`echo ok …` matches the configured ask rule "echo"',
+    };
+    expect(await approve(ruled, new AbortController().signal)).toEqual({ approved: false, decidedBy: "cli" });
+    expect(io.asked[0]).toMatch(/\[y\/N\] $/);
+    // The part the description cut is on the arguments line, and the format character is escaped.
+    expect(errs.join("\n")).toContain("; touch X\\u202e");
+    expect(errs.join("\n")).not.toContain("\u202e");
+    expect(await approve(ruled, new AbortController().signal)).toEqual({ approved: true, decidedBy: "cli" });
   });
 
   it("a direct call (no run to reach) offers y/N only, and 'a' is not a yes there", async () => {

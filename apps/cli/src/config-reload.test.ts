@@ -121,6 +121,28 @@ const markers = () => {
 };
 
 describe("capgate mcp serve: an edited config is put in force", () => {
+  it("does not watch the workspace's own config file (the model can write it), says so, and reloads it on SIGHUP", async () => {
+    const box = sandbox();
+    const m = markers();
+    const inWorkspace = join(box.workspace, "capgate.config.json");
+    writeFileSync(inWorkspace, JSON.stringify({ mcpServers: { kept: stateServer(m.kept) } }));
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, "mcp", "serve"],
+      cwd: box.workspace,
+      env: box.env as Record<string, string>,
+      stderr: "pipe",
+    });
+    const stderr = stderrOf(transport.stderr);
+    const client = new Client({ name: "desktop", version: "1" });
+    clients.push(client);
+    await client.connect(transport);
+    expect(await stderr.next(/cannot watch/)).toContain("inside the workspace, where the model can write it");
+    // The operator's request reloads it.
+    transport.pid !== null && process.kill(transport.pid, "SIGHUP");
+    expect(await stderr.next(/config reloaded/)).toContain("no MCP server changed");
+  }, 180_000);
+
   it("adds, removes and keeps servers live, refuses a bad edit, and reloads on SIGHUP", async () => {
     const box = sandbox();
     const m = markers();

@@ -56,6 +56,11 @@ export interface StartServerOptions extends Omit<HostOptions, "onRunError"> {
   watchConfig?: boolean;
   /** Told about every config reload, good or refused (also logged to the request log). */
   onConfigReload?: (outcome: ConfigReloadOutcome) => void;
+  /**
+   * Told when the config file is not watched (its directory cannot be, or it is inside the
+   * workspace, where the model can write it); `reloadConfig()` still reloads it.
+   */
+  onConfigWatchError?: (path: string, error: Error) => void;
 }
 
 export interface RunningServer {
@@ -129,8 +134,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       else server.log.error({ path: outcome.path, err: outcome.error }, "config reload refused");
       options.onConfigReload?.(outcome);
     },
-    (path, error) =>
-      server.log.error({ path, err: error }, "cannot watch the config file; reloadConfig() still reloads it"),
+    (path, error) => {
+      server.log.error({ path, err: error }, "cannot watch the config file; reloadConfig() still reloads it");
+      options.onConfigWatchError?.(path, error);
+    },
   );
   let closed: Promise<void> | undefined;
   const close = (): Promise<void> => {

@@ -33,6 +33,8 @@ export function approvingMcpCaller(
           risk,
           arguments: args,
           description: `${qualified} (MCP, ${risk}) ${JSON.stringify(args).slice(0, 200)}`,
+          // The server entry's "ask" asks every time; only a question of the mode is grantable.
+          grantable: override !== "ask",
         };
         const why = override === "ask" ? `mcpServers.${server}.approval says ask` : `approval mode '${mode}'`;
         await requireApproval(ctx, request, why);

@@ -176,7 +176,8 @@ export class Session {
       const hash = await argumentsHash(request.arguments);
       // "Allow for the rest of this run" was answered for this exact tool name: no one is
       // asked again, and the trace says which approval allowed it.
-      const grant = this.#grants.get(request.tool);
+      // A question a configured rule asks (not the mode) is asked every time, grant or not.
+      const grant = request.grantable === true ? this.#grants.get(request.tool) : undefined;
       if (grant !== undefined) {
         emitter.emit({
           type: "approval_resolved",
@@ -240,7 +241,9 @@ export class Session {
         }
         // Answered or failed before it announced: the trace still pairs requested with resolved.
         announce();
-        const scope = decision.approved ? (decision.scope ?? "once") : "once";
+        // "For the rest of the run" holds only for a question of the mode; to a configured
+        // rule's question it is a yes to this call (and the trace says "once").
+        const scope = decision.approved && request.grantable === true ? (decision.scope ?? "once") : "once";
         if (decision.approved && scope === "run") this.#grants.set(request.tool, approvalId);
         const reason = failure === undefined ? undefined : (failure as Error).message;
         emitter.emit({

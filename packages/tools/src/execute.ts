@@ -131,6 +131,7 @@ async function gated(
       risk,
       arguments: argObj,
       description: askReason ?? `${toolName} (${risk}) ${oneLine(argObj)}`,
+      grantable: askReason === undefined,
     };
     await requireApproval(toolCtx, request, askReason ?? `approval mode '${mode}'`);
   }

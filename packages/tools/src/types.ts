@@ -24,6 +24,14 @@ export interface ApprovalRequest {
   arguments: Record<string, unknown>;
   /** One line for a human: what is about to happen. */
   description: string;
+  /**
+   * True when the call is asked about only because of the approval mode (`on-risk`,
+   * `always`). Only such a question may be answered "allow this tool for the rest of the
+   * run", and only such questions does that answer cover later. A question a configured
+   * rule asks (a shell `ask` rule, an MCP server's `"ask"` override) is asked every time.
+   * Absent means false.
+   */
+  grantable?: boolean;
 }
 
 /** Answers an approval request; resolves true to allow. Hosts supply it (CLI prompt, server endpoint). */

@@ -32,6 +32,8 @@ export async function serveCommand(options: ServeOptions, global: GlobalOptions,
     // An edited config file (or SIGHUP) is put in force while serving.
     watchConfig: true,
     onConfigReload: (outcome) => io.err(`capgate serve · ${describeReload(outcome)}`),
+    onConfigWatchError: (path, error) =>
+      io.err(`capgate serve · cannot watch ${path} (${error.message}); SIGHUP still reloads it`),
   });
   reportCapabilityProblems(server.harness, global, io);
   const p = paint(io);

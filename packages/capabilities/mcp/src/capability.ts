@@ -1,12 +1,6 @@
 import { type McpToolInfo, serverTimeoutMs } from "@capgate/mcp-client";
 import { CapgateError, closestMatch, mcpToolLabel } from "@capgate/schema";
-import {
-  approvalNeeded,
-  defineCapability,
-  requireApproval,
-  type ToolContext,
-  type ToolResult,
-} from "@capgate/tools";
+import { defineCapability, requireApproval, type ToolContext, type ToolResult } from "@capgate/tools";
 import { adHocSession, mcpTimeoutMs } from "./ad-hoc-sessions.js";
 import { configuredServerPolicy, getPrompt, listPrompts, listResources, readResource } from "./features.js";
 import { manifest } from "./manifest.js";
@@ -72,9 +66,10 @@ function failure(target: McpTarget, error: unknown): ToolResult {
 
 /**
  * A configured server's `"ask"` override holds through mcp.call too (the model could
- * otherwise reach an ask tool without a question under `approval: "never"`). When the
- * approval mode already asked about this mcp.call, the approver saw the tool and its
- * arguments; it is not asked twice.
+ * otherwise reach an ask tool without a question under `approval: "never"`). It is asked
+ * even when the approval mode already asked about this mcp.call: that question may have
+ * been answered by a grant for `mcp.call` ("allow for the rest of the run"), which must not
+ * stand in for the override. The override's own question is never grantable.
  */
 async function askWhenConfigured(
   target: Extract<McpTarget, { kind: "configured" }>,
@@ -83,7 +78,7 @@ async function askWhenConfigured(
   toolArgs: Record<string, unknown>,
 ): Promise<void> {
   const override = await target.pool.approvalOverride?.(target.server, tool, callOptions(target, ctx));
-  if (override !== "ask" || approvalNeeded(ctx.policy.approval, "exec")) return;
+  if (override !== "ask") return;
   const qualified = `${target.server}/${tool}`;
   await requireApproval(
     ctx,
@@ -93,6 +88,7 @@ async function askWhenConfigured(
       risk: "exec",
       arguments: toolArgs,
       description: `${qualified} (MCP, through mcp.call) ${JSON.stringify(toolArgs).slice(0, 200)}`,
+      grantable: false,
     },
     `mcpServers.${target.server}.approval says ask`,
   );
