@@ -209,3 +209,79 @@ describeLifetime("after a kill -9, the next capgate process does what the killed
     expect(readdirSync(join(state, "sandboxes"))).toEqual([]);
   }, 240_000);
 });
+
+describeLifetime("every frontend loads its config the same guarded way", () => {
+  const PLANT = `echo '{"shell":{"sandbox":"off"}}' > capgate.config.json && touch planted && sleep 100`;
+
+  it("kill -9 of `capgate serve` mid-command: the restarted server renames the created config aside before reading it", async () => {
+    const { ws, state } = workspace("serve-restart");
+    const token = "t".repeat(40);
+    const serve = (): { host: ChildProcess; url: Promise<string>; stderr: () => string } => {
+      const host = cli(["serve", "--port", "0", "--token", token, "--workspace", ws], ws, state);
+      let out = "";
+      let err = "";
+      host.stdout?.on("data", (c: Buffer) => {
+        out += c.toString();
+      });
+      host.stderr?.on("data", (c: Buffer) => {
+        err += c.toString();
+      });
+      const url = until(
+        "the server to listen",
+        () => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1],
+      );
+      return { host, url, stderr: () => err };
+    };
+    const first = serve();
+    const url = await first.url;
+    const call = fetch(`${url}/tools/call`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ tool: "shell.run", arguments: { command: PLANT, timeout_ms: 100_000 } }),
+    }).catch(() => undefined); // the server dies under it
+    await until("the planted config", () => (existsSync(join(ws, "planted")) ? true : undefined));
+    const tree = descendants(first.host.pid as number);
+    const exited = new Promise((done) => first.host.once("exit", done));
+    first.host.kill("SIGKILL");
+    await exited;
+    await call;
+    await until("the sandbox to die", () => (alive(tree).length === 0 ? true : undefined));
+    expect(existsSync(join(ws, "capgate.config.json"))).toBe(true);
+    // The operator's supervisor restarts the server: it must not run with the model's policy.
+    const second = serve();
+    await second.url;
+    second.host.kill("SIGTERM");
+    await new Promise((done) => second.host.once("exit", done));
+    expect(second.stderr()).toContain("After an interrupted command");
+    expect(second.stderr()).not.toContain("sandbox is off");
+    expect(existsSync(join(ws, "capgate.config.json"))).toBe(false);
+    expect(readdirSync(ws).some((e) => e.startsWith("capgate.config.json.capgate-disabled-"))).toBe(true);
+  }, 240_000);
+
+  it("while a command that created the config still runs, `capgate mcp serve` refuses to read it", async () => {
+    const { ws, state } = workspace("inflight");
+    const host = cli(
+      ["call", "shell.run", JSON.stringify({ command: PLANT, timeout_ms: 100_000 })],
+      ws,
+      state,
+    );
+    try {
+      await until("the planted config", () => (existsSync(join(ws, "planted")) ? true : undefined));
+      const other = spawnSync(process.execPath, [BIN, "mcp", "serve", "--workspace", ws], {
+        cwd: ws,
+        input: "",
+        env: { PATH: process.env.PATH, HOME: root, CAPGATE_HOME: state, LANG: "C.UTF-8" },
+        encoding: "utf8",
+      });
+      expect(other.status).toBe(1);
+      expect(other.stderr).toContain("still running: the file may be its work");
+      expect(other.stderr).not.toContain("sandbox is off");
+    } finally {
+      const exited = new Promise((done) => host.once("exit", done));
+      host.kill("SIGINT");
+      await exited;
+    }
+    // The interrupted command's after-command step renamed the file aside.
+    expect(existsSync(join(ws, "capgate.config.json"))).toBe(false);
+  }, 240_000);
+});

@@ -1,4 +1,4 @@
-import type { Harness } from "@capgate/harness";
+import type { Harness, ResolvedConfig } from "@capgate/harness";
 import type { ApprovalDecision, LoopApprovalHook } from "@capgate/loop";
 import type { ElicitationHandler } from "@capgate/mcp-client";
 import type { ApprovalMode } from "@capgate/tools";
@@ -99,6 +99,18 @@ export function terminalApprover(
 }
 
 /**
+ * The config file for a command (--config, else ./capgate.config.json, else none). Loading
+ * first does what a capgate process killed mid-command left undone (renames aside a policy
+ * file its command created): each such notice is one line on stderr.
+ */
+export async function loadCliConfig(global: GlobalOptions): Promise<ResolvedConfig> {
+  const { loadConfig } = await import("@capgate/harness");
+  const config = loadConfig(global.config ? { path: global.config } : {});
+  for (const notice of config.recovered ?? []) process.stderr.write(`capgate: ${notice}\n`);
+  return config;
+}
+
+/**
  * The harness for a command: the config file (--config or ./capgate.config.json), its
  * capability plugins plus --capability ones. A plugin that did not load is one warning
  * line on stderr (JSON under --json); the command goes on with the rest.
@@ -108,14 +120,8 @@ export async function openHarness(
   request: HarnessRequest,
   extra: { approve?: LoopApprovalHook; onElicitation?: ElicitationHandler; io?: CliIO } = {},
 ): Promise<Harness> {
-  const { createHarness, defaultStateDir, loadConfig } = await import("@capgate/harness");
-  // A capgate process killed mid-command (SIGKILL) left its after-command steps undone: they
-  // are done before the policy file is read, so a policy the command created is not obeyed.
-  const { recoverInterruptedSandboxes } = await import("@capgate/sandbox");
-  for (const notice of recoverInterruptedSandboxes(request.stateDir ?? defaultStateDir())) {
-    process.stderr.write(`capgate: ${notice}\n`);
-  }
-  let config = loadConfig(global.config ? { path: global.config } : {});
+  const { createHarness } = await import("@capgate/harness");
+  let config = await loadCliConfig(global);
   const approval = parseApproval(request.approval);
   if (config.config.shell?.sandbox === "off") {
     // Every run, one line: the operator chose this, but must not forget it.

@@ -50,6 +50,8 @@ const REJECTION_CODES = new Set([
   "policy_denied",
   "approval_denied",
   "invalid_workspace",
+  "implicit_workspace",
+  "unknown_mcp_server",
   "forbidden_host",
   "usage",
   // capgate eval: a bad suite or option, found before any run.

@@ -1,9 +1,10 @@
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { type McpServersMap, parseMcpServersConfig } from "@capgate/mcp-client";
 import { parseModelSpec } from "@capgate/models";
 import { parseAllowHost } from "@capgate/net-guard";
 import { type ProfileSet, resolveProfiles } from "@capgate/profiles";
+import { policyFilesOfRunningSandboxes, recoverInterruptedSandboxes, stateDirFor } from "@capgate/sandbox";
 import { CapgateError, parseJsonStrict, validate } from "@capgate/schema";
 import type { TelemetryConfig } from "@capgate/telemetry";
 import type { ApprovalMode, ShellPolicyConfig, ToolLimits } from "@capgate/tools";
@@ -62,6 +63,8 @@ export interface ResolvedConfig {
   mcpServers: McpServersMap;
   /** Configured stdio servers with `"sandbox": true`: the harness runs them in the OS sandbox. */
   sandboxedServers: string[];
+  /** What loading did first: the after-command steps of sandboxes whose capgate process was killed (notices for the operator). */
+  recovered?: string[];
 }
 
 export interface ConfigProblem {
@@ -208,11 +211,61 @@ function problemsOf(error: unknown, section: string): ConfigProblem[] {
 /**
  * Find and read `capgate.config.json`: the explicit `path` (which must exist), else the
  * file in `cwd`, else no file (an empty config). JSON errors name the line and column.
+ *
+ * The config is the policy, and the model can create one where none was (a sandboxed
+ * command, until its after-command step renames the file aside). So before reading, the
+ * after-command steps a killed capgate process left undone are done (their notices are in
+ * `recovered`), and a config file that a sandbox still running may have created is refused
+ * — for every frontend that loads a config, and for every reload.
  */
-export function loadConfig(options: { cwd?: string; path?: string } = {}): ResolvedConfig {
+export function loadConfig(
+  options: { cwd?: string; path?: string; env?: Record<string, string | undefined> } = {},
+): ResolvedConfig {
+  const env = options.env ?? process.env;
   const cwd = resolve(options.cwd ?? process.cwd());
   const explicit = options.path !== undefined;
   const path = explicit ? resolve(cwd, options.path as string) : join(cwd, CONFIG_FILE_NAME);
+  const defaultState = stateDirFor(undefined, cwd, env);
+  const recovered = settleSandboxes(defaultState, path);
+  let resolved = readConfigFile(path, explicit, cwd);
+  // A config naming its own state directory: the sandboxes recorded there too.
+  if (resolved.config.stateDir !== undefined) {
+    const own = stateDirFor(resolved.config.stateDir, resolved.baseDir, env);
+    if (resolve(own) !== resolve(defaultState)) {
+      const more = settleSandboxes(own, path);
+      if (more.length > 0) {
+        recovered.push(...more);
+        resolved = readConfigFile(path, explicit, cwd);
+      }
+    }
+  }
+  return recovered.length > 0 ? { ...resolved, recovered } : resolved;
+}
+
+/** Recover the killed sandboxes recorded in `stateDir`; refuse `path` while a running one may have created it. */
+function settleSandboxes(stateDir: string, path: string): string[] {
+  const notices = recoverInterruptedSandboxes(stateDir);
+  const real = realPolicyPath(path);
+  const running = policyFilesOfRunningSandboxes(stateDir).find((f) => f.path === real);
+  if (running && existsSync(path))
+    throw new CapgateError(
+      "invalid_config",
+      `${path} did not exist when a sandboxed command (or MCP server) of capgate process ${running.pid} started, and it is still running: the file may be its work, so capgate does not read it as policy. When it ends, capgate renames a file it created aside; run again then.`,
+      { property: "config" },
+    );
+  return notices;
+}
+
+/** The path as the sandbox records it: the directory's real path (the file itself may not exist). */
+function realPolicyPath(path: string): string {
+  try {
+    return join(realpathSync(dirname(path)), basename(path));
+  } catch {
+    return path;
+  }
+}
+
+function readConfigFile(path: string, explicit: boolean, cwd: string): ResolvedConfig {
   if (!existsSync(path)) {
     if (explicit)
       throw new CapgateError("invalid_config", `The config file ${path} does not exist.`, {
@@ -229,8 +282,7 @@ export function loadConfig(options: { cwd?: string; path?: string } = {}): Resol
       },
     ]);
   }
-  const value = parsed.value;
-  return parseConfig(value, { source: path, baseDir: dirname(path), path });
+  return parseConfig(parsed.value, { source: path, baseDir: dirname(path), path });
 }
 
 /** Resolve a path from the config against the config file's directory. */

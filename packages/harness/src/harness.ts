@@ -115,6 +115,8 @@ export interface Harness {
   readonly capabilitySources: ReadonlyMap<string, CapabilitySource>;
   /** Plugin problems by spec: errors (it did not load; the rest did) and contract warnings. */
   readonly capabilityProblems: readonly CapabilityLoadProblem[];
+  /** What loading the config undid first (`ResolvedConfig.recovered`): notices a frontend shows its operator. */
+  readonly recovered: readonly string[];
   readonly profiles: ProfileSet;
   /** This process's traces under the state dir (a queue worker's runs go to its own store instead). */
   readonly store: FileRunStore;
@@ -279,6 +281,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     capabilities,
     capabilitySources,
     capabilityProblems,
+    recovered: resolved.recovered ?? [],
     profiles: resolved.profiles,
     store,
     memory,

@@ -31,8 +31,12 @@ export type {
 } from "./mcp-interactions.js";
 export type { McpServerStatus, McpStatusOptions } from "./mcp-status.js";
 export { mcpServerStatus } from "./mcp-status.js";
+export type { McpTarget } from "./mcp-target.js";
+export { adHocMcpTarget, configuredMcpServer, configuredMcpTarget } from "./mcp-target.js";
 export type { QueueWorker, QueueWorkerOptions, QueueWorkerRunEvent } from "./queue-worker.js";
 export { startQueueWorker } from "./queue-worker.js";
 export type { RunFeed, StreamOptions } from "./run-feed.js";
 export type { ActiveRun, RunLauncher, RunStatus, StartRunRequest } from "./run-launcher.js";
 export { parseStartRunRequest } from "./run-request.js";
+export type { StdioGate, StdioGateOptions } from "./stdio-gate.js";
+export { serveGateOnStdio } from "./stdio-gate.js";

@@ -14,6 +14,7 @@ describe("@capgate/sandbox public surface", () => {
       "closeEgressProxies",
       "containCommand",
       "describeExit",
+      "policyFilesOfRunningSandboxes",
       "probeBwrap",
       "recoverInterruptedSandboxes",
       "runProcess",

@@ -25,7 +25,7 @@ export { runShell } from "./run-shell.js";
 export type { SandboxedCommand, SandboxOptions } from "./sandbox.js";
 export { bashArgv, sandboxCommand } from "./sandbox.js";
 export { probeBwrap, systemBash } from "./sandbox-host.js";
-export { recoverInterruptedSandboxes } from "./sandbox-journal.js";
+export { policyFilesOfRunningSandboxes, recoverInterruptedSandboxes } from "./sandbox-journal.js";
 export { closeEgressProxies } from "./sandbox-proxy.js";
 export type { RunSandboxedOptions, SandboxTarget } from "./sandbox-run.js";
 export { runSandboxed, sandboxTarget } from "./sandbox-run.js";

@@ -45,14 +45,8 @@ function alive(pid: number): boolean {
   }
 }
 
-/**
- * Do the after-command steps of every sandbox recorded in `stateDir` whose capgate process
- * is gone: a repository assembled at the workspace root is disabled, and a policy file the
- * command created is renamed aside — before anything reads that policy. Called when a
- * sandbox starts and by the CLI before it loads its config.
- * @returns the notices of what was undone (usually none).
- */
-export function recoverInterruptedSandboxes(stateDir: string): string[] {
+/** The journal's readable entries, each with its file. */
+function readJournal(stateDir: string): Array<{ file: string; entry: JournalEntry }> {
   const dir = journalDir(stateDir);
   let names: string[];
   try {
@@ -60,16 +54,30 @@ export function recoverInterruptedSandboxes(stateDir: string): string[] {
   } catch {
     return [];
   }
-  const notices: string[] = [];
+  const out: Array<{ file: string; entry: JournalEntry }> = [];
   for (const name of names) {
     const file = join(dir, name);
-    let entry: JournalEntry;
     try {
-      entry = JSON.parse(readFileSync(file, "utf8")) as JournalEntry;
+      const entry = JSON.parse(readFileSync(file, "utf8")) as JournalEntry;
+      if (typeof entry.pid === "number" && typeof entry.workspace === "string") out.push({ file, entry });
     } catch {
-      continue;
+      // a record being written (its rename is atomic) or damaged: nothing to act on
     }
-    if (typeof entry.pid !== "number" || typeof entry.workspace !== "string" || alive(entry.pid)) continue;
+  }
+  return out;
+}
+
+/**
+ * Do the after-command steps of every sandbox recorded in `stateDir` whose capgate process
+ * is gone: a repository assembled at the workspace root is disabled, and a policy file the
+ * command created is renamed aside — before anything reads that policy. Called when a
+ * sandbox starts and by the harness's config loader before it reads a config file.
+ * @returns the notices of what was undone (usually none).
+ */
+export function recoverInterruptedSandboxes(stateDir: string): string[] {
+  const notices: string[] = [];
+  for (const { file, entry } of readJournal(stateDir)) {
+    if (alive(entry.pid)) continue;
     const root = disableRootRepository(entry.workspace);
     if (root) notices.push(`After an interrupted command in ${entry.workspace}: ${root}`);
     const policy = releaseMissingPolicyFiles(
@@ -79,4 +87,20 @@ export function recoverInterruptedSandboxes(stateDir: string): string[] {
     rmSync(file, { force: true });
   }
   return notices;
+}
+
+/**
+ * The policy files that were missing when a sandbox that is still running started (its
+ * capgate process is alive, this one included), with that process's id. One of them that
+ * exists now was made while the sandboxed command or server runs, maybe by it: it is not
+ * policy until the sandbox's after-command step has renamed it aside or the sandbox ends.
+ */
+export function policyFilesOfRunningSandboxes(stateDir: string): Array<{ path: string; pid: number }> {
+  const out: Array<{ path: string; pid: number }> = [];
+  for (const { entry } of readJournal(stateDir)) {
+    if (!alive(entry.pid) || !Array.isArray(entry.missingPolicyFiles)) continue;
+    for (const path of entry.missingPolicyFiles)
+      if (typeof path === "string") out.push({ path, pid: entry.pid });
+  }
+  return out;
 }

@@ -1,6 +1,6 @@
 import { isAbsolute, relative, resolve } from "node:path";
 import type { EvalMode, EvalProgress, RunRecord } from "@capgate/eval";
-import type { GlobalOptions } from "../context.js";
+import { type GlobalOptions, loadCliConfig } from "../context.js";
 import { CliError, ExitCode } from "../errors.js";
 import { type CliIO, paint } from "../io.js";
 import { printJson } from "../json.js";
@@ -43,8 +43,7 @@ export async function evalCommand(
     }
     return ExitCode.ok;
   }
-  const { loadConfig } = await import("@capgate/harness");
-  const config = withPlugins(loadConfig(global.config ? { path: global.config } : {}), global.capability);
+  const config = withPlugins(await loadCliConfig(global), global.capability);
   const model = options.model ?? config.config.model ?? process.env.CAPGATE_MODEL;
   if (!model)
     throw new CliError(

@@ -1,5 +1,5 @@
 import type { McpAuthStatus, McpServerConfig } from "@capgate/mcp-client";
-import { type GlobalOptions, openHarness } from "../context.js";
+import { type GlobalOptions, loadCliConfig, openHarness } from "../context.js";
 import { CliError, ExitCode } from "../errors.js";
 import { type CliIO, paint } from "../io.js";
 import { VERSION } from "../version.js";
@@ -7,26 +7,20 @@ import { VERSION } from "../version.js";
 interface ConfiguredServers {
   servers: Record<string, McpServerConfig>;
   stateDir: string;
+  /** The entry of the server `name`; an error naming the configured ones when there is none. */
+  pick: (name: string) => McpServerConfig;
 }
 
 /** The configured servers and where logins live ($CAPGATE_HOME, or the config's stateDir). */
 async function configured(global: GlobalOptions): Promise<ConfiguredServers> {
-  const { defaultStateDir, loadConfig, resolveConfigPath } = await import("@capgate/harness");
-  const resolved = loadConfig(global.config ? { path: global.config } : {});
+  const { defaultStateDir, resolveConfigPath } = await import("@capgate/harness");
+  const { configuredMcpServer } = await import("@capgate/host");
+  const resolved = await loadCliConfig(global);
   const stateDir = resolved.config.stateDir
     ? resolveConfigPath(resolved.baseDir, resolved.config.stateDir)
     : defaultStateDir(process.env);
-  return { servers: resolved.mcpServers, stateDir };
-}
-
-function pick(servers: Record<string, McpServerConfig>, name: string): McpServerConfig {
-  const entry = Object.hasOwn(servers, name) ? servers[name] : undefined;
-  if (entry) return entry;
-  const names = Object.keys(servers);
-  throw new CliError(
-    `no MCP server named '${name}' in the config (configured: ${names.length ? names.join(", ") : "none"})`,
-    2,
-  );
+  const servers = resolved.mcpServers;
+  return { servers, stateDir, pick: (name) => configuredMcpServer(servers, name) };
 }
 
 function describeStatus(status: McpAuthStatus): string {
@@ -54,8 +48,8 @@ export async function mcpLoginCommand(
   const timeoutMs = options.timeout === undefined ? 300_000 : Number(options.timeout);
   if (!Number.isInteger(timeoutMs) || timeoutMs < 1)
     throw new CliError(`--timeout must be a positive integer (ms), got '${options.timeout}'`, 2);
-  const { servers, stateDir } = await configured(global);
-  const entry = pick(servers, server);
+  const { pick, stateDir } = await configured(global);
+  const entry = pick(server);
   const { fileAuthStore, loginMcpServer } = await import("@capgate/mcp-client/stdio");
   const p = paint(io);
   const abort = new AbortController();
@@ -89,8 +83,8 @@ export async function mcpLogoutCommand(
   global: GlobalOptions,
   io: CliIO,
 ): Promise<number> {
-  const { servers, stateDir } = await configured(global);
-  pick(servers, server);
+  const { pick, stateDir } = await configured(global);
+  pick(server);
   const { fileAuthStore, logoutMcpServer } = await import("@capgate/mcp-client/stdio");
   const had = await logoutMcpServer(server, fileAuthStore(stateDir));
   io.out(had ? `logged out of ${server}` : `${server} had no stored login`);

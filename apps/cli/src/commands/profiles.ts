@@ -1,5 +1,5 @@
 import { explainProfileInference, profileNames } from "@capgate/profiles";
-import type { GlobalOptions } from "../context.js";
+import { type GlobalOptions, loadCliConfig } from "../context.js";
 import { ExitCode } from "../errors.js";
 import { type CliIO, paint } from "../io.js";
 import { printJson } from "../json.js";
@@ -9,8 +9,7 @@ export async function profilesCommand(
   global: GlobalOptions,
   io: CliIO,
 ): Promise<number> {
-  const { loadConfig } = await import("@capgate/harness");
-  const { profiles } = loadConfig(global.config ? { path: global.config } : {});
+  const { profiles } = await loadCliConfig(global);
   if (options.json) {
     printJson(io, profiles);
     return ExitCode.ok;
