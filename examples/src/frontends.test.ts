@@ -1,11 +1,14 @@
+import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { shellForTests } from "@capgate/test-system-parts";
+import { fileURLToPath } from "node:url";
+import { needs, shellForTests } from "@capgate/test-system-parts";
 import { afterAll, describe, expect, it } from "vitest";
 import { type Frontend, startFrontend } from "./http-frontend.js";
 import { runDemo } from "./terminal-demo.js";
 
+const bwrap = needs(["bwrap"]);
 const root = realpathSync(mkdtempSync(join(tmpdir(), "capgate-examples-")));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
@@ -98,5 +101,20 @@ describe("examples/terminal-demo: the offline demo as a terminal frontend", () =
     expect(outcome).toBe("finished");
     expect(lines.some((l) => l.startsWith("✔ verify passed"))).toBe(true);
     expect(lines.at(-1)).toBe("math.js now adds; the tests pass.");
+  });
+
+  // The README's `pnpm --filter @capgate/examples terminal`: under tsx, whose require hook
+  // once broke the lazy load of the process runner (the verify step could start nothing).
+  it.skipIf(bwrap.skip)(`runs as its own process under tsx, as documented${bwrap.note}`, () => {
+    const run = spawnSync(process.execPath, ["--import", "tsx", "src/terminal-demo.ts"], {
+      cwd: fileURLToPath(new URL("..", import.meta.url)),
+      env: { PATH: process.env.PATH, HOME: root, CAPGATE_HOME: join(root, "tsx-state"), LANG: "C.UTF-8" },
+      encoding: "utf8",
+      timeout: 120_000,
+    });
+    expect(run.stderr).not.toContain("Error");
+    expect(run.stdout).toContain("✔ verify passed");
+    expect(run.stdout).toContain("run ended finished");
+    expect(run.status).toBe(0);
   });
 });

@@ -6,7 +6,7 @@ import {
 } from "@capgate/process-group";
 import { CapgateError, closestMatch } from "@capgate/schema";
 import type { HostResources } from "@capgate/tools";
-import { execa } from "./lazy-execa.js";
+import { execa, loadExeca } from "./lazy-execa.js";
 import { HeadTailCapture, tailLines } from "./output-capture.js";
 import { containCommand } from "./process-containment.js";
 import { bashArgv, sandboxCommand } from "./sandbox.js";
@@ -176,6 +176,7 @@ export class BackgroundProcesses {
    */
   async startShell(options: StartShellOptions): Promise<BackgroundProcessInfo> {
     await assertShellAllowed(options);
+    await loadExeca();
     const wrapped = await sandboxCommand(
       bashArgv(options.command),
       sandboxOptionsFor(options.cwd, options.env, options.policy, options.sandbox),
@@ -239,10 +240,12 @@ export class BackgroundProcesses {
 }
 
 /** The host's BackgroundProcesses, created on first use and stopped by `ctx.resources.closeAll()`. */
-export function backgroundProcesses(
+export async function backgroundProcesses(
   ctx: { resources: HostResources },
   options?: BackgroundProcessesOptions,
 ): Promise<BackgroundProcesses> {
+  // Its starts are synchronous: execa is loaded here, the way every loader handles.
+  await loadExeca();
   return ctx.resources.acquire(
     BACKGROUND_PROCESSES_KEY,
     () => new BackgroundProcesses(options),

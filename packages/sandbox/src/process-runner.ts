@@ -7,7 +7,7 @@ import {
 } from "@capgate/process-group";
 import { CapgateError } from "@capgate/schema";
 import { DEFAULT_LIMITS } from "@capgate/tools";
-import { execa } from "./lazy-execa.js";
+import { execa, loadExeca } from "./lazy-execa.js";
 import { HeadTailCapture } from "./output-capture.js";
 import { containCommand } from "./process-containment.js";
 
@@ -83,6 +83,7 @@ export async function runProcess(options: RunProcessOptions): Promise<ProcessRes
   if (options.signal?.aborted) {
     return emptyResult({ aborted: true });
   }
+  await loadExeca();
 
   const contained = options.sandboxMark
     ? undefined

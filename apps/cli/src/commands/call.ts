@@ -1,12 +1,6 @@
 import { progressText } from "@capgate/host";
-import {
-  type GlobalOptions,
-  openHarness,
-  parseApproval,
-  parseJsonArgument,
-  terminalApprover,
-} from "../context.js";
-import { terminalElicitation } from "../elicitation.js";
+import { terminalApprover, terminalElicitation } from "@capgate/host/terminal";
+import { type GlobalOptions, openHarness, parseApproval, parseJsonArgument } from "../context.js";
 import { CliError, ExitCode } from "../errors.js";
 import { type CliIO, paint } from "../io.js";
 import { printJson } from "../json.js";

@@ -1,12 +1,10 @@
 import { createInterface } from "node:readline";
 import { describeEvent } from "@capgate/host";
+import { createSpinner, terminalApprover, terminalElicitation } from "@capgate/host/terminal";
 import type { RunEvent } from "@capgate/loop";
-import { type GlobalOptions, openHarness, terminalApprover } from "../context.js";
-import { terminalElicitation } from "../elicitation.js";
+import { type GlobalOptions, openHarness } from "../context.js";
 import { type CliIO, paint } from "../io.js";
 import { printJsonLine } from "../json.js";
-
-import { createSpinner } from "../spinner.js";
 
 export interface ChatOptions {
   model?: string;

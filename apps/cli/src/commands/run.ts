@@ -1,11 +1,10 @@
 import { describeEvent } from "@capgate/host";
+import { createSpinner, terminalApprover, terminalElicitation } from "@capgate/host/terminal";
 import type { RunEvent } from "@capgate/loop";
-import { type GlobalOptions, openHarness, terminalApprover } from "../context.js";
-import { terminalElicitation } from "../elicitation.js";
+import { type GlobalOptions, openHarness } from "../context.js";
 import { CliError, ExitCode, exitCodeForOutcome } from "../errors.js";
 import { type CliIO, paint } from "../io.js";
 import { printJsonLine } from "../json.js";
-import { createSpinner } from "../spinner.js";
 import { unknownName } from "../suggest.js";
 
 export interface RunOptions {

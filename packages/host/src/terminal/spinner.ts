@@ -1,5 +1,5 @@
 import { createSpinner as nano } from "nanospinner";
-import type { CliIO } from "./io.js";
+import type { TerminalIO } from "./io.js";
 
 export interface Spinner {
   start(text: string): void;
@@ -7,7 +7,7 @@ export interface Spinner {
 }
 
 /** A spinner on stderr while the model thinks — only on a colour terminal, never in --json output. */
-export function createSpinner(io: CliIO, enabled: boolean): Spinner {
+export function createSpinner(io: TerminalIO, enabled: boolean): Spinner {
   if (!enabled || !io.color || !process.stderr.isTTY) return { start() {}, stop() {} };
   let current: ReturnType<typeof nano> | undefined;
   return {

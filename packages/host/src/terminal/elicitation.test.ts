@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { terminalElicitation } from "./elicitation.js";
-import type { CliIO } from "./io.js";
+import type { TerminalIO } from "./io.js";
 
-function scriptedIO(answers: string[]): CliIO & { asked: string[]; errors: string[] } {
+function scriptedIO(answers: string[]): TerminalIO & { asked: string[]; errors: string[] } {
   const asked: string[] = [];
   const errors: string[] = [];
   return {

@@ -1,5 +1,5 @@
 import type { ElicitationHandler } from "@capgate/mcp-client";
-import { type CliIO, paint } from "./io.js";
+import { paint, type TerminalIO } from "./io.js";
 
 /**
  * The CLI's answer to an MCP server's elicitation: on a terminal, the form is asked field
@@ -8,7 +8,7 @@ import { type CliIO, paint } from "./io.js";
  * Only form mode is declared, so a URL-mode request never reaches here.
  */
 export function terminalElicitation(
-  io: CliIO,
+  io: TerminalIO,
   beforeAsk?: () => void,
   afterAsk?: () => void,
 ): ElicitationHandler {

@@ -2,13 +2,13 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHarness } from "@capgate/harness";
-import { describeEvent, PLAIN_TEXT } from "@capgate/host";
 import type { RunEvent } from "@capgate/loop";
 import { describe, expect, it } from "vitest";
-import { terminalApprover } from "./context.js";
-import type { CliIO } from "./io.js";
+import { describeEvent, PLAIN_TEXT } from "../event-text.js";
+import { terminalApprover } from "./approver.js";
+import type { TerminalIO } from "./io.js";
 
-function scriptedIO(answers: string[]): CliIO & { asked: string[] } {
+function scriptedIO(answers: string[]): TerminalIO & { asked: string[] } {
   const asked: string[] = [];
   return {
     out: () => {},

@@ -1,0 +1,11 @@
+// The terminal pieces of a frontend (the capgate CLI is one): EPIPE-safe output, colour,
+// a spinner, approval and MCP elicitation prompts. Node only; no harness is loaded here.
+
+export { shownArguments, terminalApprover } from "./terminal/approver.js";
+export { terminalElicitation } from "./terminal/elicitation.js";
+export type { Paint, TerminalIO } from "./terminal/io.js";
+export { outputClosed, paint, processIO } from "./terminal/io.js";
+export type { Output } from "./terminal/output.js";
+export { createOutput } from "./terminal/output.js";
+export type { Spinner } from "./terminal/spinner.js";
+export { createSpinner } from "./terminal/spinner.js";
