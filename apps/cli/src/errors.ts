@@ -52,6 +52,7 @@ const REJECTION_CODES = new Set([
   "invalid_workspace",
   "implicit_workspace",
   "unknown_mcp_server",
+  "capability_not_found",
   "forbidden_host",
   "usage",
   // capgate eval: a bad suite or option, found before any run.

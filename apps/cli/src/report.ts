@@ -1,105 +1,46 @@
-import { CliError, ExitCode, exitCodeForErrorCode } from "./errors.js";
+import {
+  describeError as describeTerminalError,
+  type ErrorReport as TerminalErrorReport,
+} from "@capgate/host/terminal";
+import { ExitCode, exitCodeForErrorCode } from "./errors.js";
 import { type CliIO, paint } from "./io.js";
 
-/** What the CLI says about one error: one line, an optional hint, the exit code. */
-export interface ErrorReport {
-  code: string;
-  message: string;
-  property?: string;
-  hint?: string;
-  /** Every problem, each at its own property (config errors). */
-  problems?: Array<{ property: string; message: string }>;
+/** What the CLI says about one error: the terminal's one line and hint, and the exit code. */
+export interface ErrorReport extends TerminalErrorReport {
   exitCode: number;
 }
 
 /** Hints by error code, for errors whose message says what but not what to do. */
 const HINTS: Record<string, string> = {
   no_model: "`capgate demo` runs offline with a bundled scripted model",
+  capability_not_found: "pass a manifest .json, a module, a package directory or a package name",
+  no_manifest_export: "a capability package exports its manifest as `manifest`",
 };
 const MISSING_CONFIG_HINT =
   "give --config an existing file, or leave it out to use ./capgate.config.json when there is one";
 
-interface ErrorLike {
-  code?: unknown;
-  message?: unknown;
-  property?: unknown;
-  problems?: unknown;
-  exitCode?: unknown;
-}
-
-const flat = (text: string) => text.replace(/\s*\n\s*/g, " ").trim();
-
 /**
- * Turn anything thrown into an ErrorReport. A config error with several problems names
- * each at its own property (`modle: unexpected property…; approval: must be one of…`),
- * never one problem's message tagged with another's property.
+ * Turn anything thrown into an ErrorReport (@capgate/host/terminal's describeError), with
+ * the CLI's hints and its exit code (SPEC §11): the error's own, else by its code.
  */
 export function describeError(error: unknown): ErrorReport {
-  if (error instanceof CliError) {
-    return {
-      code: error.code,
-      message: flat(error.message),
-      ...(error.property ? { property: error.property } : {}),
-      ...(error.hint ? { hint: error.hint } : {}),
-      exitCode: error.exitCode,
-    };
+  const report = describeTerminalError(error);
+  if (report.code === "internal")
+    return { ...report, hint: "run with --debug for details", exitCode: ExitCode.failure };
+  const own = (error as { exitCode?: unknown } | null)?.exitCode;
+  const exitCode = typeof own === "number" ? own : exitCodeForErrorCode(report.code);
+  if (report.hint !== undefined) return { ...report, exitCode };
+  let { message } = report;
+  let hint: string | undefined =
+    report.code === "invalid_config" && /^The config file .* does not exist\.$/.test(message)
+      ? MISSING_CONFIG_HINT
+      : HINTS[report.code];
+  // The executor writes for the model; a human at a terminal searches with the CLI.
+  if (message.includes("Use capability_search")) {
+    message = message.replace(/\s*Use capability_search[^.]*\./, "");
+    hint = "`capgate search <words>` finds the right tool";
   }
-  const e = (typeof error === "object" && error !== null ? error : {}) as ErrorLike;
-  if (typeof e.code === "string" && typeof e.message === "string" && /^[a-z][a-z0-9_]*$/.test(e.code)) {
-    const problems = Array.isArray(e.problems)
-      ? (e.problems as Array<{ property?: string; path?: string; message?: string }>)
-      : [];
-    if (e.code === "invalid_config" && problems.length > 0) {
-      const source = /^(.*?) is invalid/.exec(e.message)?.[1] ?? "the config";
-      const syntax =
-        problems.length === 1 ? /^not valid JSON (.*)$/.exec(String(problems[0]?.message ?? "")) : null;
-      if (syntax)
-        return {
-          code: e.code,
-          message: `${source} is not valid JSON ${flat(syntax[1] ?? "")}`,
-          hint: "JSON allows no trailing commas or comments; keys and strings take double quotes",
-          exitCode: ExitCode.failure,
-        };
-      const list = problems
-        .map((p) => `${p.property || p.path || "(root)"}: ${flat(String(p.message ?? ""))}`)
-        .join("; ");
-      return {
-        code: e.code,
-        message: `${source} is invalid — ${list}`,
-        ...(problems.length === 1 && problems[0]?.property ? { property: problems[0].property } : {}),
-        problems: problems.map((p) => ({
-          property: p.property || p.path || "",
-          message: flat(String(p.message ?? "")),
-        })),
-        hint: "the config's JSON Schema is @capgate/harness/config.schema.json (editors complete it via $schema)",
-        exitCode: ExitCode.failure,
-      };
-    }
-    const property = typeof e.property === "string" && e.property !== "" ? e.property : undefined;
-    let message = flat(e.message);
-    let hint: string | undefined =
-      e.code === "invalid_config" && /^The config file .* does not exist\.$/.test(message)
-        ? MISSING_CONFIG_HINT
-        : HINTS[e.code];
-    // The executor writes for the model; a human at a terminal searches with the CLI.
-    if (message.includes("Use capability_search")) {
-      message = message.replace(/\s*Use capability_search[^.]*\./, "");
-      hint = "`capgate search <words>` finds the right tool";
-    }
-    return {
-      code: e.code,
-      message,
-      ...(property ? { property } : {}),
-      ...(hint ? { hint } : {}),
-      exitCode: typeof e.exitCode === "number" ? e.exitCode : exitCodeForErrorCode(e.code),
-    };
-  }
-  return {
-    code: "internal",
-    message: flat(error instanceof Error ? error.message : String(error)),
-    hint: "run with --debug for details",
-    exitCode: ExitCode.failure,
-  };
+  return { ...report, message, ...(hint ? { hint } : {}), exitCode };
 }
 
 /**

@@ -18,6 +18,7 @@ describe("@capgate/harness public surface", () => {
       "loadConfig",
       "packageEntry",
       "parseConfig",
+      "readCapabilityManifest",
       "resolveConfigPath",
       "watchConfig",
     ]);

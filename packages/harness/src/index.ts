@@ -29,4 +29,4 @@ export type {
 } from "./harness.js";
 export { createHarness } from "./harness.js";
 export type { CapabilityLoadProblem, CapabilitySource, LoadedPlugin } from "./plugins.js";
-export { capabilityProblems, findPackageDir, packageEntry } from "./plugins.js";
+export { capabilityProblems, findPackageDir, packageEntry, readCapabilityManifest } from "./plugins.js";

@@ -1,7 +1,8 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, extname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { validateManifest } from "@capgate/registry";
+import { CapgateError } from "@capgate/schema";
 import { type Capability, manifestContractProblems } from "@capgate/tools";
 import { resolveConfigPath } from "./config.js";
 
@@ -191,4 +192,55 @@ export async function loadCapabilityPlugins(
     }
   }
   return { loaded, problems };
+}
+
+/**
+ * The manifest a capability author means by `target`, to check before publishing
+ * (`capgate capability lint`): a manifest `.json` file, a module exporting `manifest`, a
+ * package directory or an installed package's name (its entry exporting `manifest`).
+ * @throws CapgateError `capability_not_found` (nothing by that name) or
+ * `capability_unreadable` (invalid JSON, a module that cannot be imported or exports no
+ * `manifest`: code `no_manifest_export`).
+ */
+export async function readCapabilityManifest(
+  target: string,
+  cwd: string,
+): Promise<{ manifest: unknown; source: string }> {
+  const path = resolve(cwd, target);
+  if (existsSync(path) && statSync(path).isFile()) {
+    if (extname(path) !== ".json") return { manifest: await manifestOfModule(path), source: path };
+    try {
+      return { manifest: JSON.parse(readFileSync(path, "utf8")), source: path };
+    } catch (error) {
+      throw new CapgateError(
+        "capability_unreadable",
+        `${path} is not valid JSON: ${(error as Error).message}`,
+      );
+    }
+  }
+  const dir = existsSync(path) && statSync(path).isDirectory() ? path : findPackageDir(target, cwd);
+  if (!dir)
+    throw new CapgateError(
+      "capability_not_found",
+      `no file, directory or installed package named '${target}'`,
+    );
+  let entry: string;
+  try {
+    entry = packageEntry(dir).file;
+  } catch (error) {
+    throw new CapgateError("capability_not_found", (error as Error).message);
+  }
+  return { manifest: await manifestOfModule(entry), source: entry };
+}
+
+async function manifestOfModule(path: string): Promise<unknown> {
+  let mod: Record<string, unknown>;
+  try {
+    mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+  } catch (error) {
+    throw new CapgateError("capability_unreadable", `cannot import ${path}: ${(error as Error).message}`);
+  }
+  if (!("manifest" in mod))
+    throw new CapgateError("no_manifest_export", `${path} does not export \`manifest\``);
+  return mod.manifest;
 }

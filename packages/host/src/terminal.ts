@@ -3,6 +3,8 @@
 
 export { shownArguments, terminalApprover } from "./terminal/approver.js";
 export { terminalElicitation } from "./terminal/elicitation.js";
+export type { ErrorReport } from "./terminal/error-report.js";
+export { describeError } from "./terminal/error-report.js";
 export type { Paint, TerminalIO } from "./terminal/io.js";
 export { outputClosed, paint, processIO } from "./terminal/io.js";
 export type { Output } from "./terminal/output.js";
