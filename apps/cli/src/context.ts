@@ -41,6 +41,32 @@ export function parseApproval(value: string | undefined): ApprovalMode | undefin
 }
 
 /**
+ * A whole-number flag: `fallback` when it is absent; plain digits within `min`–`max`
+ * (default 1 and up) otherwise, or a usage error (exit 2) naming the flag and the range.
+ */
+export function intOption<F extends number | undefined>(
+  value: string | undefined,
+  flag: string,
+  fallback: F,
+  range: { min?: number; max?: number; unit?: string } = {},
+): number | F {
+  if (value === undefined) return fallback;
+  const { min = 1, max = Number.MAX_SAFE_INTEGER } = range;
+  const n = Number(value);
+  if (/^\d+$/.test(value) && Number.isSafeInteger(n) && n >= min && n <= max) return n;
+  const bounds =
+    max < Number.MAX_SAFE_INTEGER
+      ? `an integer from ${min} to ${max}`
+      : min === 0
+        ? "a whole number"
+        : `an integer of at least ${min}`;
+  throw new CliError(
+    `${flag} must be ${bounds}${range.unit ? ` (${range.unit})` : ""}, got '${value}'`,
+    ExitCode.rejected,
+  );
+}
+
+/**
  * The config file for a command (--config, else ./capgate.config.json, else none). Loading
  * first does what a capgate process killed mid-command left undone (renames aside a policy
  * file its command created): each such notice is one line on stderr.

@@ -1,6 +1,6 @@
 import { type CapabilityManifest, signatureFromSchema, type ToolManifest } from "@capgate/schema";
-import { type GlobalOptions, openHarness } from "../context.js";
-import { CliError, ExitCode } from "../errors.js";
+import { type GlobalOptions, intOption, openHarness } from "../context.js";
+import { ExitCode } from "../errors.js";
 import { type CliIO, paint } from "../io.js";
 import { printJson } from "../json.js";
 import { unknownName } from "../suggest.js";
@@ -11,9 +11,7 @@ export async function searchCommand(
   global: GlobalOptions,
   io: CliIO,
 ): Promise<number> {
-  const limit = options.limit === undefined ? 5 : Number(options.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 50)
-    throw new CliError(`--limit must be an integer from 1 to 50, got '${options.limit}'`, ExitCode.rejected);
+  const limit = intOption(options.limit, "--limit", 5, { max: 50 });
   const harness = await openHarness(global, {}, { io });
   try {
     // Configured MCP servers' tools are searchable too (cached lists at once; a short connect refreshes them).

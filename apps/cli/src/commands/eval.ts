@@ -1,6 +1,6 @@
 import { isAbsolute, relative, resolve } from "node:path";
 import type { EvalMode, EvalProgress, RunRecord } from "@capgate/eval";
-import { type GlobalOptions, loadCliConfig } from "../context.js";
+import { type GlobalOptions, intOption, loadCliConfig } from "../context.js";
 import { CliError, ExitCode } from "../errors.js";
 import { type CliIO, paint } from "../io.js";
 import { printJson } from "../json.js";
@@ -74,9 +74,9 @@ export async function evalCommand(
       suite,
       ...(ids ? { tasks: ids } : {}),
       ...(modes ? { modes } : {}),
-      repeat: count(options.repeat, "--repeat", 1),
-      concurrency: count(options.concurrency, "--concurrency", 1),
-      distractors: count(options.distractors, "--distractors", 0),
+      repeat: intOption(options.repeat, "--repeat", 1, { min: 0 }),
+      concurrency: intOption(options.concurrency, "--concurrency", 1, { min: 0 }),
+      distractors: intOption(options.distractors, "--distractors", 0, { min: 0 }),
       out: options.out,
       config,
       signal: controller.signal,
@@ -155,14 +155,6 @@ function list(value: string | undefined): string[] | undefined {
     .map((s) => s.trim())
     .filter(Boolean);
   return items.length > 0 ? items : undefined;
-}
-
-function count(value: string | undefined, flag: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n))
-    throw new CliError(`${flag} must be a whole number, got '${value}'`, ExitCode.rejected);
-  return n;
 }
 
 /** `--capability` plugins join the config's, resolved here (paths are relative to the current directory). */

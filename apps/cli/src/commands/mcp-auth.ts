@@ -1,6 +1,6 @@
 import type { McpAuthStatus, McpServerConfig } from "@capgate/mcp-client";
-import { type GlobalOptions, loadCliConfig, openHarness } from "../context.js";
-import { CliError, ExitCode } from "../errors.js";
+import { type GlobalOptions, intOption, loadCliConfig, openHarness } from "../context.js";
+import { ExitCode } from "../errors.js";
 import { type CliIO, paint } from "../io.js";
 import { VERSION } from "../version.js";
 
@@ -45,9 +45,7 @@ export async function mcpLoginCommand(
   global: GlobalOptions,
   io: CliIO,
 ): Promise<number> {
-  const timeoutMs = options.timeout === undefined ? 300_000 : Number(options.timeout);
-  if (!Number.isInteger(timeoutMs) || timeoutMs < 1)
-    throw new CliError(`--timeout must be a positive integer (ms), got '${options.timeout}'`, 2);
+  const timeoutMs = intOption(options.timeout, "--timeout", 300_000, { unit: "ms" });
   const { pick, stateDir } = await configured(global);
   const entry = pick(server);
   const { fileAuthStore, loginMcpServer } = await import("@capgate/mcp-client/stdio");
@@ -100,9 +98,7 @@ export async function mcpStatusCommand(
   global: GlobalOptions,
   io: CliIO,
 ): Promise<number> {
-  const budget = options.timeout === undefined ? 5_000 : Number(options.timeout);
-  if (!Number.isInteger(budget) || budget < 1)
-    throw new CliError(`--timeout must be a positive integer (ms), got '${options.timeout}'`, 2);
+  const budget = intOption(options.timeout, "--timeout", 5_000, { unit: "ms" });
   const { servers, stateDir } = await configured(global);
   const { mcpServerStatus } = await import("@capgate/host");
   const offline = options.offline === true || Object.keys(servers).length === 0;

@@ -1,6 +1,7 @@
 import type { McpTarget } from "@capgate/host";
 import {
   type GlobalOptions,
+  intOption,
   openHarness,
   parseApproval,
   parseJsonArgument,
@@ -39,9 +40,7 @@ async function openTarget(
       2,
     );
   }
-  const timeoutMs = options.timeout === undefined ? 30_000 : Number(options.timeout);
-  if (!Number.isInteger(timeoutMs) || timeoutMs < 1)
-    throw new CliError(`--timeout must be a positive integer (ms), got '${options.timeout}'`, 2);
+  const timeoutMs = intOption(options.timeout, "--timeout", 30_000, { unit: "ms" });
   return adHocMcpTarget(
     options.url ? { url: options.url } : { command: options.command as string },
     timeoutMs,

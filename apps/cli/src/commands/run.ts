@@ -1,7 +1,7 @@
 import { describeEvent } from "@capgate/host";
 import { createSpinner, terminalApprover, terminalElicitation } from "@capgate/host/terminal";
 import type { RunEvent } from "@capgate/loop";
-import { type GlobalOptions, openHarness } from "../context.js";
+import { type GlobalOptions, intOption, openHarness } from "../context.js";
 import { CliError, ExitCode, exitCodeForOutcome } from "../errors.js";
 import { type CliIO, paint } from "../io.js";
 import { printJsonLine } from "../json.js";
@@ -24,13 +24,7 @@ export async function runCommand(
   global: GlobalOptions,
   io: CliIO,
 ): Promise<number> {
-  const maxSteps = options.maxSteps === undefined ? undefined : Number(options.maxSteps);
-  if (maxSteps !== undefined && (!Number.isInteger(maxSteps) || maxSteps < 1)) {
-    throw new CliError(
-      `--max-steps must be a positive integer, got '${options.maxSteps}'`,
-      ExitCode.rejected,
-    );
-  }
+  const maxSteps = intOption(options.maxSteps, "--max-steps", undefined);
   if (goal.trim() === "")
     throw new CliError("the goal is empty", ExitCode.rejected, 'e.g. capgate run "make the tests pass"');
   const p = paint(io);

@@ -1,6 +1,5 @@
 import { resolve } from "node:path";
-import { type GlobalOptions, reportCapabilityProblems } from "../context.js";
-import { CliError } from "../errors.js";
+import { type GlobalOptions, intOption, reportCapabilityProblems } from "../context.js";
 import { type CliIO, paint } from "../io.js";
 
 export interface ServeOptions {
@@ -13,9 +12,7 @@ export interface ServeOptions {
 
 /** `capgate serve`: the HTTP server (the one place the CLI imports an app). Runs until SIGTERM/SIGINT. */
 export async function serveCommand(options: ServeOptions, global: GlobalOptions, io: CliIO): Promise<number> {
-  const port = options.port === undefined ? 7777 : Number(options.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new CliError(`--port must be 0–65535, got '${options.port}'`, 2);
+  const port = intOption(options.port, "--port", 7777, { min: 0, max: 65535 });
   const { closeOnSignals, startServer } = await import("@capgate/server");
   const { describeReload } = await import("@capgate/harness");
   const server = await startServer({

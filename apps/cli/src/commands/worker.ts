@@ -1,5 +1,5 @@
 import type { GlobalOptions } from "../context.js";
-import { openHarness } from "../context.js";
+import { intOption, openHarness } from "../context.js";
 import { CliError } from "../errors.js";
 import { type CliIO, paint } from "../io.js";
 
@@ -20,9 +20,7 @@ export async function workerCommand(
   global: GlobalOptions,
   io: CliIO,
 ): Promise<number> {
-  const concurrency = options.concurrency === undefined ? 1 : Number(options.concurrency);
-  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256)
-    throw new CliError(`--concurrency must be an integer from 1 to 256, got '${options.concurrency}'`, 2);
+  const concurrency = intOption(options.concurrency, "--concurrency", 1, { max: 256 });
   const harness = await openHarness(global, options.workspace ? { workspace: options.workspace } : {});
   const { databaseSetting, startQueueWorker } = await import("@capgate/host");
   const database = databaseSetting(options.database, process.env, harness.config);
