@@ -16,6 +16,7 @@ describe("@capgate/sandbox public surface", () => {
       "describeExit",
       "probeBwrap",
       "recoverInterruptedSandboxes",
+      "runCommandLineSandboxed",
       "runProcess",
       "runSandboxed",
       "runShell",
