@@ -9,7 +9,9 @@ import { defineConfig } from "tsup";
 const grammar = dirname(createRequire(import.meta.url).resolve("tree-sitter-bash/package.json"));
 
 export default defineConfig({
-  entry: ["src/index.ts"],
+  // Two entries: the policy, and the Claude Code hook, which loads the policy only when a Bash
+  // call is to be checked (its cold start is on every tool call of Claude Code).
+  entry: ["src/index.ts", "src/claude-code.ts"],
   format: ["esm"],
   dts: true,
   clean: true,

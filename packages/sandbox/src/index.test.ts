@@ -17,6 +17,7 @@ describe("@capgate/sandbox public surface", () => {
       "policyFilesOfRunningSandboxes",
       "probeBwrap",
       "recoverInterruptedSandboxes",
+      "runCommandLineSandboxed",
       "runProcess",
       "runSandboxed",
       "runShell",

@@ -20,6 +20,8 @@ export type { ContainedCommand, Containment } from "./process-containment.js";
 export { containCommand } from "./process-containment.js";
 export type { ProcessResult, RunProcessOptions } from "./process-runner.js";
 export { describeExit, runProcess } from "./process-runner.js";
+export type { RunCommandLineSandboxedOptions } from "./run-command-line.js";
+export { runCommandLineSandboxed } from "./run-command-line.js";
 export type { RunShellOptions } from "./run-shell.js";
 export { runShell } from "./run-shell.js";
 export type { SandboxedCommand, SandboxOptions } from "./sandbox.js";

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import * as claudeCode from "./claude-code.js";
 import * as shellPolicy from "./index.js";
 
 // Adding or removing a runtime export is an API decision: this list makes it visible in review.
@@ -13,6 +14,15 @@ describe("@capgate/shell-policy public surface", () => {
       "createShellPolicy",
       "shellQuote",
       "splitCommandLine",
+    ]);
+  });
+
+  it("exports exactly these runtime names from ./claude-code", () => {
+    expect(Object.keys(claudeCode).sort()).toEqual([
+      "decideHook",
+      "decisionJson",
+      "hookConfigPath",
+      "runClaudeCodeHook",
     ]);
   });
 });

@@ -31,3 +31,30 @@ it("the README example runs and prints what it says", async () => {
     { ok: true, argv: ["printf", "%s\\n", "it's"] },
   ]);
 }, 60_000);
+
+it("the README's Claude Code hook example runs and prints what it says", async () => {
+  const printed = await runReadmeExample({
+    srcDir: import.meta.dirname,
+    packageName: "@capgate/shell-policy/claude-code",
+    entry: "./claude-code.js",
+    section: "## The Claude Code hook: `@capgate/shell-policy/claude-code`",
+  });
+  expect(printed).toHaveLength(5);
+  expect(printed[0]?.[0]).toMatchObject({
+    decision: "deny",
+    reason: expect.stringContaining("Use browser_panel.open to open web pages (never the shell)."),
+  });
+  expect(printed[1]?.[0]).toMatchObject({
+    decision: "ask",
+    updatedInput: {
+      command: expect.stringMatching(
+        /^\/usr\/local\/bin\/capgate sandbox-exec --workspace \S+ --config \S+ -- 'git push origin main'$/,
+      ),
+    },
+  });
+  expect(printed[2]).toEqual([undefined]);
+  expect(JSON.parse(String(printed[3]?.[0]))).toMatchObject({
+    hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny" },
+  });
+  expect(printed[4]).toEqual([0]);
+}, 60_000);

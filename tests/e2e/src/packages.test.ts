@@ -143,6 +143,14 @@ console.log(JSON.stringify(await splitCommandLine("node server.js --port 3000"))
       "ask ask[0]",
       '{"ok":true,"argv":["node","server.js","--port","3000"]}',
     ]);
+    // The Claude Code hook, through the package's ./claude-code entry.
+    const hook = node(
+      `import { decideHook } from "${cg("shell-policy")}/claude-code";
+const call = { tool_name: "Bash", tool_input: { command: "true && xdg-open https://example.com" } };
+console.log((await decideHook(call, { cwd: process.cwd() })).decision);`,
+      dir,
+    );
+    expect(hook.trim()).toBe("deny");
   });
 
   it("a capability alone (with its peers tools and schema)", () => {

@@ -4,11 +4,15 @@ import { join } from "node:path";
 export interface ReadmeExampleOptions {
   /** The package's `src` folder (a test's `import.meta.dirname`); its README is one level up. */
   srcDir: string;
-  /** The package name the example imports; pointed at the package's source (`./index.js`). */
+  /** The package name the example imports (a subpath too); pointed at the package's source (`entry`). */
   packageName: string;
+  /** The source file that import stands for, relative to `srcDir` (default `./index.js`; a subpath's own entry). */
+  entry?: string;
   /** The heading the example's first ```ts block follows (default "## Example"). */
   section?: string;
 }
+
+let examples = 0;
 
 /**
  * Runs a package README's example as written, its package import pointed at the source,
@@ -24,8 +28,9 @@ export async function runReadmeExample(options: ReadmeExampleOptions): Promise<u
   if (code === undefined) throw new Error(`README.md's "${heading}" section has no \`\`\`ts block`);
   const from = `from "${options.packageName}"`;
   if (!code.includes(from)) throw new Error(`the example does not import ${options.packageName}`);
-  const file = join(options.srcDir, `.readme-example-${process.pid}.ts`);
-  writeFileSync(file, `${code.replaceAll(from, 'from "./index.js"')}\nexport {};\n`);
+  // A name of its own per run: a second example of the same package must not be the module already imported.
+  const file = join(options.srcDir, `.readme-example-${process.pid}-${++examples}.ts`);
+  writeFileSync(file, `${code.replaceAll(from, `from "${options.entry ?? "./index.js"}"`)}\nexport {};\n`);
   const printed: unknown[][] = [];
   const log = console.log;
   console.log = (...args: unknown[]) => {

@@ -1,5 +1,6 @@
+import { resolve } from "node:path";
 import { setFlagsFromString } from "node:v8";
-import { runClaudeCodeHook } from "./claude-code.js";
+import { runClaudeCodeHook } from "@capgate/shell-policy/claude-code";
 
 const USAGE =
   "usage: capgate hook claude-code [--config FILE]   (a Claude Code PreToolUse hook: JSON on stdin)";
@@ -12,7 +13,9 @@ async function readStdin(): Promise<string> {
 
 /**
  * `capgate hook …` without commander or the rest of the CLI: bin.ts comes here first, so
- * a hook that runs on every Bash call pays only for the shell policy.
+ * a hook that runs on every Bash call pays only for the shell policy. The decision is
+ * `@capgate/shell-policy/claude-code`'s; this file parses the arguments and says how to start
+ * `capgate sandbox-exec`.
  */
 export async function runHookCommand(argv: string[]): Promise<number> {
   const [target, ...rest] = argv;
@@ -42,10 +45,16 @@ export async function runHookCommand(argv: string[]): Promise<number> {
   // only. Optimising it (TurboFan tier-up) costs background work that the process then
   // waits for at exit — on a busy machine most of the hook's wall time.
   setFlagsFromString("--liftoff-only");
-  return runClaudeCodeHook(config ? { config } : {}, {
-    stdin: readStdin,
-    out: (t) => process.stdout.write(`${t}\n`),
-    err: (t) => process.stderr.write(`${t}\n`),
-    cwd: process.cwd(),
-  });
+  // With "hook": { "sandbox": true }, the call is rewritten to run through this same program.
+  const bin = process.argv[1] ? resolve(process.argv[1]) : "capgate";
+  const sandboxExec = [process.execPath, bin, "sandbox-exec"];
+  return runClaudeCodeHook(
+    { ...(config ? { config } : {}), sandboxExec },
+    {
+      stdin: readStdin,
+      out: (t) => process.stdout.write(`${t}\n`),
+      err: (t) => process.stderr.write(`${t}\n`),
+      cwd: process.cwd(),
+    },
+  );
 }

@@ -1,32 +1,36 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import type { ShellRules } from "@capgate/shell-policy";
+import type { ShellRules } from "./config.js";
 
 /**
- * `capgate hook claude-code`: a Claude Code PreToolUse hook. Claude Code runs it before
- * every tool call with the call as JSON on stdin ({hook_event_name, tool_name,
- * tool_input: {command}, cwd, …}); for `Bash` the command goes through capgate's shell
- * policy (the built-in rules plus the `shell` deny/ask rules of capgate.config.json) and
- * the answer is Claude Code's decision JSON on stdout:
+ * The shell policy as a Claude Code PreToolUse hook (`@capgate/shell-policy/claude-code`).
+ * Claude Code runs the hook before every tool call with the call as JSON on stdin
+ * ({hook_event_name, tool_name, tool_input: {command}, cwd, …}); for `Bash` the command goes
+ * through the shell policy (the built-in rules plus the `shell` deny/ask/allow rules of
+ * capgate.config.json) and the answer is Claude Code's decision JSON on stdout:
  *   deny → {"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":…}}
  *   ask  → the same with "ask" (Claude Code asks the user, showing the reason)
  *   allow → nothing (exit 0): Claude Code's own permission rules still apply.
  * With `"hook": { "sandbox": true }` in the config, an allowed (or asked) call is answered
  * with `updatedInput`: the same call whose command runs inside capgate's OS sandbox through
- * `capgate sandbox-exec` (apps/cli/src/sandbox-exec), and an allowed one is approved.
- * Other tools pass silently. It fails closed: a Bash call it cannot check (a bad config, a
- * payload without a command) is denied with the reason, never let through by a crash.
+ * `capgate sandbox-exec` (the caller says how to start it: `sandboxExec`), and an allowed one
+ * is approved. Other tools pass silently. It fails closed: a Bash call it cannot check (a bad
+ * config, a payload without a command) is denied with the reason, never let through by a crash.
  *
- * Imports only the shell policy: it runs on every Bash call, so its cold start matters
- * (bench `cli.hook_ratio`).
+ * This entry loads node:fs and node:path, and the policy itself only once a Bash call is to
+ * be checked: it runs on every tool call, so its cold start matters (bench `cli.hook_ratio`).
  */
 export interface HookIO {
   stdin: () => Promise<string>;
   out: (text: string) => void;
   err: (text: string) => void;
+  /** Where the hook runs; the payload's `cwd` wins when it has one. */
   cwd: string;
+  /** The hook's environment (default `process.env`): `CLAUDE_PROJECT_DIR`, which Claude Code sets for hooks, names the project. */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
+/** What Claude Code sends a PreToolUse command hook on stdin (the parts the hook reads). */
 export interface HookPayload {
   hook_event_name?: unknown;
   tool_name?: unknown;
@@ -38,12 +42,32 @@ export interface HookPayload {
  * The hook's answer. `updatedInput` (only with `"hook": { "sandbox": true }`): the Bash
  * call's input with its command rewritten to run inside capgate's sandbox.
  */
-type Decision =
+export type HookDecision =
   | { decision: "allow"; updatedInput?: Record<string, unknown>; reason?: string }
   | { decision: "deny"; reason: string }
   | { decision: "ask"; reason: string; updatedInput?: Record<string, unknown> };
 
-const decisionJson = (d: Decision) =>
+export interface ClaudeCodeHookOptions {
+  /** The config file (`--config`; relative to the call's cwd). Default: found by `hookConfigPath`. */
+  config?: string;
+  /**
+   * The argv that starts `capgate sandbox-exec`, before its own arguments (the capgate CLI
+   * passes `[process.execPath, <its bin.js>, "sandbox-exec"]`). Only a config with
+   * `"hook": { "sandbox": true }` uses it; without it such a config's calls are denied, since
+   * the hook could not put them in the sandbox the config asks for.
+   */
+  sandboxExec?: readonly string[];
+}
+
+export interface DecideHookOptions extends ClaudeCodeHookOptions {
+  /** Where the hook runs (the payload's `cwd` wins when it has one). */
+  cwd: string;
+  /** The project directory (`$CLAUDE_PROJECT_DIR`): its config applies wherever the shell has `cd`-ed to. */
+  projectDir?: string;
+}
+
+/** The decision as the JSON Claude Code reads from a PreToolUse hook's stdout. */
+export const decisionJson = (d: HookDecision): string =>
   JSON.stringify({
     hookSpecificOutput: {
       hookEventName: "PreToolUse",
@@ -58,8 +82,8 @@ const decisionJson = (d: Decision) =>
  * project's (`$CLAUDE_PROJECT_DIR/capgate.config.json`, which Claude Code sets for hooks),
  * whatever directory the shell has `cd`-ed to since; else the nearest capgate.config.json in
  * the call's cwd or a directory above it. Claude Code keeps the working directory between
- * Bash calls, so after `cd sub` the payload's cwd is `sub`: looking only there lost the
- * rules (round 4b of the red team).
+ * Bash calls, so after `cd sub` the payload's cwd is `sub`: looking only there would lose
+ * the rules.
  */
 export function hookConfigPath(
   configPath: string | undefined,
@@ -114,10 +138,10 @@ function hookConfig(configPath: string | undefined, cwd: string, projectDir: str
 }
 
 /**
- * The Bash call's input with its command run by `capgate sandbox-exec` (this same program)
- * inside the sandbox: the workspace writable is the project ($CLAUDE_PROJECT_DIR), else the
- * config file's directory, else the call's cwd. Quoted with `shellQuote`, so Claude Code's
- * shell hands sandbox-exec the original command line as one argument, unchanged.
+ * The Bash call's input with its command run by `sandboxExec` inside the sandbox: the
+ * workspace writable is the project ($CLAUDE_PROJECT_DIR), else the config file's directory,
+ * else the call's cwd. Quoted with `shellQuote`, so Claude Code's shell hands sandbox-exec
+ * the original command line as one argument, unchanged.
  */
 function sandboxedInput(
   input: Record<string, unknown>,
@@ -125,15 +149,13 @@ function sandboxedInput(
   config: HookConfig,
   cwd: string,
   projectDir: string | undefined,
+  sandboxExec: readonly string[],
   shellQuote: (argv: readonly string[]) => string,
 ): Record<string, unknown> {
   const workspace =
     projectDir && isAbsolute(projectDir) ? projectDir : config.path ? dirname(config.path) : resolve(cwd);
-  const bin = process.argv[1] ? resolve(process.argv[1]) : "capgate";
   const argv = [
-    process.execPath,
-    bin,
-    "sandbox-exec",
+    ...sandboxExec,
     "--workspace",
     workspace,
     ...(config.path ? ["--config", config.path] : []),
@@ -143,11 +165,11 @@ function sandboxedInput(
   return { ...input, command: shellQuote(argv) };
 }
 
-/** Decide one payload. Exported for tests; the command wraps it with stdin/stdout. */
+/** Decide one payload: a decision for a Bash call, `undefined` for other tools. */
 export async function decideHook(
   payload: HookPayload,
-  options: { config?: string; cwd: string; projectDir?: string },
-): Promise<Decision | undefined> {
+  options: DecideHookOptions,
+): Promise<HookDecision | undefined> {
   if (payload.tool_name !== "Bash") return undefined;
   const input = payload.tool_input as { command?: unknown } | undefined;
   const command = input?.command;
@@ -160,7 +182,8 @@ export async function decideHook(
   } catch (error) {
     return { decision: "deny", reason: `capgate cannot check this command: ${(error as Error).message}` };
   }
-  const { checkShellCommand, shellQuote } = await import("@capgate/shell-policy");
+  // Loaded here, not at the top: a call to another tool never pays for the grammar.
+  const { checkShellCommand, shellQuote } = await import("./index.js");
   let verdict: Awaited<ReturnType<typeof checkShellCommand>>;
   try {
     verdict = await checkShellCommand(command, config.rules);
@@ -169,9 +192,24 @@ export async function decideHook(
   }
   if (verdict.decision === "deny")
     return { decision: "deny", reason: verdict.reason ?? "denied by the capgate shell policy" };
-  const sandboxed = config.sandbox
-    ? sandboxedInput(input as Record<string, unknown>, command, config, cwd, options.projectDir, shellQuote)
-    : undefined;
+  if (config.sandbox && !options.sandboxExec?.length)
+    return {
+      decision: "deny",
+      reason:
+        'capgate cannot sandbox this command: the config says "hook": { "sandbox": true }, but this hook was not told how to start capgate sandbox-exec',
+    };
+  const sandboxed =
+    config.sandbox && options.sandboxExec
+      ? sandboxedInput(
+          input as Record<string, unknown>,
+          command,
+          config,
+          cwd,
+          options.projectDir,
+          options.sandboxExec,
+          shellQuote,
+        )
+      : undefined;
   if (verdict.decision === "ask") {
     const reason = verdict.reason ?? "the capgate shell policy asks first";
     // Approved or not by the person, the command still runs in the sandbox when the config says so.
@@ -190,7 +228,7 @@ export async function decideHook(
  * a payload that is not JSON is reported on stderr with exit 1 — Claude Code shows it to
  * the user (it is Claude Code's bug or a misconfigured hook, not the model's doing).
  */
-export async function runClaudeCodeHook(options: { config?: string }, io: HookIO): Promise<number> {
+export async function runClaudeCodeHook(options: ClaudeCodeHookOptions, io: HookIO): Promise<number> {
   const text = await io.stdin();
   let payload: HookPayload;
   try {
@@ -205,10 +243,12 @@ export async function runClaudeCodeHook(options: { config?: string }, io: HookIO
     io.err("capgate hook claude-code: the hook payload must be a JSON object");
     return 1;
   }
+  const projectDir = (io.env ?? process.env).CLAUDE_PROJECT_DIR;
   const decision = await decideHook(payload, {
     ...(options.config ? { config: options.config } : {}),
+    ...(options.sandboxExec ? { sandboxExec: options.sandboxExec } : {}),
     cwd: io.cwd,
-    ...(process.env.CLAUDE_PROJECT_DIR ? { projectDir: process.env.CLAUDE_PROJECT_DIR } : {}),
+    ...(projectDir ? { projectDir } : {}),
   });
   // A plain allow says nothing, so Claude Code's own permission rules decide; an allow that
   // rewrites the command into the sandbox must say allow (Claude Code's deny and ask rules still apply).
