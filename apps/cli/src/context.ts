@@ -25,10 +25,6 @@ export interface HarnessRequest {
   unsandboxedIfUnavailable?: (reason: string) => void;
 }
 
-/** Printed to stderr on every run while the config turns the sandbox off. */
-export const SANDBOX_OFF_WARNING =
-  'capgate: warning: the OS sandbox is off ("shell": { "sandbox": "off" } in capgate.config.json) — commands the model runs are not confined to the workspace, can read your secrets and reach your desktop and network.';
-
 const APPROVAL_MODES: readonly ApprovalMode[] = ["never", "on-risk", "always"];
 
 export function parseApproval(value: string | undefined): ApprovalMode | undefined {
@@ -88,13 +84,11 @@ export async function openHarness(
   request: HarnessRequest,
   extra: { approve?: LoopApprovalHook; onElicitation?: ElicitationHandler; io?: CliIO } = {},
 ): Promise<Harness> {
-  const { createHarness } = await import("@capgate/harness");
-  let config = await loadCliConfig(global);
+  const { createHarness, loadConfig, SANDBOX_OFF_WARNING } = await import("@capgate/harness");
+  let config = loadConfig(global.config ? { path: global.config } : {});
   const approval = parseApproval(request.approval);
-  if (config.config.shell?.sandbox === "off") {
-    // Every run, one line: the operator chose this, but must not forget it.
-    process.stderr.write(`${SANDBOX_OFF_WARNING}\n`);
-  } else if (request.unsandboxedIfUnavailable) {
+  let fallback = false;
+  if (request.unsandboxedIfUnavailable && config.config.shell?.sandbox !== "off") {
     const { probeBwrap } = await import("@capgate/sandbox");
     const reason = await probeBwrap(config.config.shell?.bwrap).then(
       () => undefined,
@@ -102,10 +96,10 @@ export async function openHarness(
     );
     if (reason !== undefined) {
       request.unsandboxedIfUnavailable(reason);
+      fallback = true;
       config = { ...config, config: { ...config.config, shell: { ...config.config.shell, sandbox: "off" } } };
     }
   }
-
   const harness = await createHarness({
     config,
     ...(request.workspace ? { workspace: request.workspace } : {}),
@@ -115,6 +109,9 @@ export async function openHarness(
     ...(extra.onElicitation ? { onElicitation: extra.onElicitation } : {}),
     ...(global.capability?.length ? { capabilityPlugins: global.capability } : {}),
   });
+  // The fallback said why it runs unsandboxed: not a second line for the same thing.
+  for (const notice of harness.notices)
+    if (!fallback || notice !== SANDBOX_OFF_WARNING) process.stderr.write(`${notice}\n`);
   if (extra.io) reportCapabilityProblems(harness, global, extra.io);
   return harness;
 }

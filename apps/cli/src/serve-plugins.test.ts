@@ -5,10 +5,11 @@
 import type { ChildProcess } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { SANDBOX_OFF_WARNING } from "@capgate/harness";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { BIN, type Sandbox, sandbox, start, writePlugins } from "./test-support/cli.js";
 
 const TOKEN = "serve-plugins-test-token-0123456789";
@@ -175,6 +176,36 @@ describe("capability plugins in capgate mcp serve", () => {
     );
     try {
       await greetThroughGate(client);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("the long-running commands tell the operator what every command does", () => {
+  it("`capgate serve` and `capgate mcp serve` warn that the OS sandbox is off, as run and call do", async () => {
+    const box = sandbox();
+    writeFileSync(join(box.workspace, "capgate.config.json"), JSON.stringify({ shell: { sandbox: "off" } }));
+    const { stderr } = await serve([], box);
+    expect(stderr()).toContain(SANDBOX_OFF_WARNING);
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, "mcp", "serve", "--workspace", box.workspace],
+      cwd: box.workspace,
+      env: box.env as Record<string, string>,
+      stderr: "pipe",
+    });
+    let served = "";
+    transport.stderr?.on("data", (d) => {
+      served += d;
+    });
+    const client = new Client({ name: "test", version: "1" });
+    await client.connect(transport);
+    try {
+      expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+      // Its start line follows the notices on stderr, a pipe apart from the MCP channel: wait for it.
+      await vi.waitFor(() => expect(served).toContain("capgate mcp serve ·"), { timeout: 30_000 });
+      expect(served).toContain(SANDBOX_OFF_WARNING);
     } finally {
       await client.close();
     }

@@ -6,6 +6,9 @@ describe("@capgate/eval public surface", () => {
   it("exports exactly these runtime names", () => {
     expect(Object.keys(api).sort()).toEqual([
       "InvalidSuiteError",
+      "describeEvalProgress",
+      "describeModeSummary",
+      "describeRunRecord",
       "distractorTools",
       "htmlReport",
       "loadSuite",

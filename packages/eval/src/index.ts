@@ -17,6 +17,8 @@ export { InvalidSuiteError, loadSuite, starterSuiteDir } from "./suite.js";
 export type { EvalSummary, ModeSummary, Rate, TaskSummary } from "./summary.js";
 export { summarise, wilson } from "./summary.js";
 export { suiteSchema, taskSchema } from "./task-schema.js";
+export type { EvalTextStyle } from "./text.js";
+export { describeEvalProgress, describeModeSummary, describeRunRecord } from "./text.js";
 export type {
   EvalMode,
   GitCommit,

@@ -19,7 +19,8 @@ import { dirname, join } from "node:path";
 import { bashArgv, sandboxCommand } from "@capgate/sandbox";
 import { needs } from "@capgate/test-system-parts";
 import { afterAll, describe, expect, it } from "vitest";
-import { loadConfig } from "./config.js";
+import { loadConfig, parseConfig } from "./config.js";
+import { createHarness, SANDBOX_OFF_WARNING } from "./harness.js";
 
 const system = needs(["bwrap"]);
 const root = realpathSync(mkdtempSync(join(tmpdir(), "capgate-config-sandboxes-")));
@@ -121,6 +122,25 @@ describe.skipIf(system.skip)(`loading a config beside sandboxes${system.note}`, 
       expect(() => loadConfig({ path: join(ws, "capgate.config.json"), env })).toThrow(/still running/);
     } finally {
       wrapped.release();
+    }
+  });
+});
+
+describe("what a harness tells its operator at start (harness.notices)", () => {
+  it("the sandbox turned off, and nothing when there is nothing to tell", async () => {
+    const { ws, state } = place("notices");
+    const off = await createHarness({
+      config: parseConfig({ shell: { sandbox: "off" } }),
+      workspace: ws,
+      stateDir: state,
+    });
+    const quiet = await createHarness({ config: parseConfig({}), workspace: ws, stateDir: state });
+    try {
+      expect(off.notices).toEqual([SANDBOX_OFF_WARNING]);
+      expect(quiet.notices).toEqual([]);
+    } finally {
+      await off.close();
+      await quiet.close();
     }
   });
 });

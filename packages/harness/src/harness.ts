@@ -52,6 +52,10 @@ import { type CapabilityLoadProblem, type CapabilitySource, loadCapabilityPlugin
 import { containServers, sandboxServers } from "./sandboxed-servers.js";
 import { refuseHomeWorkspace } from "./workspace-guard.js";
 
+/** Told on every start while the config turns the sandbox off: the operator chose it, and must not forget it. */
+export const SANDBOX_OFF_WARNING =
+  'capgate: warning: the OS sandbox is off ("shell": { "sandbox": "off" } in capgate.config.json) — commands the model runs are not confined to the workspace, can read your secrets and reach your desktop and network.';
+
 export interface HarnessOptions {
   /** A config value or an already loaded one (from loadConfig); default: an empty config. */
   config?: CapgateConfig | ResolvedConfig;
@@ -115,8 +119,12 @@ export interface Harness {
   readonly capabilitySources: ReadonlyMap<string, CapabilitySource>;
   /** Plugin problems by spec: errors (it did not load; the rest did) and contract warnings. */
   readonly capabilityProblems: readonly CapabilityLoadProblem[];
-  /** What loading the config undid first (`ResolvedConfig.recovered`): notices a frontend shows its operator. */
-  readonly recovered: readonly string[];
+  /**
+   * What every frontend tells its operator when it starts, one line each: the after-command
+   * steps loading the config did for a killed process (`ResolvedConfig.recovered`), and
+   * `SANDBOX_OFF_WARNING` while the config turns the OS sandbox off.
+   */
+  readonly notices: readonly string[];
   readonly profiles: ProfileSet;
   /** This process's traces under the state dir (a queue worker's runs go to its own store instead). */
   readonly store: FileRunStore;
@@ -281,7 +289,10 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     capabilities,
     capabilitySources,
     capabilityProblems,
-    recovered: resolved.recovered ?? [],
+    notices: [
+      ...(resolved.recovered ?? []).map((notice) => `capgate: ${notice}`),
+      ...(resolved.config.shell?.sandbox === "off" ? [SANDBOX_OFF_WARNING] : []),
+    ],
     profiles: resolved.profiles,
     store,
     memory,

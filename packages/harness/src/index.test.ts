@@ -8,6 +8,7 @@ describe("@capgate/harness public surface", () => {
       "CONFIG_FILE_NAME",
       "InvalidConfigError",
       "RELOADABLE_FIELDS",
+      "SANDBOX_OFF_WARNING",
       "capabilityProblems",
       "configSchema",
       "createDefaultRegistry",

@@ -27,6 +27,6 @@ export type {
   HarnessRunOptions,
   McpIndexResult,
 } from "./harness.js";
-export { createHarness } from "./harness.js";
+export { createHarness, SANDBOX_OFF_WARNING } from "./harness.js";
 export type { CapabilityLoadProblem, CapabilitySource, LoadedPlugin } from "./plugins.js";
 export { capabilityProblems, findPackageDir, packageEntry, readCapabilityManifest } from "./plugins.js";

@@ -30,7 +30,7 @@ export type {
   PendingElicitation,
 } from "./mcp-interactions.js";
 export type { McpServerStatus, McpStatusOptions } from "./mcp-status.js";
-export { mcpServerStatus } from "./mcp-status.js";
+export { describeAuthStatus, describeMcpServerStatus, mcpServerStatus } from "./mcp-status.js";
 export type { McpTarget } from "./mcp-target.js";
 export { adHocMcpTarget, configuredMcpServer, configuredMcpTarget } from "./mcp-target.js";
 export type { QueueWorker, QueueWorkerOptions, QueueWorkerRunEvent } from "./queue-worker.js";

@@ -1,4 +1,5 @@
 import type { McpAuthStatus, McpPool, McpServerConfig } from "@capgate/mcp-client";
+import { PLAIN_TEXT, type TextStyle } from "./event-text.js";
 
 /** One configured MCP server as an operator checks it: transport, login state and whether it answers. */
 export interface McpServerStatus {
@@ -76,4 +77,29 @@ export async function mcpServerStatus(
   );
   const order = Object.keys(servers);
   return rows.sort((a, b) => order.indexOf(a.server) - order.indexOf(b.server));
+}
+
+/** A login state in words: `no OAuth`, or its state, grant, scopes, expiry and whether it refreshes. Never a token. */
+export function describeAuthStatus(status: McpAuthStatus): string {
+  if (status.state === "none") return "no OAuth";
+  const parts: string[] = [status.state.replace("_", " ")];
+  if (status.grant && status.grant !== "authorization_code") parts.push(status.grant);
+  if (status.scopes?.length) parts.push(`scopes: ${status.scopes.join(" ")}`);
+  if (status.expiresAt)
+    parts.push(`${status.state === "expired" ? "expired" : "expires"} ${status.expiresAt}`);
+  if (status.refreshable) parts.push("refreshable");
+  return parts.join(", ");
+}
+
+/** One server's status as a line: name, transport, connection, login. */
+export function describeMcpServerStatus(row: McpServerStatus, p: TextStyle = PLAIN_TEXT): string {
+  const c = row.connection;
+  const connection = !row.enabled
+    ? p.dim("disabled")
+    : c.state === "connected"
+      ? p.green(`connected, ${c.tools} tool(s)`)
+      : c.state === "failed"
+        ? p.yellow(`failed: ${c.error}`)
+        : p.dim("not checked");
+  return `${p.bold(row.server)} (${row.transport}) · ${connection} · auth: ${describeAuthStatus(row.auth)}`;
 }

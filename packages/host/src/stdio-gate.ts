@@ -56,7 +56,6 @@ export async function serveGateOnStdio(options: StdioGateOptions): Promise<Stdio
   const config = loadConfig(
     options.configPath ? { path: options.configPath } : explicit ? { cwd: resolve(explicit) } : {},
   );
-  for (const notice of config.recovered ?? []) options.log(`capgate: ${notice}`);
   if (!explicit && !config.config.workspace) refuseImplicitRoot(env);
   const { createGateServer, elicitingApprover } = await import("@capgate/mcp-client");
   let server: Awaited<ReturnType<typeof createGateServer>> | undefined;
@@ -67,6 +66,7 @@ export async function serveGateOnStdio(options: StdioGateOptions): Promise<Stdio
     ...(options.approval ? { approval: options.approval } : {}),
     approve: elicitingApprover(() => server),
   });
+  for (const notice of harness.notices) options.log(notice);
   options.onHarness?.(harness);
   let session: ReturnType<typeof harness.createGateSession>;
   try {

@@ -1,5 +1,5 @@
 import { isAbsolute, relative, resolve } from "node:path";
-import type { EvalMode, EvalProgress, RunRecord } from "@capgate/eval";
+import type { EvalMode } from "@capgate/eval";
 import { type GlobalOptions, intOption, loadCliConfig } from "../context.js";
 import { CliError, ExitCode } from "../errors.js";
 import { type CliIO, paint } from "../io.js";
@@ -28,7 +28,8 @@ export async function evalCommand(
   global: GlobalOptions,
   io: CliIO,
 ): Promise<number> {
-  const { loadSuite, runEval, starterSuiteDir, selectTasks } = await import("@capgate/eval");
+  const { describeEvalProgress, describeModeSummary, loadSuite, runEval, starterSuiteDir, selectTasks } =
+    await import("@capgate/eval");
   const suite = loadSuite(options.suite ? resolve(options.suite) : starterSuiteDir());
   const ids = list(options.tasks);
   if (options.list) {
@@ -81,7 +82,10 @@ export async function evalCommand(
       config,
       signal: controller.signal,
       keepWorkspaces: options.keepWorkspaces === true,
-      onProgress: (e) => progress(e, io),
+      onProgress: (e) => {
+        const line = describeEvalProgress(e, p);
+        if (line) io.err(line);
+      },
     });
     if (options.json) {
       printJson(io, {
@@ -92,14 +96,7 @@ export async function evalCommand(
         tasks: result.summary.tasks,
       });
     } else {
-      for (const m of result.summary.modes) {
-        const s = m.success;
-        const tokens =
-          m.promptTokens === null ? "" : `, ${Math.round(m.meanPromptTokens ?? 0)} prompt tokens/run`;
-        io.out(
-          `${m.mode.padEnd(8)} ${s.successes}/${s.runs} succeeded (${pct(s.rate)}, 95 % CI ${pct(s.low)}–${pct(s.high)}), ${Math.round(m.meanPromptChars)} prompt chars/run${tokens}, ${m.meanSteps.toFixed(1)} steps/run`,
-        );
-      }
+      for (const m of result.summary.modes) io.out(describeModeSummary(m));
       const where = shown(result.out);
       io.out(p.dim(`results: ${where}/results.json  report: ${where}/report.md, ${where}/report.html`));
     }
@@ -116,36 +113,6 @@ export async function evalCommand(
     process.off("SIGTERM", onSigint);
     io.closed?.removeEventListener("abort", onClosed);
   }
-}
-
-function progress(e: EvalProgress, io: CliIO): void {
-  const p = paint(io);
-  switch (e.type) {
-    case "planned":
-      io.err(
-        p.dim(
-          `${e.tasks} tasks × ${e.modes.join(", ")}: ${e.total} runs${e.done > 0 ? `, ${e.done} already done (resuming)` : ""}`,
-        ),
-      );
-      return;
-    case "run_started":
-      return;
-    case "run_finished":
-      io.err(`[${e.done}/${e.total}] ${line(e.record, p)}`);
-      return;
-    case "interrupted":
-      return;
-  }
-}
-
-function line(r: RunRecord, p: ReturnType<typeof paint>): string {
-  const mark = r.success ? p.green("✓") : p.red("✗");
-  const what = `${r.task} (${r.mode} #${r.repeat})`;
-  const tokens = r.promptTokens === null ? "" : `, ${r.promptTokens}+${r.completionTokens ?? 0} tokens`;
-  const facts = `${r.steps} steps, ${r.promptChars} chars${tokens}, ${(r.ms / 1000).toFixed(1)} s`;
-  if (r.success) return `${mark} ${what} ${p.dim(facts)}`;
-  const why = r.error ?? r.checks.find((c) => !c.passed)?.detail ?? r.outcome;
-  return `${mark} ${what} ${p.dim(facts)} — ${why}`;
 }
 
 function list(value: string | undefined): string[] | undefined {
@@ -174,5 +141,3 @@ function shown(path: string): string {
   const rel = relative(process.cwd(), path);
   return rel && !rel.startsWith("..") && !isAbsolute(rel) ? rel : path;
 }
-
-const pct = (x: number) => `${(x * 100).toFixed(0)} %`;

@@ -1,4 +1,4 @@
-import type { McpAuthStatus, McpServerConfig } from "@capgate/mcp-client";
+import type { McpServerConfig } from "@capgate/mcp-client";
 import { type GlobalOptions, intOption, loadCliConfig, openHarness } from "../context.js";
 import { ExitCode } from "../errors.js";
 import { type CliIO, paint } from "../io.js";
@@ -23,17 +23,6 @@ async function configured(global: GlobalOptions): Promise<ConfiguredServers> {
   return { servers, stateDir, pick: (name) => configuredMcpServer(servers, name) };
 }
 
-function describeStatus(status: McpAuthStatus): string {
-  if (status.state === "none") return "no OAuth";
-  const parts: string[] = [status.state.replace("_", " ")];
-  if (status.grant && status.grant !== "authorization_code") parts.push(status.grant);
-  if (status.scopes?.length) parts.push(`scopes: ${status.scopes.join(" ")}`);
-  if (status.expiresAt)
-    parts.push(`${status.state === "expired" ? "expired" : "expires"} ${status.expiresAt}`);
-  if (status.refreshable) parts.push("refreshable");
-  return parts.join(", ");
-}
-
 /**
  * `capgate mcp login <server>`: prints the authorization URL, waits for the redirect on
  * 127.0.0.1 and stores the tokens (0600) under $CAPGATE_HOME/mcp-auth/. It never opens a
@@ -49,6 +38,7 @@ export async function mcpLoginCommand(
   const { pick, stateDir } = await configured(global);
   const entry = pick(server);
   const { fileAuthStore, loginMcpServer } = await import("@capgate/mcp-client/stdio");
+  const { describeAuthStatus } = await import("@capgate/host");
   const p = paint(io);
   const abort = new AbortController();
   const onSignal = () => abort.abort();
@@ -66,7 +56,7 @@ export async function mcpLoginCommand(
       },
     });
     io.out(
-      `${p.green("logged in")} to ${p.bold(server)} (${describeStatus(result.status)}); it lists ${result.tools} tool(s).`,
+      `${p.green("logged in")} to ${p.bold(server)} (${describeAuthStatus(result.status)}); it lists ${result.tools} tool(s).`,
     );
     return 0;
   } finally {
@@ -100,7 +90,7 @@ export async function mcpStatusCommand(
 ): Promise<number> {
   const budget = intOption(options.timeout, "--timeout", 5_000, { unit: "ms" });
   const { servers, stateDir } = await configured(global);
-  const { mcpServerStatus } = await import("@capgate/host");
+  const { describeMcpServerStatus, mcpServerStatus } = await import("@capgate/host");
   const offline = options.offline === true || Object.keys(servers).length === 0;
   // Servers start through the harness, as in a run: sandboxed where their entry says so.
   const harness = offline ? undefined : await openHarness(global, {});
@@ -123,16 +113,6 @@ export async function mcpStatusCommand(
   }
   const p = paint(io);
   if (rows.length === 0) io.out(p.dim("no MCP servers configured (mcpServers in capgate.config.json)"));
-  for (const row of rows) {
-    const c = row.connection;
-    const connection = !row.enabled
-      ? p.dim("disabled")
-      : c.state === "connected"
-        ? p.green(`connected, ${c.tools} tool(s)`)
-        : c.state === "failed"
-          ? p.yellow(`failed: ${c.error}`)
-          : p.dim("not checked");
-    io.out(`${p.bold(row.server)} (${row.transport}) · ${connection} · auth: ${describeStatus(row.auth)}`);
-  }
+  for (const row of rows) io.out(describeMcpServerStatus(row, p));
   return code;
 }

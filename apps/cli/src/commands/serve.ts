@@ -32,7 +32,7 @@ export async function serveCommand(options: ServeOptions, global: GlobalOptions,
     onConfigWatchError: (path, error) =>
       io.err(`capgate serve · cannot watch ${path} (${error.message}); SIGHUP still reloads it`),
   });
-  for (const notice of server.harness.recovered) io.err(`capgate: ${notice}`);
+  for (const notice of server.harness.notices) io.err(notice);
   reportCapabilityProblems(server.harness, global, io);
   const p = paint(io);
   io.out(

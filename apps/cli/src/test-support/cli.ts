@@ -3,8 +3,8 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { SANDBOX_OFF_WARNING } from "@capgate/harness";
 import { shellForTests } from "@capgate/test-system-parts";
-import { SANDBOX_OFF_WARNING } from "../context.js";
 
 export const BIN = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "dist", "bin.js");
 
