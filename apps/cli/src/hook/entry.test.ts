@@ -1,9 +1,9 @@
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { needs } from "@capgate/test-system-parts";
 import { describe, expect, it } from "vitest";
-import { BIN, type Sandbox, sandbox } from "../test-support/cli.js";
+import { cli, type Sandbox, sandbox } from "../test-support/cli.js";
 
 // `capgate hook claude-code` as Claude Code runs it: the built CLI, the payload on stdin.
 // The hook's decisions are @capgate/shell-policy/claude-code's and tested there
@@ -25,26 +25,9 @@ const bashPayload = (box: Sandbox, command: string, patch: Record<string, unknow
     ...patch,
   });
 
-function hook(input: string, box: Sandbox, args: string[] = [], env: Record<string, string> = {}) {
-  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve, reject) => {
-    // Run from elsewhere: the payload's cwd, not the process's, picks the config.
-    const child = spawn(process.execPath, [BIN, "hook", "claude-code", ...args], {
-      cwd: box.root,
-      env: { ...box.env, ...env },
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => {
-      stdout += d;
-    });
-    child.stderr.on("data", (d) => {
-      stderr += d;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    child.stdin.end(input);
-  });
-}
+// Run from elsewhere: the payload's cwd, not the process's, picks the config.
+const hook = (input: string, box: Sandbox, args: string[] = [], env: Record<string, string> = {}) =>
+  cli(["hook", "claude-code", ...args], box, { input, cwd: box.root, env });
 
 const decision = (stdout: string) =>
   (JSON.parse(stdout) as { hookSpecificOutput: Record<string, string> }).hookSpecificOutput;

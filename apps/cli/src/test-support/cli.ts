@@ -52,12 +52,12 @@ export interface CliResult {
 export function cli(
   args: string[],
   box: Sandbox,
-  options: { input?: string; cwd?: string } = {},
+  options: { input?: string; cwd?: string; env?: Record<string, string> } = {},
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: options.cwd ?? box.workspace,
-      env: box.env,
+      env: { ...box.env, ...options.env },
     });
     let stdout = "";
     let stderr = "";
