@@ -5,25 +5,8 @@ import { createHarness } from "@capgate/harness";
 import type { RunEvent } from "@capgate/loop";
 import { describe, expect, it } from "vitest";
 import { describeEvent, PLAIN_TEXT } from "../event-text.js";
+import { scriptedIO } from "../test-support/scripted-io.js";
 import { terminalApprover } from "./approver.js";
-import type { TerminalIO } from "./io.js";
-
-function scriptedIO(answers: string[]): TerminalIO & { asked: string[] } {
-  const asked: string[] = [];
-  return {
-    out: () => {},
-    err: () => {},
-    color: false,
-    interactive: true,
-    prompt: async (question) => {
-      asked.push(question);
-      const next = answers.shift();
-      if (next === undefined) throw new Error(`unexpected question: ${question}`);
-      return next;
-    },
-    asked,
-  };
-}
 
 const request = {
   approvalId: "ap",

@@ -1,25 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { scriptedIO } from "../test-support/scripted-io.js";
 import { terminalElicitation } from "./elicitation.js";
-import type { TerminalIO } from "./io.js";
-
-function scriptedIO(answers: string[]): TerminalIO & { asked: string[]; errors: string[] } {
-  const asked: string[] = [];
-  const errors: string[] = [];
-  return {
-    out: () => {},
-    err: (t) => errors.push(t),
-    color: false,
-    interactive: true,
-    prompt: async (question) => {
-      asked.push(question);
-      const next = answers.shift();
-      if (next === undefined) throw new Error(`unexpected question: ${question}`);
-      return next;
-    },
-    asked,
-    errors,
-  };
-}
 
 const params = {
   mode: "form" as const,
