@@ -9,7 +9,9 @@ import { manifest as script } from "@capgate/capability-script/manifest";
 import { manifest as shell } from "@capgate/capability-shell/manifest";
 import { manifest as web } from "@capgate/capability-web/manifest";
 import { manifest as workers } from "@capgate/capability-workers/manifest";
+import { addPrecompiledValidators } from "@capgate/schema";
 import { type DeferredCapability, deferCapability } from "@capgate/tools";
+import { builtinValidators } from "./generated/builtin-validators.js";
 
 let builtins: readonly DeferredCapability[] | undefined;
 
@@ -17,10 +19,13 @@ let builtins: readonly DeferredCapability[] | undefined;
  * The eleven built-in capabilities (53 tools), in registry order. Each is registered from its
  * package's `./manifest` (plain data); its handlers, and the libraries they use, are imported
  * when one of its tools is first called. A process calls a few tools of one or two
- * capabilities, so it never loads the rest.
+ * capabilities, so it never loads the rest. Their input schemas have precompiled validators,
+ * so checking a call's arguments loads no schema compiler either.
  */
 export function builtinCapabilities(): DeferredCapability[] {
-  builtins ??= [
+  if (builtins) return [...builtins];
+  addPrecompiledValidators(builtinValidators);
+  builtins = [
     deferCapability(fs, async () => (await import("@capgate/capability-fs")).capability),
     deferCapability(shell, async () => (await import("@capgate/capability-shell")).capability),
     deferCapability(git, async () => (await import("@capgate/capability-git")).capability),
