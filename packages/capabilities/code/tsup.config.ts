@@ -1,7 +1,11 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: ["src/index.ts"],
+  // "./manifest" is the runtime-neutral part: a frontend can list the tools without loading the handlers.
+  entry: ["src/index.ts", "src/manifest.ts"],
+  // Each entry whole (the manifest is in both): a host that imports only the manifest
+  // reads one file, not a shared chunk besides it.
+  splitting: false,
   format: ["esm"],
   dts: true,
   clean: true,

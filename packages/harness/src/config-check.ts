@@ -1,6 +1,6 @@
 import { resolveProfiles } from "@capgate/profiles";
 import { CapgateError } from "@capgate/schema";
-import { createShellPolicy, type ShellPrefixRule } from "@capgate/shell-policy";
+import type { ShellPrefixRule } from "@capgate/shell-policy";
 import { type ConfigProblem, InvalidConfigError, type ResolvedConfig } from "./config.js";
 
 /**
@@ -23,7 +23,9 @@ export async function checkConfigAgainstHarness(
 }
 
 async function shellRuleProblems(shell: ResolvedConfig["config"]["shell"]): Promise<ConfigProblem[]> {
-  if (!shell) return [];
+  // The shell parser loads only for a config that has shell rules to check.
+  if (!shell || !(shell.deny?.length || shell.ask?.length || shell.allow?.length)) return [];
+  const { createShellPolicy } = await import("@capgate/shell-policy");
   const problems: ConfigProblem[] = [];
   for (const kind of ["deny", "ask", "allow"] as const) {
     for (const [index, rule] of (shell[kind] ?? []).entries()) {

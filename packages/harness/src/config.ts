@@ -1,15 +1,23 @@
 import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { createRequire } from "node:module";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { type McpServersMap, parseMcpServersConfig } from "@capgate/mcp-client";
 import { parseModelSpec } from "@capgate/models";
 import { parseAllowHost } from "@capgate/net-guard";
 import { type ProfileSet, resolveProfiles } from "@capgate/profiles";
 import { policyFilesOfRunningSandboxes, recoverInterruptedSandboxes, stateDirFor } from "@capgate/sandbox";
-import { CapgateError, parseJsonStrict, validate } from "@capgate/schema";
+import {
+  addPrecompiledValidators,
+  CapgateError,
+  parseJsonStrict,
+  type ValidationResult,
+  validate,
+} from "@capgate/schema";
 import type { TelemetryConfig } from "@capgate/telemetry";
 import type { ApprovalMode, ShellPolicyConfig, ToolLimits } from "@capgate/tools";
 import { POLICY_FILE_NAME } from "@capgate/workspace";
 import { configSchema } from "./config-schema.js";
+import type { configValidators } from "./generated/config-validator.js";
 
 /** The policy file, by the name the file and sandbox guards protect (`POLICY_FILE_NAME`). */
 export const CONFIG_FILE_NAME = POLICY_FILE_NAME;
@@ -96,6 +104,22 @@ function isEmptyObject(value: unknown): boolean {
   );
 }
 
+const requireHere = createRequire(import.meta.url);
+
+/**
+ * The config schema's precompiled validator (200 KB of code), read when a config other than
+ * `{}` is first checked: most commands run without a config file and never need it. A
+ * separate file beside the bundle (an entry of its own in tsup.config.ts), so `require`
+ * keeps parseConfig synchronous.
+ */
+function checkAgainstSchema(value: unknown): ValidationResult {
+  const { configValidators: precompiled } = requireHere("./generated/config-validator.js") as {
+    configValidators: typeof configValidators;
+  };
+  addPrecompiledValidators(precompiled);
+  return validate(configSchema, value);
+}
+
 /**
  * Check a config value: the published JSON Schema first (every problem, by property
  * path), then the semantic checks of the packages that own each section (profiles,
@@ -106,9 +130,10 @@ export function parseConfig(
   options: { source?: string; baseDir?: string; path?: string } = {},
 ): ResolvedConfig {
   const source = options.source ?? "the capgate config";
-  // The empty config (no file) is valid by the schema (a test checks it): skipping the
-  // schema's compile spares every command run without a config file most of its start.
-  const checked = isEmptyObject(value) ? { ok: true as const } : validate(configSchema, value);
+  // The empty config (no file) is valid by the schema (a test checks it), so it is not
+  // checked. Any other is checked with the schema's precompiled validator (a test keeps it
+  // in step with the schema): a config file costs no schema compile either.
+  const checked = isEmptyObject(value) ? { ok: true as const } : checkAgainstSchema(value);
   if (!checked.ok) {
     throw new InvalidConfigError(
       source,

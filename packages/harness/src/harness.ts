@@ -30,7 +30,7 @@ import { stateDirFor } from "@capgate/sandbox";
 import { CapgateError } from "@capgate/schema";
 import { startTelemetry, type Telemetry, telemetrySettings } from "@capgate/telemetry";
 import {
-  type Capability,
+  type CapabilityEntry,
   CapabilitySet,
   createHostResources,
   DEFAULT_LIMITS,
@@ -67,8 +67,8 @@ export interface HarnessOptions {
   approve?: LoopApprovalHook;
   /** Overrides the config's approval mode. */
   approval?: PolicyConfig["approval"];
-  /** More capabilities to register beside the eleven built-ins. */
-  capabilities?: Capability[];
+  /** More capabilities to register beside the eleven built-ins (defined, or deferred: see deferCapability). */
+  capabilities?: CapabilityEntry[];
   /**
    * More capability plugins (package names or paths, resolved against `pluginBaseDir`,
    * default the current directory) beside the config's `capabilities` — the CLI's

@@ -1,6 +1,5 @@
 import { runShell, sandboxTarget } from "@capgate/sandbox";
 import { CapgateError } from "@capgate/schema";
-import { checkShellCommand } from "@capgate/shell-policy";
 import { approvalNeeded, requireApproval, type ToolContext } from "@capgate/tools";
 
 export interface VerifyOutcome {
@@ -51,6 +50,9 @@ export async function runVerify(options: {
     return refused((error as Error).message);
   }
   try {
+    // The shell parser (tree-sitter and its grammar) loads with the first verify: a process
+    // that never verifies (a direct tool call, a search) does not load it.
+    const { checkShellCommand } = await import("@capgate/shell-policy");
     const r = await runShell({
       command,
       check: checkShellCommand,

@@ -27,5 +27,12 @@ export {
 } from "./top-level.js";
 export type { TruncateResult } from "./truncate.js";
 export { truncateBytes, truncateMiddle, truncationMarker } from "./truncate.js";
-export type { ValidationIssue, ValidationResult } from "./validate.js";
-export { compiledValidator, describeIssues, sentence, validate, validatorCacheStats } from "./validate.js";
+export type { PrecompiledValidators, ValidationIssue, ValidationResult } from "./validate.js";
+export {
+  addPrecompiledValidators,
+  compiledValidator,
+  describeIssues,
+  sentence,
+  validate,
+  validatorCacheStats,
+} from "./validate.js";

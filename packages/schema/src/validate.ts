@@ -1,6 +1,6 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
-import { Ajv2020 } from "ajv/dist/2020.js";
-import addFormatsModule from "ajv-formats";
+import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
+import type { Ajv2020 } from "ajv/dist/2020.js";
+import { AJV_OPTIONS, ANONYMOUS_BASE, isDraft07, rooted } from "./ajv-options.js";
 import type { JsonSchema } from "./json-schema.js";
 import { stableStringify } from "./stable-hash.js";
 import { closestMatch } from "./suggest.js";
@@ -13,29 +13,49 @@ export interface ValidationIssue {
 
 export type ValidationResult = { ok: true } | { ok: false; errors: ValidationIssue[] };
 
-// ajv-formats is CommonJS with a default export; normalise both shapes.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
-  addFormatsModule) as unknown as (ajv: Ajv | Ajv2020) => void;
+interface AjvModules {
+  Ajv: typeof Ajv;
+  Ajv2020: typeof Ajv2020;
+  addFormats: (ajv: Ajv | Ajv2020) => void;
+}
 
-const AJV_OPTIONS = {
-  allErrors: true,
-  strict: false,
-  coerceTypes: false,
-  useDefaults: false,
-  removeAdditional: false,
-  verbose: true,
-  logger: false,
-  validateSchema: false,
-  // Schemas are cached by content, not registered by $id: two servers may reuse an $id.
-  addUsedSchema: false,
-} as const;
+let ajvModules: AjvModules | undefined;
+
+/**
+ * ajv's compiler (about ninety modules), loaded with the first schema compiled: a process
+ * whose schemas all have precompiled validators (a `capgate call` of a built-in tool) never
+ * loads it. Loaded with `require` through `process.getBuiltinModule`, so that `validate`
+ * stays synchronous and the package imports no Node built-in.
+ */
+function loadAjv(): AjvModules {
+  if (ajvModules) return ajvModules;
+  const getBuiltinModule = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } })
+    .process?.getBuiltinModule;
+  if (typeof getBuiltinModule !== "function") {
+    throw new Error(
+      "compiling a JSON Schema needs a runtime with process.getBuiltinModule (Node.js, Deno, Bun); here only schemas with precompiled validators can be checked",
+    );
+  }
+  const { createRequire } = getBuiltinModule("node:module") as {
+    createRequire: (from: string) => (id: string) => unknown;
+  };
+  const requireHere = createRequire(import.meta.url);
+  const formats = requireHere("ajv-formats") as { default?: unknown };
+  ajvModules = {
+    Ajv: (requireHere("ajv") as { Ajv: typeof Ajv }).Ajv,
+    Ajv2020: (requireHere("ajv/dist/2020.js") as { Ajv2020: typeof Ajv2020 }).Ajv2020,
+    // ajv-formats is CommonJS with a default export; normalise both shapes.
+    addFormats: (formats.default ?? formats) as AjvModules["addFormats"],
+  };
+  return ajvModules;
+}
 
 let ajv2020: Ajv2020 | undefined;
 let ajv07: Ajv | undefined;
 
 function engineFor(schema: JsonSchema): Ajv | Ajv2020 {
-  const dialect = typeof schema.$schema === "string" ? schema.$schema : "";
-  if (/draft-0[4-7]/.test(dialect)) {
+  const { Ajv, Ajv2020, addFormats } = loadAjv();
+  if (isDraft07(schema)) {
     if (!ajv07) {
       ajv07 = new Ajv(AJV_OPTIONS);
       addFormats(ajv07);
@@ -52,12 +72,28 @@ function engineFor(schema: JsonSchema): Ajv | Ajv2020 {
 const MAX_CACHED = 4096;
 const byHash = new Map<string, ValidateFunction>();
 const byIdentity = new WeakMap<object, ValidateFunction>();
+const precompiled = new Map<string, () => ValidateFunction>();
 const stats = { compiles: 0, hits: 0 };
+
+/** Canonical schema text → a function making its validator, as `@capgate/schema/standalone` generates. */
+export type PrecompiledValidators = Readonly<Record<string, () => ValidateFunction>>;
+
+/**
+ * Validators generated ahead of time (`@capgate/schema/standalone`) for schemas known at
+ * build time: each under the canonical text of its schema (`stableStringify`), made on the
+ * first lookup of that schema instead of compiling it. A schema whose text differs in any
+ * way (another version of a package) is simply compiled. The first entry for a text wins.
+ */
+export function addPrecompiledValidators(validators: PrecompiledValidators): void {
+  for (const [canonical, make] of Object.entries(validators)) {
+    if (!precompiled.has(canonical)) precompiled.set(canonical, make);
+  }
+}
 
 /**
  * The compiled validator for a schema. Validators are cached by the canonical text of the
  * schema's content, so a schema is compiled once per process however many copies of
- * it arrive (MCP servers resend theirs on every list).
+ * it arrive (MCP servers resend theirs on every list); a precompiled one is used as is.
  */
 export function compiledValidator(schema: JsonSchema | object): ValidateFunction {
   const known = byIdentity.get(schema);
@@ -74,8 +110,13 @@ export function compiledValidator(schema: JsonSchema | object): ValidateFunction
     byHash.delete(hash);
     byHash.set(hash, fn);
   } else {
-    fn = compileOne(schema as JsonSchema);
-    stats.compiles++;
+    const make = precompiled.get(hash);
+    if (make) {
+      fn = make();
+    } else {
+      fn = compileOne(schema as JsonSchema);
+      stats.compiles++;
+    }
     if (byHash.size >= MAX_CACHED) {
       const oldest = byHash.keys().next().value;
       if (oldest !== undefined) byHash.delete(oldest);
@@ -86,27 +127,17 @@ export function compiledValidator(schema: JsonSchema | object): ValidateFunction
   return fn;
 }
 
-// ajv resolves `$ref: "#"` (a schema that refers to its own root, e.g. a tree) against a
-// registered schema or a base URI. Schemas are not registered (addUsedSchema: false), so a
-// schema without an `$id` is compiled under this one: local references resolve as in the
-// document, and nothing outside it can be reached through it.
-const ANONYMOUS_BASE = "capgate:schema";
-
 function compileOne(schema: JsonSchema): ValidateFunction {
   const engine = engineFor(schema);
-  const rooted =
-    typeof schema === "object" && schema !== null && !Array.isArray(schema) && schema.$id === undefined
-      ? { ...schema, $id: ANONYMOUS_BASE }
-      : schema;
   try {
-    return engine.compile(rooted);
+    return engine.compile(rooted(schema));
   } catch (error) {
     if (error instanceof Error) error.message = error.message.replace(` from id ${ANONYMOUS_BASE}`, "");
     throw error;
   }
 }
 
-/** How many schemas were compiled and how many lookups hit the cache, since the process started. */
+/** How many schemas were compiled (a precompiled one is not) and how many lookups hit the cache, since the process started. */
 export function validatorCacheStats(): { compiles: number; hits: number; size: number } {
   return { compiles: stats.compiles, hits: stats.hits, size: byHash.size };
 }

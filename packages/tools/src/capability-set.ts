@@ -1,16 +1,19 @@
 import type { ToolManifest } from "@capgate/schema";
-import type { Capability } from "./define.js";
+import type { CapabilityEntry } from "./deferred.js";
 
-/** The capabilities a host can dispatch to, indexed by capability and by tool name. */
+/**
+ * The capabilities a host can dispatch to, indexed by capability and by tool name. An entry
+ * is a defined capability or a deferred one (its handlers imported on its first call).
+ */
 export class CapabilitySet {
-  readonly #byName = new Map<string, Capability>();
-  readonly #byTool = new Map<string, { capability: Capability; tool: ToolManifest }>();
+  readonly #byName = new Map<string, CapabilityEntry>();
+  readonly #byTool = new Map<string, { capability: CapabilityEntry; tool: ToolManifest }>();
 
-  constructor(capabilities: Iterable<Capability> = []) {
+  constructor(capabilities: Iterable<CapabilityEntry> = []) {
     for (const c of capabilities) this.add(c);
   }
 
-  add(capability: Capability): void {
+  add(capability: CapabilityEntry): void {
     const name = capability.manifest.name;
     if (this.#byName.has(name)) throw new Error(`capability '${name}' is already in the set`);
     for (const tool of capability.manifest.tools) {
@@ -30,16 +33,16 @@ export class CapabilitySet {
     return true;
   }
 
-  get(name: string): Capability | undefined {
+  get(name: string): CapabilityEntry | undefined {
     return this.#byName.get(name);
   }
 
-  list(): Capability[] {
+  list(): CapabilityEntry[] {
     return [...this.#byName.values()];
   }
 
   /** The capability owning a tool and the tool's manifest. */
-  lookup(toolName: string): { capability: Capability; tool: ToolManifest } | undefined {
+  lookup(toolName: string): { capability: CapabilityEntry; tool: ToolManifest } | undefined {
     return this.#byTool.get(toolName);
   }
 

@@ -103,7 +103,8 @@ export function defineCapability<const M extends ManifestLike>(
   });
 }
 
-function toMutableManifest(m: ManifestLike): CapabilityManifest {
+/** A manifest as the registry and the executor hold it: plain arrays, its own copy of each schema. */
+export function toMutableManifest(m: ManifestLike): CapabilityManifest {
   return {
     name: m.name,
     version: m.version,

@@ -3,12 +3,15 @@ import {
   closestMatch,
   describeIssues,
   signatureFromSchema,
+  type ToolManifest,
   type ToolRisk,
   truncateMiddle,
   validate,
 } from "@capgate/schema";
 import { approvalNeeded, requireApproval } from "./approval.js";
 import type { CapabilitySet } from "./capability-set.js";
+import { isDeferred } from "./deferred.js";
+import type { Capability } from "./define.js";
 import { InvalidArgumentsError, UnknownToolError } from "./errors.js";
 import { LazyAbortController } from "./lazy-abort.js";
 import type { ApprovalRequest, PolicyVerdict, ToolContext, ToolResult } from "./types.js";
@@ -44,7 +47,10 @@ export interface ExecuteContext extends ToolContext {
 
 /**
  * Run one tool call through the gate: known and loaded → arguments valid against the
- * tool's schema → policy → approval → handler (with timeout and output cap).
+ * tool's schema → policy → approval → handler (with timeout and output cap). A deferred
+ * capability's handlers are imported after the arguments are found valid, before its policy
+ * runs: the checks and their order are those of any capability, and an import that fails
+ * is a failure of the call.
  * Rejections (unknown tool, invalid arguments, policy or approval refusal) throw a
  * CapgateError; everything that happens once the handler runs is a ToolResult.
  */
@@ -81,6 +87,25 @@ export async function executeTool(toolName: string, args: unknown, ctx: ExecuteC
     );
   }
 
+  const entry = found.capability;
+  let capability: Capability;
+  if (isDeferred(entry)) {
+    try {
+      capability = await entry.load();
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      return capResult(
+        {
+          success: false,
+          summary: `${toolName} failed: capability '${capName}' could not be loaded: ${message}`,
+        },
+        ctx.limits.outputBytes,
+      );
+    }
+  } else {
+    capability = entry;
+  }
+
   // The call's own abort side: it follows the caller's and the handler's timeout, and its
   // signal is made only if the policy, the approval wait or the handler reads it.
   const own = new LazyAbortController();
@@ -88,7 +113,7 @@ export async function executeTool(toolName: string, args: unknown, ctx: ExecuteC
   const clock = new CallClock();
   const toolCtx = toolContext(ctx, own, clock);
   try {
-    return await gated(toolName, argObj, ctx, toolCtx, own, found, clock);
+    return await gated(toolName, argObj, ctx, toolCtx, own, capability, found.tool, clock);
   } finally {
     unlink();
   }
@@ -101,10 +126,10 @@ async function gated(
   ctx: ExecuteContext,
   toolCtx: ToolContext,
   own: LazyAbortController,
-  found: NonNullable<ReturnType<CapabilitySet["lookup"]>>,
+  capability: Capability,
+  tool: ToolManifest,
   clock: CallClock,
 ): Promise<ToolResult> {
-  const { capability, tool } = found;
   const risk: ToolRisk = tool.risk ?? "read";
   const policy = capability.policies.get(toolName);
   let verdict: PolicyVerdict | undefined;

@@ -5,6 +5,8 @@
 
 export { approvalNeeded, requireApproval } from "./approval.js";
 export { CapabilitySet } from "./capability-set.js";
+export type { CapabilityEntry, DeferredCapability } from "./deferred.js";
+export { deferCapability, isDeferred } from "./deferred.js";
 export type {
   ArgsOf,
   Capability,

@@ -1,0 +1,3 @@
+import type { PrecompiledValidators } from "@capgate/schema";
+
+export declare const builtinValidators: PrecompiledValidators;
