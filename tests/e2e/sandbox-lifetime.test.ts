@@ -258,7 +258,7 @@ describeLifetime("every frontend loads its config the same guarded way", () => {
     expect(readdirSync(ws).some((e) => e.startsWith("capgate.config.json.capgate-disabled-"))).toBe(true);
   }, 240_000);
 
-  it("while a command that created the config still runs, `capgate mcp serve` refuses to read it", async () => {
+  it("while a command that created the config still runs, `capgate mcp serve` does not obey it", async () => {
     const { ws, state } = workspace("inflight");
     const host = cli(
       ["call", "shell.run", JSON.stringify({ command: PLANT, timeout_ms: 100_000 })],
@@ -273,9 +273,21 @@ describeLifetime("every frontend loads its config the same guarded way", () => {
         env: { PATH: process.env.PATH, HOME: root, CAPGATE_HOME: state, LANG: "C.UTF-8" },
         encoding: "utf8",
       });
-      expect(other.status).toBe(1);
-      expect(other.stderr).toContain("still running: the file may be its work");
+      expect(other.status).toBe(0);
+      expect(other.stderr).toContain("still runs, so it may be its work; the default config applies");
       expect(other.stderr).not.toContain("sandbox is off");
+      // Named explicitly, it is refused instead.
+      const named = spawnSync(
+        process.execPath,
+        [BIN, "--config", "capgate.config.json", "call", "fs.list", "{}"],
+        {
+          cwd: ws,
+          env: { PATH: process.env.PATH, HOME: root, CAPGATE_HOME: state, LANG: "C.UTF-8" },
+          encoding: "utf8",
+        },
+      );
+      expect(named.status).toBe(1);
+      expect(named.stderr).toContain("it is still running: the file may be its work");
     } finally {
       const exited = new Promise((done) => host.once("exit", done));
       host.kill("SIGINT");

@@ -37,7 +37,7 @@ function place(name: string): { ws: string; state: string; env: Record<string, s
 }
 
 describe.skipIf(system.skip)(`loading a config beside sandboxes${system.note}`, { timeout: 60_000 }, () => {
-  it("refuses a config a running sandbox may have created, and reads none after the sandbox renamed it aside", async () => {
+  it("does not obey a config a running sandbox may have created, and reads none after the sandbox renamed it aside", async () => {
     const { ws, state, env } = place("running");
     const wrapped = await sandboxCommand(bashArgv("true"), {
       workspace: ws,
@@ -47,7 +47,12 @@ describe.skipIf(system.skip)(`loading a config beside sandboxes${system.note}`, 
     });
     // What the command does inside: the policy file was missing when it started.
     writeFileSync(join(ws, "capgate.config.json"), PLANTED);
-    expect(() => loadConfig({ cwd: ws, env })).toThrow(/still running: the file may be its work/);
+    const found = loadConfig({ cwd: ws, env });
+    expect(found.path).toBeUndefined();
+    expect(found.config.shell?.sandbox).toBeUndefined();
+    expect(found.recovered?.join(" ")).toMatch(
+      /ignored .*capgate\.config\.json: .*still runs, so it may be its work/,
+    );
     expect(() => loadConfig({ path: join(ws, "capgate.config.json"), env })).toThrow(
       expect.objectContaining({ code: "invalid_config", property: "config" }),
     );
@@ -55,7 +60,31 @@ describe.skipIf(system.skip)(`loading a config beside sandboxes${system.note}`, 
     expect(wrapped.release().join(" ")).toContain("renamed it to");
     const after = loadConfig({ cwd: ws, env });
     expect(after.path).toBeUndefined();
-    expect(after.config.shell?.sandbox).toBeUndefined();
+    expect(after.recovered).toBeUndefined();
+  });
+
+  it("a sandbox whose config names its own stateDir is seen by a process that has none", async () => {
+    const { ws, state, env } = place("elsewhere");
+    const own = join(root, "elsewhere-own-state");
+    // The running process's config named `own`; the next one looks in $CAPGATE_HOME only.
+    const before = process.env.CAPGATE_HOME;
+    process.env.CAPGATE_HOME = state;
+    const wrapped = await sandboxCommand(bashArgv("true"), {
+      workspace: ws,
+      cwd: ws,
+      env: {},
+      stateDir: own,
+    });
+    try {
+      writeFileSync(join(ws, "capgate.config.json"), PLANTED);
+      const found = loadConfig({ cwd: ws, env });
+      expect(found.config.shell?.sandbox).toBeUndefined();
+      expect(found.recovered?.join(" ")).toContain("ignored");
+    } finally {
+      wrapped.release();
+      if (before === undefined) delete process.env.CAPGATE_HOME;
+      else process.env.CAPGATE_HOME = before;
+    }
   });
 
   it("an existing config is read while a sandbox runs (the sandbox binds it read-only)", async () => {
@@ -120,6 +149,7 @@ describe.skipIf(system.skip)(`loading a config beside sandboxes${system.note}`, 
       // The created file names that state dir: the default one ($CAPGATE_HOME) records nothing.
       writeFileSync(join(ws, "capgate.config.json"), JSON.stringify({ stateDir: own }));
       expect(() => loadConfig({ path: join(ws, "capgate.config.json"), env })).toThrow(/still running/);
+      expect(loadConfig({ cwd: ws, env }).config.stateDir).toBeUndefined();
     } finally {
       wrapped.release();
     }

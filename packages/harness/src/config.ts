@@ -240,8 +240,9 @@ function problemsOf(error: unknown, section: string): ConfigProblem[] {
  * The config is the policy, and the model can create one where none was (a sandboxed
  * command, until its after-command step renames the file aside). So before reading, the
  * after-command steps a killed capgate process left undone are done (their notices are in
- * `recovered`), and a config file that a sandbox still running may have created is refused
- * — for every frontend that loads a config, and for every reload.
+ * `recovered`), and a config file that a sandbox still running may have created is not read
+ * as policy: the default config applies (said in `recovered`), and a `path` asked for by name
+ * is refused — for every frontend that loads a config, and for every reload.
  */
 export function loadConfig(
   options: { cwd?: string; path?: string; env?: Record<string, string | undefined> } = {},
@@ -250,35 +251,48 @@ export function loadConfig(
   const cwd = resolve(options.cwd ?? process.cwd());
   const explicit = options.path !== undefined;
   const path = explicit ? resolve(cwd, options.path as string) : join(cwd, CONFIG_FILE_NAME);
-  const defaultState = stateDirFor(undefined, cwd, env);
-  const recovered = settleSandboxes(defaultState, path);
+  const states = [stateDirFor(undefined, cwd, env)];
+  const recovered = recoverInterruptedSandboxes(states[0] as string);
   let resolved = readConfigFile(path, explicit, cwd);
   // A config naming its own state directory: the sandboxes recorded there too.
   if (resolved.config.stateDir !== undefined) {
     const own = stateDirFor(resolved.config.stateDir, resolved.baseDir, env);
-    if (resolve(own) !== resolve(defaultState)) {
-      const more = settleSandboxes(own, path);
+    if (resolve(own) !== resolve(states[0] as string)) {
+      states.push(own);
+      const more = recoverInterruptedSandboxes(own);
       if (more.length > 0) {
         recovered.push(...more);
         resolved = readConfigFile(path, explicit, cwd);
       }
     }
   }
+  // After the read, so no timing helps: a sandbox records the policy files missing at its
+  // start before its command runs, so a file that command made is listed before it exists.
+  const running = resolved.path === undefined ? undefined : runningSandboxMissing(states, path);
+  if (running && explicit)
+    throw new CapgateError(
+      "invalid_config",
+      `${path} did not exist when a sandboxed command (or MCP server) of capgate process ${running} started, and it is still running: the file may be its work, so capgate does not read it as policy. When it ends, capgate renames a file it created aside; run again then.`,
+      { property: "config" },
+    );
+  if (running) {
+    // What was in force when that command started (no file): the default config.
+    resolved = parseConfig({}, { source: "the default config", baseDir: cwd });
+    recovered.push(
+      `ignored ${path}: it did not exist when a sandboxed command (or MCP server) of capgate process ${running} started, which still runs, so it may be its work; the default config applies until it ends (then a file it created is renamed aside).`,
+    );
+  }
   return recovered.length > 0 ? { ...resolved, recovered } : resolved;
 }
 
-/** Recover the killed sandboxes recorded in `stateDir`; refuse `path` while a running one may have created it. */
-function settleSandboxes(stateDir: string, path: string): string[] {
-  const notices = recoverInterruptedSandboxes(stateDir);
+/** The pid of a running sandbox (recorded in one of `states`) that listed `path` as missing at its start. */
+function runningSandboxMissing(states: readonly string[], path: string): number | undefined {
   const real = realPolicyPath(path);
-  const running = policyFilesOfRunningSandboxes(stateDir).find((f) => f.path === real);
-  if (running && existsSync(path))
-    throw new CapgateError(
-      "invalid_config",
-      `${path} did not exist when a sandboxed command (or MCP server) of capgate process ${running.pid} started, and it is still running: the file may be its work, so capgate does not read it as policy. When it ends, capgate renames a file it created aside; run again then.`,
-      { property: "config" },
-    );
-  return notices;
+  for (const stateDir of states) {
+    const hit = policyFilesOfRunningSandboxes(stateDir).find((f) => f.path === real);
+    if (hit) return hit.pid;
+  }
+  return undefined;
 }
 
 /** The path as the sandbox records it: the directory's real path (the file itself may not exist). */

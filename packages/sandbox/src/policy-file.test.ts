@@ -22,6 +22,7 @@ import type { ShellPolicyConfig } from "@capgate/tools";
 import { POLICY_FILE_NAME, resolveInWorkspace } from "@capgate/workspace";
 import { afterAll, describe, expect, it } from "vitest";
 import { runShell } from "./run-shell.js";
+import { policyFilesOfRunningSandboxes, recoverInterruptedSandboxes } from "./sandbox-journal.js";
 import { closeEgressProxies } from "./sandbox-proxy.js";
 import type { ShellCheck } from "./shell-check.js";
 
@@ -152,3 +153,29 @@ describe.skipIf(system.skip)(
     });
   },
 );
+
+describe("the sandbox journal across pid namespaces", () => {
+  it("an entry of another pid namespace counts as running: neither recovered nor forgotten", () => {
+    const state = mkdtempSync(join(tmpdir(), "capgate-journal-ns-"));
+    const ws = mkdtempSync(join(tmpdir(), "capgate-journal-ws-"));
+    try {
+      mkdirSync(join(state, "sandboxes"), { recursive: true });
+      const created = join(ws, "capgate.config.json");
+      writeFileSync(created, "{}");
+      // A pid this namespace cannot see (no such process here), recorded from another namespace.
+      const entry = { pid: 2 ** 22 + 7, pidns: "pid:[1]", workspace: ws, missingPolicyFiles: [created] };
+      writeFileSync(join(state, "sandboxes", "other.json"), JSON.stringify(entry));
+      expect(recoverInterruptedSandboxes(state)).toEqual([]);
+      expect(existsSync(created)).toBe(true);
+      expect(existsSync(join(state, "sandboxes", "other.json"))).toBe(true);
+      expect(policyFilesOfRunningSandboxes(state)).toEqual([{ path: created, pid: entry.pid }]);
+      // The same pid recorded in this namespace (or by a capgate from before namespaces were recorded) is gone: recovered.
+      writeFileSync(join(state, "sandboxes", "other.json"), JSON.stringify({ ...entry, pidns: undefined }));
+      expect(recoverInterruptedSandboxes(state).join(" ")).toContain("renamed it to");
+      expect(existsSync(created)).toBe(false);
+    } finally {
+      rmSync(state, { recursive: true, force: true });
+      rmSync(ws, { recursive: true, force: true });
+    }
+  });
+});

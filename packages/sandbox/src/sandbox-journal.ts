@@ -1,4 +1,12 @@
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { releaseMissingPolicyFiles } from "@capgate/workspace";
 import { disableRootRepository } from "./sandbox-git.js";
@@ -11,6 +19,8 @@ import { disableRootRepository } from "./sandbox-git.js";
  */
 interface JournalEntry {
   pid: number;
+  /** The pid namespace the pid is in (`/proc/self/ns/pid`): another namespace cannot tell whether it lives. */
+  pidns?: string;
   workspace: string;
   /** Policy files that did not exist when the command started. */
   missingPolicyFiles: string[];
@@ -30,15 +40,32 @@ export function journalSandbox(stateDir: string, mark: string, entry: Omit<Journ
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const file = join(dir, `${mark}.json`);
   const temp = `${file}.tmp`;
-  writeFileSync(temp, JSON.stringify({ pid: process.pid, ...entry } satisfies JournalEntry), { mode: 0o600 });
+  const record: JournalEntry = { pid: process.pid, ...(PID_NS ? { pidns: PID_NS } : {}), ...entry };
+  writeFileSync(temp, JSON.stringify(record), { mode: 0o600 });
   renameSync(temp, file);
   return () => rmSync(file, { force: true });
 }
 
-function alive(pid: number): boolean {
-  if (pid === process.pid) return true;
+function pidNamespace(): string | undefined {
   try {
-    process.kill(pid, 0);
+    return readlinkSync("/proc/self/ns/pid");
+  } catch {
+    return undefined;
+  }
+}
+
+const PID_NS = pidNamespace();
+
+/**
+ * Whether the entry's capgate process still runs. A process in another pid namespace (a
+ * container sharing the workspace and state directory) cannot be seen from here: it counts
+ * as running, so its sandbox is neither recovered nor forgotten from here (fail closed).
+ */
+function alive(entry: JournalEntry): boolean {
+  if (entry.pidns !== undefined && entry.pidns !== PID_NS) return true;
+  if (entry.pid === process.pid) return true;
+  try {
+    process.kill(entry.pid, 0);
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM";
@@ -77,7 +104,7 @@ function readJournal(stateDir: string): Array<{ file: string; entry: JournalEntr
 export function recoverInterruptedSandboxes(stateDir: string): string[] {
   const notices: string[] = [];
   for (const { file, entry } of readJournal(stateDir)) {
-    if (alive(entry.pid)) continue;
+    if (alive(entry)) continue;
     const root = disableRootRepository(entry.workspace);
     if (root) notices.push(`After an interrupted command in ${entry.workspace}: ${root}`);
     const policy = releaseMissingPolicyFiles(
@@ -98,7 +125,7 @@ export function recoverInterruptedSandboxes(stateDir: string): string[] {
 export function policyFilesOfRunningSandboxes(stateDir: string): Array<{ path: string; pid: number }> {
   const out: Array<{ path: string; pid: number }> = [];
   for (const { entry } of readJournal(stateDir)) {
-    if (!alive(entry.pid) || !Array.isArray(entry.missingPolicyFiles)) continue;
+    if (!alive(entry) || !Array.isArray(entry.missingPolicyFiles)) continue;
     for (const path of entry.missingPolicyFiles)
       if (typeof path === "string") out.push({ path, pid: entry.pid });
   }

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { type Dirent, readdirSync, realpathSync, writeSync } from "node:fs";
-import { dirname, join, sep } from "node:path";
+import { dirname, join, resolve, sep } from "node:path";
 import { killMarkedProcesses, SANDBOX_MARK_VAR } from "@capgate/process-group";
 import { CapgateError } from "@capgate/schema";
 import type { ShellNetwork, ShellPolicyConfig, WebPolicyConfig } from "@capgate/tools";
@@ -15,6 +15,7 @@ import { protectGit } from "./sandbox-git.js";
 import { BWRAP_BASE_ARGS, DEFAULT_BWRAP, findSystemBinary, probeBwrap, systemBash } from "./sandbox-host.js";
 import { journalSandbox, recoverInterruptedSandboxes } from "./sandbox-journal.js";
 import { egressProxy } from "./sandbox-proxy.js";
+import { stateDirFor } from "./state-dir.js";
 
 /** Directories that get a private, empty tmpfs: no host /tmp (X11 and other sockets), no /run (D-Bus, $XDG_RUNTIME_DIR). */
 const PRIVATE_TMPFS = ["/tmp", "/var/tmp", "/run", "/dev/shm"];
@@ -221,11 +222,25 @@ export async function sandboxCommand(
   args.push("--unsetenv", SANDBOX_MARK_VAR, "--chdir", options.cwd, "--", ...inner);
   let unjournal = (): void => undefined;
   if (options.stateDir) {
+    const entry = { workspace, missingPolicyFiles: [...policyFile.missing] };
     try {
-      unjournal = journalSandbox(options.stateDir, mark, {
-        workspace,
-        missingPolicyFiles: [...policyFile.missing],
-      });
+      const own = journalSandbox(options.stateDir, mark, entry);
+      // Also where a capgate process with another config (no stateDir, or another one) looks
+      // first, $CAPGATE_HOME or ~/.capgate: its config loader must see this sandbox too. Best
+      // effort: that directory may be unwritable where a config names its own for that reason.
+      const fallback = stateDirFor(undefined, options.cwd);
+      let shared = (): void => undefined;
+      if (resolve(fallback) !== resolve(options.stateDir)) {
+        try {
+          shared = journalSandbox(fallback, mark, entry);
+        } catch {
+          // the configured state directory still holds the record
+        }
+      }
+      unjournal = () => {
+        own();
+        shared();
+      };
     } catch (error) {
       git.release();
       throw new CapgateError(

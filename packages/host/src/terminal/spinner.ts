@@ -1,4 +1,5 @@
-import { createSpinner as nano } from "nanospinner";
+import { createRequire } from "node:module";
+import type { createSpinner as Nano } from "nanospinner";
 import type { TerminalIO } from "./io.js";
 
 export interface Spinner {
@@ -9,6 +10,9 @@ export interface Spinner {
 /** A spinner on stderr while the model thinks — only on a colour terminal, never in --json output. */
 export function createSpinner(io: TerminalIO, enabled: boolean): Spinner {
   if (!enabled || !io.color || !process.stderr.isTTY) return { start() {}, stop() {} };
+  // Loaded only for a terminal that shows it (a CommonJS package, so `require` is safe under any loader).
+  const nano = (createRequire(import.meta.url)("nanospinner") as { createSpinner: typeof Nano })
+    .createSpinner;
   let current: ReturnType<typeof nano> | undefined;
   return {
     start(text) {
