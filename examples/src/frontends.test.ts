@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { needs, shellForTests } from "@capgate/test-system-parts";
 import { afterAll, describe, expect, it } from "vitest";
 import { type Frontend, startFrontend } from "./http-frontend.js";
-import { runDemo } from "./terminal-demo.js";
+import { runTerminalDemo } from "./terminal-demo.js";
 
 const bwrap = needs(["bwrap"]);
 const root = realpathSync(mkdtempSync(join(tmpdir(), "capgate-examples-")));
@@ -93,7 +93,7 @@ describe("examples/http-frontend: a second frontend on @capgate/host alone", () 
 describe("examples/terminal-demo: the offline demo as a terminal frontend", () => {
   it("prints one line per event and finishes with the fix verified", async () => {
     const lines: string[] = [];
-    const outcome = await runDemo((line) => lines.push(line), {
+    const outcome = await runTerminalDemo((line) => lines.push(line), {
       stateDir: join(root, "demo-state"),
       config: { shell: shellForTests() },
       env: {},

@@ -17,11 +17,7 @@ export interface HarnessRequest {
   workspace?: string;
   approval?: string;
   stateDir?: string;
-  /**
-   * Only for commands whose shell commands are fixed and bundled (the demo), never the
-   * model's: where bubblewrap cannot start, run them without the OS sandbox (with a notice)
-   * instead of refusing. Called with the reason, to print it.
-   */
+  /** Only the demo's (bundled commands): see HarnessOptions.unsandboxedIfUnavailable. */
   unsandboxedIfUnavailable?: (reason: string) => void;
 }
 
@@ -84,34 +80,21 @@ export async function openHarness(
   request: HarnessRequest,
   extra: { approve?: LoopApprovalHook; onElicitation?: ElicitationHandler; io?: CliIO } = {},
 ): Promise<Harness> {
-  const { createHarness, loadConfig, SANDBOX_OFF_WARNING } = await import("@capgate/harness");
-  let config = loadConfig(global.config ? { path: global.config } : {});
+  const { createHarness, loadConfig } = await import("@capgate/harness");
   const approval = parseApproval(request.approval);
-  let fallback = false;
-  if (request.unsandboxedIfUnavailable && config.config.shell?.sandbox !== "off") {
-    const { probeBwrap } = await import("@capgate/sandbox");
-    const reason = await probeBwrap(config.config.shell?.bwrap).then(
-      () => undefined,
-      (error: unknown) => (error instanceof Error ? error.message : String(error)),
-    );
-    if (reason !== undefined) {
-      request.unsandboxedIfUnavailable(reason);
-      fallback = true;
-      config = { ...config, config: { ...config.config, shell: { ...config.config.shell, sandbox: "off" } } };
-    }
-  }
   const harness = await createHarness({
-    config,
+    config: loadConfig(global.config ? { path: global.config } : {}),
     ...(request.workspace ? { workspace: request.workspace } : {}),
     ...(request.stateDir ? { stateDir: request.stateDir } : {}),
     ...(approval ? { approval } : {}),
+    ...(request.unsandboxedIfUnavailable
+      ? { unsandboxedIfUnavailable: request.unsandboxedIfUnavailable }
+      : {}),
     ...(extra.approve ? { approve: extra.approve } : {}),
     ...(extra.onElicitation ? { onElicitation: extra.onElicitation } : {}),
     ...(global.capability?.length ? { capabilityPlugins: global.capability } : {}),
   });
-  // The fallback said why it runs unsandboxed: not a second line for the same thing.
-  for (const notice of harness.notices)
-    if (!fallback || notice !== SANDBOX_OFF_WARNING) process.stderr.write(`${notice}\n`);
+  for (const notice of harness.notices) process.stderr.write(`${notice}\n`);
   if (extra.io) reportCapabilityProblems(harness, global, extra.io);
   return harness;
 }

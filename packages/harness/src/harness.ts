@@ -26,7 +26,7 @@ import { createModel, type ModelClient } from "@capgate/models";
 import { killMarkedProcesses } from "@capgate/process-group";
 import type { ProfileSet } from "@capgate/profiles";
 import type { Registry } from "@capgate/registry";
-import { stateDirFor } from "@capgate/sandbox";
+import { probeBwrap, stateDirFor } from "@capgate/sandbox";
 import { CapgateError } from "@capgate/schema";
 import { startTelemetry, type Telemetry, telemetrySettings } from "@capgate/telemetry";
 import {
@@ -94,6 +94,13 @@ export interface HarnessOptions {
    * enable it; the SDK is loaded only then).
    */
   telemetry?: Telemetry | false;
+  /**
+   * Only for shell commands that are fixed and bundled (a demo's), never a model's: where
+   * bubblewrap cannot start, run them without the OS sandbox instead of refusing. Called
+   * with the reason (for the user) before anything starts; the sandbox-off warning is then
+   * not repeated in `notices`.
+   */
+  unsandboxedIfUnavailable?: (reason: string) => void;
 }
 
 export interface McpIndexResult {
@@ -105,6 +112,25 @@ export interface McpIndexResult {
   /** Where the list came from: the server itself, the disk cache, or nowhere yet. */
   source: "live" | "cache" | "none";
   error?: string;
+}
+
+/**
+ * The config with the sandbox off when the caller allows it (`unsandboxedIfUnavailable`)
+ * and bubblewrap cannot start; undefined when nothing changes.
+ */
+async function sandboxFallback(
+  resolved: ResolvedConfig,
+  tell: ((reason: string) => void) | undefined,
+): Promise<ResolvedConfig | undefined> {
+  const shell = resolved.config.shell;
+  if (!tell || shell?.sandbox === "off") return undefined;
+  const reason = await probeBwrap(shell?.bwrap).then(
+    () => undefined,
+    (error: unknown) => (error instanceof Error ? error.message : String(error)),
+  );
+  if (reason === undefined) return undefined;
+  tell(reason);
+  return { ...resolved, config: { ...resolved.config, shell: { ...shell, sandbox: "off" } } };
 }
 
 /** Everything a frontend needs: registry, executor, loops, MCP — built from one config. */
@@ -192,9 +218,11 @@ function isResolved(c: CapgateConfig | ResolvedConfig | undefined): c is Resolve
  * background processes), and the MCP pool.
  */
 export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const resolved = isResolved(options.config)
+  const given = isResolved(options.config)
     ? options.config
     : parseConfig(options.config ?? {}, { source: "the capgate config" });
+  const fallback = await sandboxFallback(given, options.unsandboxedIfUnavailable);
+  const resolved = fallback ?? given;
   const config = resolved.config;
   const { capabilities, capabilitySources, capabilityProblems } = await collectCapabilities(
     resolved,
@@ -291,7 +319,8 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     capabilityProblems,
     notices: [
       ...(resolved.recovered ?? []).map((notice) => `capgate: ${notice}`),
-      ...(resolved.config.shell?.sandbox === "off" ? [SANDBOX_OFF_WARNING] : []),
+      // A fallback to no sandbox was told by its callback: not a second line for the same thing.
+      ...(resolved.config.shell?.sandbox === "off" && !fallback ? [SANDBOX_OFF_WARNING] : []),
     ],
     profiles: resolved.profiles,
     store,

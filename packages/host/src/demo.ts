@@ -1,6 +1,7 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { RunEvent } from "@capgate/loop";
 import type { ModelClient } from "@capgate/models";
 
 /** The broken project the demo fixes: add() subtracts. */
@@ -61,4 +62,67 @@ export async function createDemo(): Promise<{
     maxSteps: DEMO_REPLIES.length,
     fixed: () => readFileSync(join(workspace, "math.js"), "utf8").includes("return a + b;"),
   };
+}
+
+/** What `runDemo` gives back: the run, where its trace is, and one line saying how it went. */
+export interface DemoOutcome {
+  outcome: string;
+  runId: string;
+  tracePath: string;
+  /** The temp workspace (removed unless `keep`). */
+  workspace: string;
+  fixed: boolean;
+  /** "math.js now adds; the tests pass." — or what went wrong. */
+  verdict: string;
+}
+
+/** Enough of a harness to run the demo on (a Harness, or an openHost's `harness`). */
+export interface DemoHarness {
+  runGoal: (options: {
+    goal: string;
+    model: ModelClient;
+    maxSteps: number;
+    signal?: AbortSignal;
+    onEvent?: (event: RunEvent) => void;
+  }) => Promise<{ outcome: string; runId: string; tracePath: string }>;
+}
+
+/**
+ * Run the offline demo the way every frontend does (the capgate CLI's `demo`, the examples'
+ * terminal app): a new broken project, `open` a harness on it, the scripted run with its
+ * events to `onEvent`, then close, and remove the workspace unless `keep`.
+ */
+export async function runDemo(options: {
+  open: (workspace: string) => Promise<{ harness: DemoHarness; close: () => Promise<void> }>;
+  onEvent?: (event: RunEvent) => void;
+  /** Told the workspace once the harness is open, before the run starts. */
+  onStart?: (workspace: string) => void;
+  signal?: AbortSignal;
+  keep?: boolean;
+}): Promise<DemoOutcome> {
+  const demo = await createDemo();
+  let opened: Awaited<ReturnType<typeof options.open>> | undefined;
+  try {
+    opened = await options.open(demo.workspace);
+    options.onStart?.(demo.workspace);
+    const result = await opened.harness.runGoal({
+      goal: demo.goal,
+      model: demo.model,
+      maxSteps: demo.maxSteps,
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+    });
+    const fixed = demo.fixed();
+    const verdict =
+      fixed && result.outcome === "finished"
+        ? "math.js now adds; the tests pass."
+        : fixed
+          ? "math.js was patched, but the run did not finish."
+          : "math.js was not fixed.";
+    const { outcome, runId, tracePath } = result;
+    return { outcome, runId, tracePath, workspace: demo.workspace, fixed, verdict };
+  } finally {
+    await opened?.close();
+    if (!options.keep) rmSync(demo.workspace, { recursive: true, force: true });
+  }
 }

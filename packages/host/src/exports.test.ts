@@ -27,6 +27,7 @@ describe("@capgate/host exports", () => {
       "ownerOf",
       "parseStartRunRequest",
       "progressText",
+      "runDemo",
       "serveGateOnStdio",
       "startQueueWorker",
       "tokenMatcher",

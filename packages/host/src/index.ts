@@ -1,6 +1,7 @@
 export type { DatabaseSetting } from "./database.js";
 export { databaseSetting } from "./database.js";
-export { createDemo, DEMO_GOAL, DEMO_REPLIES } from "./demo.js";
+export type { DemoHarness, DemoOutcome } from "./demo.js";
+export { createDemo, DEMO_GOAL, DEMO_REPLIES, runDemo } from "./demo.js";
 export type { TextStyle } from "./event-text.js";
 export { describeEvent, PLAIN_TEXT, progressText } from "./event-text.js";
 export type {

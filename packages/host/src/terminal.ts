@@ -1,5 +1,5 @@
 // The terminal pieces of a frontend (the capgate CLI is one): EPIPE-safe output, colour,
-// a spinner, approval and MCP elicitation prompts. Node only; no harness is loaded here.
+// a spinner, run events as lines, Ctrl-C, approval and MCP elicitation prompts. Node only; no harness is loaded here.
 
 export { shownArguments, terminalApprover } from "./terminal/approver.js";
 export { terminalElicitation } from "./terminal/elicitation.js";
@@ -9,5 +9,7 @@ export type { Paint, TerminalIO } from "./terminal/io.js";
 export { outputClosed, paint, processIO } from "./terminal/io.js";
 export type { Output } from "./terminal/output.js";
 export { createOutput } from "./terminal/output.js";
+export type { RunEventPrinting } from "./terminal/run-output.js";
+export { interruptible, printRunEvents } from "./terminal/run-output.js";
 export type { Spinner } from "./terminal/spinner.js";
 export { createSpinner } from "./terminal/spinner.js";

@@ -6,7 +6,9 @@ describe("@capgate/process-group public surface", () => {
   it("exports exactly these runtime names", () => {
     expect(Object.keys(api).sort()).toEqual([
       "DEFAULT_KILL_GRACE_MS",
+      "FATAL_SIGNALS",
       "SANDBOX_MARK_VAR",
+      "exitOnSignals",
       "groupAlive",
       "groupMembers",
       "killMarkedProcesses",

@@ -1,7 +1,5 @@
 import { createInterface } from "node:readline";
-import { describeEvent } from "@capgate/host";
-import { createSpinner, terminalApprover, terminalElicitation } from "@capgate/host/terminal";
-import type { RunEvent } from "@capgate/loop";
+import { createSpinner, printRunEvents, terminalApprover, terminalElicitation } from "@capgate/host/terminal";
 import { type GlobalOptions, openHarness } from "../context.js";
 import { type CliIO, paint } from "../io.js";
 import { printJsonLine } from "../json.js";
@@ -35,22 +33,18 @@ export async function chatCommand(options: ChatOptions, global: GlobalOptions, i
       onElicitation: terminalElicitation(io, () => spinner.stop()),
     },
   );
-  const onEvent = (e: RunEvent) => {
-    // --json: the chat is an event stream, one JSON object per line (replies are `chat_reply`).
-    if (json) return printJsonLine(io, e);
-    if (e.type === "model_request") return spinner.start("thinking…");
-    if (e.type === "model_response") return spinner.stop();
-    if (options.quiet || e.type === "finished" || e.type === "run_started" || e.type === "run_ended") return;
-    const line = describeEvent(e, p);
-    if (line) {
-      spinner.stop();
-      io.out(p.dim(line));
-    }
-  };
   const chat = harness.createChat({
     ...(options.model ? { model: options.model } : {}),
     ...(options.profile ? { profile: options.profile } : {}),
-    onEvent,
+    // --json: the chat is an event stream, one JSON object per line (replies are `chat_reply`).
+    onEvent: printRunEvents(io, {
+      json,
+      spinner,
+      thinking: () => "thinking…",
+      hide: (e) =>
+        options.quiet === true || e.type === "finished" || e.type === "run_started" || e.type === "run_ended",
+      dim: true,
+    }),
   });
   if (!json) io.out(p.dim(`capgate chat · profile ${chat.profile} · ${HELP}`));
   const rl = createInterface({

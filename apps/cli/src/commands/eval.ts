@@ -1,5 +1,6 @@
 import { isAbsolute, relative, resolve } from "node:path";
 import type { EvalMode } from "@capgate/eval";
+import { interruptible } from "@capgate/host/terminal";
 import { type GlobalOptions, intOption, loadCliConfig } from "../context.js";
 import { CliError, ExitCode } from "../errors.js";
 import { type CliIO, paint } from "../io.js";
@@ -60,15 +61,9 @@ export async function evalCommand(
     );
   const modes = list(options.mode) as EvalMode[] | undefined;
   const p = paint(io);
-  const controller = new AbortController();
-  const onSigint = () => {
-    io.err(p.yellow("\nstopping… finished runs are kept; run the same command again to resume"));
-    controller.abort(new Error("interrupted"));
-  };
-  process.on("SIGINT", onSigint);
-  process.on("SIGTERM", onSigint);
-  const onClosed = () => controller.abort(new Error("the output pipe was closed"));
-  io.closed?.addEventListener("abort", onClosed, { once: true });
+  const stop = interruptible(io, {
+    message: "\nstopping… finished runs are kept; run the same command again to resume",
+  });
   try {
     const result = await runEval({
       model,
@@ -80,7 +75,7 @@ export async function evalCommand(
       distractors: intOption(options.distractors, "--distractors", 0, { min: 0 }),
       out: options.out,
       config,
-      signal: controller.signal,
+      signal: stop.signal,
       keepWorkspaces: options.keepWorkspaces === true,
       onProgress: (e) => {
         const line = describeEvalProgress(e, p);
@@ -109,9 +104,7 @@ export async function evalCommand(
     }
     return ExitCode.ok;
   } finally {
-    process.off("SIGINT", onSigint);
-    process.off("SIGTERM", onSigint);
-    io.closed?.removeEventListener("abort", onClosed);
+    stop.dispose();
   }
 }
 
