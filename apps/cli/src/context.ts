@@ -1,7 +1,7 @@
 import type { Harness, ResolvedConfig } from "@capgate/harness";
 import type { LoopApprovalHook } from "@capgate/loop";
 import type { ElicitationHandler } from "@capgate/mcp-client";
-import type { ApprovalMode } from "@capgate/tools";
+import { APPROVAL_MODES, type ApprovalMode } from "@capgate/tools";
 import { CliError, ExitCode } from "./errors.js";
 import { type CliIO, paint } from "./io.js";
 
@@ -20,8 +20,6 @@ export interface HarnessRequest {
   /** Only the demo's (bundled commands): see HarnessOptions.unsandboxedIfUnavailable. */
   unsandboxedIfUnavailable?: (reason: string) => void;
 }
-
-const APPROVAL_MODES: readonly ApprovalMode[] = ["never", "on-risk", "always"];
 
 export function parseApproval(value: string | undefined): ApprovalMode | undefined {
   if (value === undefined) return undefined;

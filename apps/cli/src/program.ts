@@ -1,3 +1,4 @@
+import { APPROVAL_MODES } from "@capgate/tools";
 import { Command, Option } from "commander";
 import type { GlobalOptions } from "./context.js";
 
@@ -82,6 +83,10 @@ function actions(program: Command, io: CliIO, setExit: (code: number) => void) {
 
 type Actions = ReturnType<typeof actions>;
 
+/** `--approval <mode>`, one of the approval modes. */
+const approvalOption = (description: string) =>
+  new Option("--approval <mode>", description).choices(APPROVAL_MODES);
+
 /** Goal runs, chat, evaluations and the demo. */
 function addRunCommands(program: Command, act: Actions): void {
   program
@@ -93,9 +98,7 @@ function addRunCommands(program: Command, act: Actions): void {
     .option("--workspace <dir>", "workspace root (default: current directory)")
     .option("--max-steps <n>", "step limit")
     .option("--mcp", "let calls fall through to the configured MCP servers")
-    .addOption(
-      new Option("--approval <mode>", "ask before tools run").choices(["never", "on-risk", "always"]),
-    )
+    .addOption(approvalOption("ask before tools run"))
     .option("--json", "print events as JSON lines")
     .action(act.run(async () => (await import("./commands/run.js")).runCommand));
 
@@ -105,9 +108,7 @@ function addRunCommands(program: Command, act: Actions): void {
     .option("--model <spec>", "model spec")
     .option("--profile <name>", "starting profile (default Orchestrator)")
     .option("--workspace <dir>", "workspace root")
-    .addOption(
-      new Option("--approval <mode>", "ask before tools run").choices(["never", "on-risk", "always"]),
-    )
+    .addOption(approvalOption("ask before tools run"))
     .option("--quiet", "show only the answers")
     .option("--json", "print events and replies as JSON lines")
     .action(act.run(async () => (await import("./commands/chat.js")).chatCommand));
@@ -174,9 +175,7 @@ function addCatalogCommands(program: Command, act: Actions): void {
     .argument("[arguments]", "tool arguments as a JSON object")
     .option("--workspace <dir>", "workspace root")
     .option("--profile <name>", "profile whose rights apply")
-    .addOption(
-      new Option("--approval <mode>", "ask before tools run").choices(["never", "on-risk", "always"]),
-    )
+    .addOption(approvalOption("ask before tools run"))
     .option("--json", "print the ToolResult as JSON")
     .action(act.run(async () => (await import("./commands/call.js")).callCommand));
 
@@ -240,13 +239,7 @@ function addMcpCommands(program: Command, act: Actions): void {
       "profile of the session (default: the config's gate.profile, else Orchestrator)",
     )
     .option("--preload <capabilities>", "capabilities loaded from the start, comma-separated (e.g. fs,shell)")
-    .addOption(
-      new Option("--approval <mode>", "ask the client's user (MCP elicitation) before tools run").choices([
-        "never",
-        "on-risk",
-        "always",
-      ]),
-    )
+    .addOption(approvalOption("ask the client's user (MCP elicitation) before tools run"))
     .action(act.run(async () => (await import("./commands/mcp.js")).mcpServeCommand));
   mcp
     .command("login")

@@ -1,5 +1,5 @@
 import type { Harness } from "@capgate/harness";
-import type { JsonSchema } from "@capgate/schema";
+import { type JsonSchema, withSignatures } from "@capgate/schema";
 import { type ApprovalHook, LazyAbortController } from "@capgate/tools";
 import type { FastifyInstance } from "fastify";
 import { HttpError } from "./http-errors.js";
@@ -80,7 +80,8 @@ export function registerGatewayRoutes(
   };
   app.get("/capabilities", async () => {
     await indexMcp();
-    return harness.registry.list();
+    // Each tool with its one-line signature, as search hits and `capgate capabilities --json` give it.
+    return harness.registry.list().map(withSignatures);
   });
 
   app.get("/capabilities/search", async (request) => {

@@ -77,6 +77,11 @@ describe("capabilities", () => {
         "code",
       ]),
     );
+    // Each tool with the one-line signature search hits and `capgate capabilities --json` give.
+    const fs = manifests.find((m) => m.name === "fs") as {
+      tools: Array<{ name: string; signature: string }>;
+    };
+    expect(fs.tools.find((t) => t.name === "fs.read")?.signature).toMatch(/^fs\.read\(path: string/);
   });
 
   it("searches with ranked hits", async () => {

@@ -1,5 +1,6 @@
 import { profilesConfigSchema } from "@capgate/profiles";
 import type { JsonSchema } from "@capgate/schema";
+import { APPROVAL_MODES } from "@capgate/tools";
 
 const prefixRule: JsonSchema = {
   type: "object",
@@ -220,7 +221,7 @@ export const configSchema: JsonSchema = {
       additionalProperties: mcpServer,
     },
     approval: {
-      enum: ["never", "on-risk", "always"],
+      enum: [...APPROVAL_MODES],
       description: "When to ask before a tool runs (default never).",
     },
     shell: {

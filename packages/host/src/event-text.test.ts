@@ -82,3 +82,52 @@ describe("renderEvent", () => {
     expect(renderEvent(resolved({ approved: false }), p)).toBe("  denied");
   });
 });
+
+describe("describeCapabilitySource", () => {
+  it("names where a capability came from", async () => {
+    const { describeCapabilitySource } = await import("./event-text.js");
+    expect(describeCapabilitySource({ kind: "builtin" })).toBe("built-in");
+    expect(describeCapabilitySource({ kind: "option" })).toBe("added by the host");
+    expect(
+      describeCapabilitySource({
+        kind: "plugin",
+        spec: "capgate-capability-weather",
+        package: "capgate-capability-weather@1.2.0",
+      }),
+    ).toBe("capgate-capability-weather@1.2.0 (capgate-capability-weather)");
+    expect(
+      describeCapabilitySource({ kind: "plugin", spec: "./caps/hello", file: "/w/caps/hello/index.js" }),
+    ).toBe("./caps/hello → /w/caps/hello/index.js");
+    expect(describeCapabilitySource(undefined)).toBe("MCP server");
+  });
+});
+
+describe("describeQueueRunEvent", () => {
+  it("says a run started, how it ended and where its changes went, and what publishing stripped", async () => {
+    const { describeQueueRunEvent } = await import("./queue-worker.js");
+    expect(describeQueueRunEvent({ type: "started", runId: "r1" })).toEqual(["run r1 started"]);
+    expect(
+      describeQueueRunEvent({
+        type: "ended",
+        runId: "r1",
+        outcome: "finished",
+        result: {
+          kind: "branch",
+          branch: "capgate/r1",
+          commit: "c",
+          repository: "/repo",
+          notice: "removed a nested repository at vendor/x",
+        },
+      }),
+    ).toEqual(["run r1 finished → branch capgate/r1", "run r1 removed a nested repository at vendor/x"]);
+    expect(
+      describeQueueRunEvent({
+        type: "ended",
+        runId: "r2",
+        outcome: "error",
+        result: { kind: "patch", patch: "", files: ["a", "b"], truncated: false },
+        error: "boom",
+      }),
+    ).toEqual(["run r2 error → patch (2 file(s)) — boom"]);
+  });
+});

@@ -3,7 +3,7 @@ export { databaseSetting } from "./database.js";
 export type { DemoHarness, DemoOutcome } from "./demo.js";
 export { createDemo, DEMO_GOAL, DEMO_REPLIES, runDemo } from "./demo.js";
 export type { TextStyle } from "./event-text.js";
-export { describeEvent, PLAIN_TEXT, progressText } from "./event-text.js";
+export { describeCapabilitySource, describeEvent, PLAIN_TEXT, progressText } from "./event-text.js";
 export type {
   GateRequest,
   GateRoute,
@@ -35,7 +35,7 @@ export { describeAuthStatus, describeMcpServerStatus, mcpServerStatus } from "./
 export type { McpTarget } from "./mcp-target.js";
 export { adHocMcpTarget, configuredMcpServer, configuredMcpTarget } from "./mcp-target.js";
 export type { QueueWorker, QueueWorkerOptions, QueueWorkerRunEvent } from "./queue-worker.js";
-export { startQueueWorker } from "./queue-worker.js";
+export { describeQueueRunEvent, startQueueWorker } from "./queue-worker.js";
 export type { RunFeed, StreamOptions } from "./run-feed.js";
 export type { ActiveRun, RunLauncher, RunStatus, StartRunRequest } from "./run-launcher.js";
 export { parseStartRunRequest } from "./run-request.js";

@@ -1,6 +1,7 @@
 import type { Harness } from "@capgate/harness";
 import type { RunResult } from "@capgate/postgres";
 import type { DatabaseSetting } from "./database.js";
+import { PLAIN_TEXT, type TextStyle } from "./event-text.js";
 
 /** A run a queue worker started or ended, for the frontend's log. */
 export interface QueueWorkerRunEvent {
@@ -10,6 +11,27 @@ export interface QueueWorkerRunEvent {
   /** Where an ended run's changes went (a branch, or a patch). */
   result?: RunResult;
   error?: string;
+}
+
+/**
+ * A worker's log lines for one run event: `run <id> started`; `run <id> <outcome> → branch
+ * <b>` (or a patch, or the error); and what publishing stripped (nested repositories,
+ * gitlinks), said where the operator looks.
+ */
+export function describeQueueRunEvent(event: QueueWorkerRunEvent, p: TextStyle = PLAIN_TEXT): string[] {
+  const run = `${p.dim("run")} ${event.runId}`;
+  if (event.type === "started") return [`${run} started`];
+  const r = event.result;
+  const where =
+    r?.kind === "branch"
+      ? ` → branch ${r.branch}`
+      : r?.kind === "patch"
+        ? ` → patch (${r.files.length} file(s))`
+        : "";
+  return [
+    `${run} ${event.outcome}${where}${event.error ? ` — ${event.error}` : ""}`,
+    ...(r?.notice ? [`${run} ${r.notice}`] : []),
+  ];
 }
 
 export interface QueueWorkerOptions {

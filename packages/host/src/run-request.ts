@@ -1,4 +1,5 @@
 import { CapgateError, describeIssues, type JsonSchema, validate } from "@capgate/schema";
+import { APPROVAL_MODES } from "@capgate/tools";
 import type { StartRunRequest } from "./run-launcher.js";
 
 /** What a request to start a goal run may hold: closed, with limits on every string. */
@@ -11,7 +12,7 @@ export const START_RUN_REQUEST_SCHEMA: JsonSchema = {
     profile: { type: "string", minLength: 1, maxLength: 100 },
     model: { type: "string", minLength: 1, maxLength: 2000 },
     maxSteps: { type: "integer", minimum: 1, maximum: 10_000 },
-    approval: { enum: ["never", "on-risk", "always"] },
+    approval: { enum: [...APPROVAL_MODES] },
     mcp: { type: "boolean" },
   },
 };

@@ -6,9 +6,15 @@ import { CapgateError } from "@capgate/schema";
 import type { ApprovalMode } from "@capgate/tools";
 
 export interface StdioGateOptions {
-  /** The config file; without it, the workspace's own capgate.config.json (else the current directory's). */
+  /**
+   * The config file; else `CAPGATE_CONFIG` of `env`; else the workspace's own
+   * capgate.config.json (else the current directory's).
+   */
   configPath?: string;
-  /** The workspace given on purpose (a flag, an environment variable); else the config's, else the current directory. */
+  /**
+   * The workspace given on purpose (a flag); else `CAPGATE_WORKSPACE` of `env` (desktop
+   * clients set variables, not flags); else the config's, else the current directory.
+   */
   workspace?: string;
   /** The session's profile and the capabilities it starts with loaded. */
   profile?: string;
@@ -23,8 +29,14 @@ export interface StdioGateOptions {
   log: (line: string) => void;
   /** Told once the harness is built, before serving (a frontend reports plugin problems here). */
   onHarness?: (harness: Harness) => void;
-  /** Environment for HOME (default process.env). */
+  /** Environment for HOME, CAPGATE_CONFIG and CAPGATE_WORKSPACE (default process.env). */
   env?: Record<string, string | undefined>;
+  /**
+   * Handle this process's signals, as a stdio server started by a client should: SIGTERM
+   * and SIGINT close the gate, SIGHUP reloads the config; the listeners go when it closes.
+   * Default: the caller's (wire them to `close()` and `reload()`).
+   */
+  signals?: boolean;
 }
 
 /** The gate being served on stdio. */
@@ -43,7 +55,8 @@ export interface StdioGate {
  * directory of their choosing (`/` for Claude Desktop), so an implicit workspace of `/` or
  * the home directory is refused instead of serving the whole disk. An edited config file is
  * put in force while serving, unless it lies inside the workspace (`watchConfig`).
- * Signals are the caller's: wire SIGTERM/SIGINT to `close()` and SIGHUP to `reload()`.
+ * Signals are the caller's (wire SIGTERM/SIGINT to `close()` and SIGHUP to `reload()`),
+ * or, with `signals`, handled here.
  * @throws CapgateError `implicit_workspace` for an implicit `/` or home workspace.
  */
 export async function serveGateOnStdio(options: StdioGateOptions): Promise<StdioGate> {
@@ -51,11 +64,10 @@ export async function serveGateOnStdio(options: StdioGateOptions): Promise<Stdio
   const { CONFIG_FILE_NAME, createHarness, describeReload, loadConfig, watchConfig } = await import(
     "@capgate/harness"
   );
-  const explicit = options.workspace;
+  const explicit = options.workspace ?? nonEmpty(env.CAPGATE_WORKSPACE);
+  const configPath = options.configPath ?? nonEmpty(env.CAPGATE_CONFIG);
   // Without a config path, the workspace's own capgate.config.json (the cwd of a desktop client means nothing).
-  const config = loadConfig(
-    options.configPath ? { path: options.configPath } : explicit ? { cwd: resolve(explicit) } : {},
-  );
+  const config = loadConfig(configPath ? { path: configPath } : explicit ? { cwd: resolve(explicit) } : {});
   if (!explicit && !config.config.workspace) refuseImplicitRoot(env);
   const { createGateServer, elicitingApprover } = await import("@capgate/mcp-client");
   let server: Awaited<ReturnType<typeof createGateServer>> | undefined;
@@ -99,7 +111,20 @@ export async function serveGateOnStdio(options: StdioGateOptions): Promise<Stdio
     onWatchError: (error) =>
       options.log(`capgate mcp serve · cannot watch ${watched} (${error.message}); SIGHUP still reloads it`),
   });
+  // `on`, not `once`: signal-exit (the exit hook that kills child processes) re-raises a
+  // signal nobody else listens to, which would end the process before the close finished.
+  const onStop = () => void serving.close();
+  const onHup = () => void watcher.reload();
+  const signals = options.signals
+    ? ([
+        ["SIGTERM", onStop],
+        ["SIGINT", onStop],
+        ["SIGHUP", onHup],
+      ] as const)
+    : [];
+  for (const [signal, listener] of signals) process.on(signal, listener);
   const closed = serving.closed.finally(async () => {
+    for (const [signal, listener] of signals) process.off(signal, listener);
     watcher.close();
     await session.close();
     await harness.close();
@@ -115,6 +140,10 @@ export async function serveGateOnStdio(options: StdioGateOptions): Promise<Stdio
       await closed;
     },
   };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === "" ? undefined : value;
 }
 
 /** Refuse `/` and the home directory as a workspace nobody chose: only the current directory. */

@@ -42,6 +42,7 @@ describe("@capgate/schema public surface", () => {
       "truncationMarker",
       "validate",
       "validatorCacheStats",
+      "withSignatures",
     ]);
   });
 });

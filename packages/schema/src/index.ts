@@ -12,7 +12,7 @@ export { admitMcpTools, isAppOnlyMcpTool, MAX_MCP_TOOL_NAME, mcpToolLabel } from
 export type { ParseError, ParseErrorCode, ParseResult, ToolAction } from "./parse.js";
 export { MAX_ACTION_BYTES, MAX_ACTION_DEPTH, PARSE_ERROR_CODES, parseToolAction } from "./parse.js";
 export { MAX_TOOL_SCHEMA_CHARS, MAX_TOOL_SCHEMA_DEPTH } from "./schema-checks.js";
-export { signatureFromSchema } from "./signature.js";
+export { signatureFromSchema, withSignatures } from "./signature.js";
 export { argumentsHash, stableHash, stableStringify } from "./stable-hash.js";
 export type { StrictJsonResult } from "./strict-json.js";
 export { parseJsonStrict } from "./strict-json.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { signatureFromSchema } from "./signature.js";
+import { signatureFromSchema, withSignatures } from "./signature.js";
 import { TOP_LEVEL_TOOL_NAMES, topLevelToolNames, topLevelToolSchemas } from "./top-level.js";
 
 describe("signatureFromSchema", () => {
@@ -69,5 +69,32 @@ describe("top-level tools", () => {
     const a = topLevelToolSchemas();
     (a.finish.properties as Record<string, unknown>).evil = { type: "string" };
     expect(topLevelToolSchemas().finish.properties).not.toHaveProperty("evil");
+  });
+});
+
+describe("withSignatures", () => {
+  it("puts each tool's signature beside it and keeps everything else", () => {
+    const manifest = {
+      name: "fs",
+      version: "1.0.0",
+      description: "files",
+      profileFit: ["Coder"],
+      tools: [
+        {
+          name: "fs.read",
+          description: "read a file",
+          inputSchema: {
+            type: "object" as const,
+            properties: { path: { type: "string" as const } },
+            required: ["path"],
+            additionalProperties: false,
+          },
+        },
+      ],
+    };
+    const shown = withSignatures(manifest);
+    expect(shown.tools[0]).toEqual({ ...manifest.tools[0], signature: "fs.read(path: string)" });
+    expect({ ...shown, tools: [] }).toEqual({ ...manifest, tools: [] });
+    expect(manifest.tools[0]).not.toHaveProperty("signature");
   });
 });

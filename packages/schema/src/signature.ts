@@ -1,4 +1,5 @@
 import type { JsonSchema } from "./json-schema.js";
+import type { CapabilityManifest, ToolManifest } from "./manifest.js";
 
 function typeLabel(schema: JsonSchema | boolean | undefined): string {
   if (schema === undefined || typeof schema === "boolean") return "any";
@@ -34,4 +35,21 @@ export function signatureFromSchema(name: string, schema: JsonSchema): string {
   const ordered = [...keys.filter((k) => required.has(k)), ...keys.filter((k) => !required.has(k))];
   const parts = ordered.map((k) => `${k}${required.has(k) ? "" : "?"}: ${typeLabel(props[k])}`);
   return `${name}(${parts.join(", ")})`;
+}
+
+/**
+ * A manifest with each tool's one-line `signature` beside it — what `capgate capabilities
+ * --json` and the server's `GET /capabilities` give, the same line search hits and
+ * capability_load show, so a client needs no renderer of its own.
+ */
+export function withSignatures<M extends CapabilityManifest>(
+  manifest: M,
+): M & { tools: Array<ToolManifest & { signature: string }> } {
+  return {
+    ...manifest,
+    tools: manifest.tools.map((tool) => ({
+      ...tool,
+      signature: signatureFromSchema(tool.name, tool.inputSchema),
+    })),
+  };
 }

@@ -8,6 +8,7 @@ import * as api from "./index.js";
 describe("@capgate/tools public surface", () => {
   it("exports exactly these runtime names", () => {
     expect(Object.keys(api).sort()).toEqual([
+      "APPROVAL_MODES",
       "CapabilitySet",
       "DEFAULT_LIMITS",
       "InvalidArgumentsError",

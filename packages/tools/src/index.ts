@@ -57,4 +57,4 @@ export type {
   WorkerInfo,
   WorkerService,
 } from "./types.js";
-export { DEFAULT_LIMITS } from "./types.js";
+export { APPROVAL_MODES, DEFAULT_LIMITS } from "./types.js";

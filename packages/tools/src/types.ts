@@ -14,8 +14,11 @@ import type { ToolResult } from "@capgate/schema";
 
 export type { ToolResult };
 
+/** The approval modes, in order of how much they ask: the one list config, CLI and HTTP API check against. */
+export const APPROVAL_MODES = ["never", "on-risk", "always"] as const;
+
 /** `never` (default): no prompts; `on-risk`: ask for write, exec and network tools; `always`: ask for every call. */
-export type ApprovalMode = "never" | "on-risk" | "always";
+export type ApprovalMode = (typeof APPROVAL_MODES)[number];
 
 export interface ApprovalRequest {
   tool: string;

@@ -1,4 +1,5 @@
-import { type CapabilityManifest, signatureFromSchema, type ToolManifest } from "@capgate/schema";
+import { describeCapabilitySource } from "@capgate/host";
+import { signatureFromSchema, withSignatures } from "@capgate/schema";
 import { type GlobalOptions, intOption, openHarness } from "../context.js";
 import { ExitCode } from "../errors.js";
 import { type CliIO, paint } from "../io.js";
@@ -36,31 +37,6 @@ export async function searchCommand(
   }
 }
 
-/**
- * A manifest as `--json` prints it: each tool with its one-line `signature`, the same line
- * `capgate search --json` and capability_load show, so a script needs no renderer of its own.
- */
-function withSignatures(manifest: CapabilityManifest): CapabilityManifest & {
-  tools: Array<ToolManifest & { signature: string }>;
-} {
-  return {
-    ...manifest,
-    tools: manifest.tools.map((tool) => ({
-      ...tool,
-      signature: signatureFromSchema(tool.name, tool.inputSchema),
-    })),
-  };
-}
-
-/** `built-in`, or the plugin's package@version / path it was loaded from. */
-function sourceLabel(
-  source: { kind: string; spec?: string; package?: string; file?: string } | undefined,
-): string {
-  if (!source || source.kind === "builtin") return "built-in";
-  if (source.kind === "option") return "added by the host";
-  return source.package ? `${source.package} (${source.spec})` : `${source.spec} → ${source.file}`;
-}
-
 export async function capabilitiesCommand(
   options: { json?: boolean },
   global: GlobalOptions,
@@ -91,7 +67,7 @@ export async function capabilitiesCommand(
     for (const m of manifests) {
       const from = harness.capabilitySources.get(m.name);
       io.out(
-        `${p.bold(m.name)} ${p.dim(`v${m.version} · ${m.tools.length} tools · ${m.profileFit.join(", ")} · ${from ? sourceLabel(from) : "MCP server"}`)}`,
+        `${p.bold(m.name)} ${p.dim(`v${m.version} · ${m.tools.length} tools · ${m.profileFit.join(", ")} · ${describeCapabilitySource(from)}`)}`,
       );
       io.out(`  ${m.description}`);
     }
@@ -139,7 +115,7 @@ export async function showCapabilityCommand(
     }
     const p = paint(io);
     io.out(
-      `${p.bold(manifest.name)} ${p.dim(`v${manifest.version} · fits ${manifest.profileFit.join(", ")} · ${source ? sourceLabel(source) : "MCP server"}`)}`,
+      `${p.bold(manifest.name)} ${p.dim(`v${manifest.version} · fits ${manifest.profileFit.join(", ")} · ${describeCapabilitySource(source)}`)}`,
     );
     io.out(manifest.description);
     for (const tool of manifest.tools) {

@@ -11,15 +11,12 @@ interface ConfiguredServers {
   pick: (name: string) => McpServerConfig;
 }
 
-/** The configured servers and where logins live ($CAPGATE_HOME, or the config's stateDir). */
+/** The configured servers and where logins live: the harness's state directory ($CAPGATE_HOME, or the config's stateDir). */
 async function configured(global: GlobalOptions): Promise<ConfiguredServers> {
-  const { defaultStateDir, resolveConfigPath } = await import("@capgate/harness");
+  const { stateDirFor } = await import("@capgate/sandbox");
   const { configuredMcpServer } = await import("@capgate/host");
-  const resolved = await loadCliConfig(global);
-  const stateDir = resolved.config.stateDir
-    ? resolveConfigPath(resolved.baseDir, resolved.config.stateDir)
-    : defaultStateDir(process.env);
-  const servers = resolved.mcpServers;
+  const { config, baseDir, mcpServers: servers } = await loadCliConfig(global);
+  const stateDir = stateDirFor(config.stateDir, baseDir, process.env);
   return { servers, stateDir, pick: (name) => configuredMcpServer(servers, name) };
 }
 

@@ -1,4 +1,5 @@
 import type { McpTarget } from "@capgate/host";
+import { CapgateError } from "@capgate/schema";
 import {
   type GlobalOptions,
   intOption,
@@ -45,7 +46,7 @@ async function openTarget(
     options.url ? { url: options.url } : { command: options.command as string },
     timeoutMs,
   ).catch((error: unknown) => {
-    throw codeOf(error) === "usage" ? new CliError(`--command: ${(error as Error).message}`, 2) : error;
+    throw isCode(error, "usage") ? new CliError(`--command: ${error.message}`, 2) : error;
   });
 }
 
@@ -109,8 +110,7 @@ export async function mcpServeCommand(
   global: GlobalOptions,
   io: CliIO,
 ): Promise<number> {
-  const configPath = options.config ?? global.config ?? nonEmpty(process.env.CAPGATE_CONFIG);
-  const workspace = options.workspace ?? nonEmpty(process.env.CAPGATE_WORKSPACE);
+  const configPath = options.config ?? global.config;
   const preload = options.preload
     ?.split(",")
     .map((p) => p.trim())
@@ -119,7 +119,7 @@ export async function mcpServeCommand(
   const { serveGateOnStdio } = await import("@capgate/host");
   const gate = await serveGateOnStdio({
     ...(configPath ? { configPath } : {}),
-    ...(workspace ? { workspace } : {}),
+    ...(options.workspace ? { workspace: options.workspace } : {}),
     ...(options.profile ? { profile: options.profile } : {}),
     ...(preload ? { preload } : {}),
     ...(approval ? { approval } : {}),
@@ -128,34 +128,20 @@ export async function mcpServeCommand(
     log: (line) => io.err(line),
     // stderr only: stdout is the MCP channel.
     onHarness: (harness) => reportCapabilityProblems(harness, global, io),
+    // SIGTERM/SIGINT close the gate, SIGHUP reloads the config.
+    signals: true,
   }).catch((error: unknown) => {
-    throw codeOf(error) === "implicit_workspace"
+    throw isCode(error, "implicit_workspace")
       ? new CliError(
-          (error as Error).message,
+          error.message,
           2,
           'pass --workspace /path/to/project (or set CAPGATE_WORKSPACE, or "workspace" in capgate.config.json)',
         )
       : error;
   });
-  const reload = () => void gate.reload();
-  const stop = () => void gate.close();
-  // `on`, not `once`: signal-exit (the exit hook that kills child processes) re-raises a
-  // signal nobody else listens to, which would end the process before the close below.
-  process.on("SIGTERM", stop);
-  process.on("SIGINT", stop);
-  process.on("SIGHUP", reload);
-  try {
-    await gate.closed;
-  } finally {
-    process.off("SIGHUP", reload);
-    process.off("SIGTERM", stop);
-    process.off("SIGINT", stop);
-  }
+  await gate.closed;
   return 0;
 }
 
-const codeOf = (error: unknown) => (error as { code?: unknown } | undefined)?.code;
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === "" ? undefined : value;
-}
+const isCode = (error: unknown, code: string): error is CapgateError =>
+  CapgateError.isInstance(error) && error.code === code;

@@ -22,7 +22,7 @@ export async function workerCommand(
 ): Promise<number> {
   const concurrency = intOption(options.concurrency, "--concurrency", 1, { max: 256 });
   const harness = await openHarness(global, options.workspace ? { workspace: options.workspace } : {});
-  const { databaseSetting, startQueueWorker } = await import("@capgate/host");
+  const { databaseSetting, describeQueueRunEvent, startQueueWorker } = await import("@capgate/host");
   const database = databaseSetting(options.database, process.env, harness.config);
   if (!database) {
     await harness.close();
@@ -41,20 +41,7 @@ export async function workerCommand(
       concurrency,
       ...(options.workDir ? { workRoot: options.workDir } : {}),
       onRun: (event) => {
-        if (event.type === "started") io.out(`${p.dim("run")} ${event.runId} started`);
-        else {
-          const where =
-            event.result?.kind === "branch"
-              ? ` → branch ${event.result.branch}`
-              : event.result?.kind === "patch"
-                ? ` → patch (${event.result.files.length} file(s))`
-                : "";
-          io.out(
-            `${p.dim("run")} ${event.runId} ${event.outcome}${where}${event.error ? ` — ${event.error}` : ""}`,
-          );
-          // What publishing stripped (nested repositories, gitlinks) is said where the operator looks.
-          if (event.result?.notice) io.out(`${p.dim("run")} ${event.runId} ${event.result.notice}`);
-        }
+        for (const line of describeQueueRunEvent(event, p)) io.out(line);
       },
     });
   } catch (error) {
