@@ -22,6 +22,7 @@ describe("@capgate/harness public surface", () => {
       "readCapabilityManifest",
       "resolveConfigPath",
       "watchConfig",
+      "withCapabilityPlugins",
     ]);
   });
 });

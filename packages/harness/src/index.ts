@@ -29,4 +29,10 @@ export type {
 } from "./harness.js";
 export { createHarness, SANDBOX_OFF_WARNING } from "./harness.js";
 export type { CapabilityLoadProblem, CapabilitySource, LoadedPlugin } from "./plugins.js";
-export { capabilityProblems, findPackageDir, packageEntry, readCapabilityManifest } from "./plugins.js";
+export {
+  capabilityProblems,
+  findPackageDir,
+  packageEntry,
+  readCapabilityManifest,
+  withCapabilityPlugins,
+} from "./plugins.js";

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadConfig } from "./config.js";
 import { createHarness, type Harness } from "./harness.js";
+import { withCapabilityPlugins } from "./plugins.js";
 
 // The plugin modules import the built @capgate/tools by file URL: they live in a temp
 // project, outside this workspace's node_modules.
@@ -148,6 +149,37 @@ describe("capability plugins from the config", () => {
     open.push(h);
     expect(h.capabilityProblems).toEqual([]);
     expect(h.registry.list().map((m) => m.name)).toEqual(expect.arrayContaining(["wave", "greet"]));
+  });
+
+  it("withCapabilityPlugins adds them to a config to hand on, fixed to what they name from their base dir", async () => {
+    const root = project();
+    // A config elsewhere: its own entries stay relative to its directory, the added ones are fixed from `root`.
+    const other = mkdtempSync(join(tmpdir(), "capgate-plugins-config-"));
+    writeFileSync(join(other, "capgate.config.json"), JSON.stringify({ capabilities: ["./own.mjs"] }));
+    const config = withCapabilityPlugins(
+      loadConfig({ cwd: other }),
+      ["./caps/wave.mjs", "capgate-capability-greet", "not-installed-anywhere"],
+      root,
+    );
+    expect(config.config.capabilities).toEqual([
+      "./own.mjs",
+      join(root, "caps", "wave.mjs"),
+      join(root, "node_modules", "capgate-capability-greet"),
+      "not-installed-anywhere",
+    ]);
+    const h = await createHarness({
+      config: withCapabilityPlugins(
+        loadConfig({ cwd: other }),
+        ["./caps/wave.mjs", "capgate-capability-greet"],
+        root,
+      ),
+      workspace: join(root, "ws"),
+      stateDir: join(root, "state"),
+    });
+    open.push(h);
+    expect(h.registry.list().map((m) => m.name)).toEqual(expect.arrayContaining(["wave", "greet"]));
+    expect(h.capabilityProblems.map((p) => p.spec)).toEqual(["./own.mjs"]);
+    expect(withCapabilityPlugins(config, [])).toBe(config);
   });
 
   it("the config schema checks the list", () => {

@@ -4,7 +4,7 @@ import { pathToFileURL } from "node:url";
 import { validateManifest } from "@capgate/registry";
 import { CapgateError } from "@capgate/schema";
 import { type Capability, manifestContractProblems } from "@capgate/tools";
-import { resolveConfigPath } from "./config.js";
+import { type ResolvedConfig, resolveConfigPath } from "./config.js";
 
 /** Where a registered capability came from, for `capgate capabilities`. */
 export interface CapabilitySource {
@@ -43,6 +43,25 @@ const isPathSpec = (spec: string) =>
   spec.startsWith("/") ||
   spec.startsWith("~/") ||
   spec === ".";
+
+/**
+ * The config with more capability plugins beside its own — the CLI's `--capability` for a
+ * command that hands a config on (`capgate eval`) — each fixed to what it names from
+ * `baseDir` (default the current directory), as `HarnessOptions.capabilityPlugins` are: a
+ * path made absolute, an installed package by its directory.
+ */
+export function withCapabilityPlugins(
+  resolved: ResolvedConfig,
+  plugins: readonly string[],
+  baseDir: string = process.cwd(),
+): ResolvedConfig {
+  if (plugins.length === 0) return resolved;
+  const fixed = plugins.map((spec) =>
+    isPathSpec(spec) ? resolveConfigPath(baseDir, spec) : (findPackageDir(spec, baseDir) ?? spec),
+  );
+  const capabilities = [...(resolved.config.capabilities ?? []), ...fixed];
+  return { ...resolved, config: { ...resolved.config, capabilities } };
+}
 
 /**
  * The package directory `name` resolves to from `baseDir`, walking up node_modules as Node

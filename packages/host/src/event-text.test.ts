@@ -83,25 +83,6 @@ describe("renderEvent", () => {
   });
 });
 
-describe("describeCapabilitySource", () => {
-  it("names where a capability came from", async () => {
-    const { describeCapabilitySource } = await import("./event-text.js");
-    expect(describeCapabilitySource({ kind: "builtin" })).toBe("built-in");
-    expect(describeCapabilitySource({ kind: "option" })).toBe("added by the host");
-    expect(
-      describeCapabilitySource({
-        kind: "plugin",
-        spec: "capgate-capability-weather",
-        package: "capgate-capability-weather@1.2.0",
-      }),
-    ).toBe("capgate-capability-weather@1.2.0 (capgate-capability-weather)");
-    expect(
-      describeCapabilitySource({ kind: "plugin", spec: "./caps/hello", file: "/w/caps/hello/index.js" }),
-    ).toBe("./caps/hello → /w/caps/hello/index.js");
-    expect(describeCapabilitySource(undefined)).toBe("MCP server");
-  });
-});
-
 describe("describeQueueRunEvent", () => {
   it("says a run started, how it ended and where its changes went, and what publishing stripped", async () => {
     const { describeQueueRunEvent } = await import("./queue-worker.js");

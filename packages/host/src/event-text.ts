@@ -1,4 +1,3 @@
-import type { CapabilitySource } from "@capgate/harness";
 import type { RunEvent } from "@capgate/loop";
 
 /** How a text frontend styles parts of a line (colours on a terminal); each function returns the text to print. */
@@ -120,16 +119,4 @@ export function progressText(e: { progress: number; total?: number; message?: st
       ? `${e.progress}/${e.total} (${Math.round((100 * e.progress) / e.total)}%)`
       : String(e.progress);
   return `${share}${e.message ? ` ${oneLine(e.message, 200)}` : ""}`;
-}
-
-/**
- * Where a registered capability came from, as a catalog line shows it: `built-in`, `added
- * by the host`, the plugin's `package@version (spec)` or `spec → file`; `MCP server` for a
- * server's tools (which have no source entry).
- */
-export function describeCapabilitySource(source: CapabilitySource | undefined): string {
-  if (!source) return "MCP server";
-  if (source.kind === "builtin") return "built-in";
-  if (source.kind === "option") return "added by the host";
-  return source.package ? `${source.package} (${source.spec})` : `${source.spec} → ${source.file}`;
 }

@@ -1,9 +1,10 @@
+export { describeCapability, describeCapabilitySource, describeCatalog } from "./catalog-text.js";
 export type { DatabaseSetting } from "./database.js";
 export { databaseSetting } from "./database.js";
 export type { DemoHarness, DemoOutcome } from "./demo.js";
 export { createDemo, DEMO_GOAL, DEMO_REPLIES, runDemo } from "./demo.js";
 export type { TextStyle } from "./event-text.js";
-export { describeCapabilitySource, describeEvent, PLAIN_TEXT, progressText } from "./event-text.js";
+export { describeEvent, PLAIN_TEXT, progressText } from "./event-text.js";
 export type {
   GateRequest,
   GateRoute,

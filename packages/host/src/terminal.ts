@@ -1,7 +1,8 @@
 // The terminal pieces of a frontend (the capgate CLI is one): EPIPE-safe output, colour,
-// a spinner, run events as lines, Ctrl-C, approval and MCP elicitation prompts. Node only; no harness is loaded here.
+// a spinner, run events as lines, Ctrl-C, a chat REPL, approval and MCP elicitation prompts. Node only; no harness is loaded here.
 
 export { shownArguments, terminalApprover } from "./terminal/approver.js";
+export { CHAT_HELP, chatOnTerminal } from "./terminal/chat-repl.js";
 export { terminalElicitation } from "./terminal/elicitation.js";
 export type { ErrorReport } from "./terminal/error-report.js";
 export { describeError } from "./terminal/error-report.js";

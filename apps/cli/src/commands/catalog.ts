@@ -1,5 +1,5 @@
-import { describeCapabilitySource } from "@capgate/host";
-import { signatureFromSchema, withSignatures } from "@capgate/schema";
+import { describeCapability, describeCatalog } from "@capgate/host";
+import { withSignatures } from "@capgate/schema";
 import { type GlobalOptions, intOption, openHarness } from "../context.js";
 import { ExitCode } from "../errors.js";
 import { type CliIO, paint } from "../io.js";
@@ -58,26 +58,8 @@ export async function capabilitiesCommand(
       return ExitCode.ok;
     }
     const p = paint(io);
-    for (const s of servers) {
-      if (s.tools > 0) continue; // shown with its manifest below
-      io.out(
-        `${p.bold(`mcp:${s.server}`)} ${p.dim(`0 tools · ${s.error ? `not reachable: ${s.error}` : "no tools listed"}`)}`,
-      );
-    }
-    for (const m of manifests) {
-      const from = harness.capabilitySources.get(m.name);
-      io.out(
-        `${p.bold(m.name)} ${p.dim(`v${m.version} · ${m.tools.length} tools · ${m.profileFit.join(", ")} · ${describeCapabilitySource(from)}`)}`,
-      );
-      io.out(`  ${m.description}`);
-    }
-    for (const s of servers)
-      if (s.tools > 0 || s.skipped > 0)
-        io.out(
-          p.dim(
-            `mcp:${s.server}: ${s.tools} tools (${s.source === "live" ? "live" : s.source === "cache" ? "from the cache" : "unknown"})${s.skipped > 0 ? `, ${s.skipped} skipped` : ""}`,
-          ),
-        );
+    for (const line of describeCatalog({ manifests, sources: harness.capabilitySources, servers }, p))
+      io.out(line);
     io.out(
       p.dim(
         `${manifests.length} capabilities, ${manifests.reduce((n, m) => n + m.tools.length, 0)} tools — \`capgate capabilities show NAME\` for signatures`,
@@ -113,17 +95,7 @@ export async function showCapabilityCommand(
       printJson(io, { ...withSignatures(manifest), source: source ?? { kind: "mcp" } });
       return ExitCode.ok;
     }
-    const p = paint(io);
-    io.out(
-      `${p.bold(manifest.name)} ${p.dim(`v${manifest.version} · fits ${manifest.profileFit.join(", ")} · ${describeCapabilitySource(source)}`)}`,
-    );
-    io.out(manifest.description);
-    for (const tool of manifest.tools) {
-      io.out(
-        `\n  ${p.cyan(signatureFromSchema(tool.name, tool.inputSchema))} ${p.dim(`[${tool.risk ?? "read"}]`)}`,
-      );
-      io.out(`    ${tool.description}`);
-    }
+    for (const line of describeCapability(manifest, source, paint(io))) io.out(line);
     return ExitCode.ok;
   } finally {
     await harness.close();

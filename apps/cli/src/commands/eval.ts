@@ -45,7 +45,8 @@ export async function evalCommand(
     }
     return ExitCode.ok;
   }
-  const config = withPlugins(await loadCliConfig(global), global.capability);
+  const { withCapabilityPlugins } = await import("@capgate/harness");
+  const config = withCapabilityPlugins(await loadCliConfig(global), global.capability ?? []);
   const model = options.model ?? config.config.model ?? process.env.CAPGATE_MODEL;
   if (!model)
     throw new CliError(
@@ -115,19 +116,6 @@ function list(value: string | undefined): string[] | undefined {
     .map((s) => s.trim())
     .filter(Boolean);
   return items.length > 0 ? items : undefined;
-}
-
-/** `--capability` plugins join the config's, resolved here (paths are relative to the current directory). */
-function withPlugins<C extends { config: { capabilities?: string[] } }>(
-  config: C,
-  plugins: string[] | undefined,
-): C {
-  if (!plugins?.length) return config;
-  const spec = (s: string) => (s.startsWith("./") || s.startsWith("../") ? resolve(s) : s);
-  return {
-    ...config,
-    config: { ...config.config, capabilities: [...(config.config.capabilities ?? []), ...plugins.map(spec)] },
-  };
 }
 
 function shown(path: string): string {
