@@ -1,4 +1,5 @@
 export { HOSTILE_REFUSED, HOSTILE_SERVER, hostileCalls, REPLY_CHARS, resultText } from "./hostile-mcp.js";
+export { manifestSubpathProblems } from "./manifest-subpath.js";
 export type { AttributeValue, OtlpReceiver, ReceivedSpan } from "./otlp-receiver.js";
 export { startOtlpReceiver } from "./otlp-receiver.js";
 export type { MarkedProcess } from "./process-scan.js";

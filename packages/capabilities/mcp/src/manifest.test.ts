@@ -1,5 +1,5 @@
-import { readFileSync } from "node:fs";
 import type { ToolRisk } from "@capgate/schema";
+import { manifestSubpathProblems } from "@capgate/test-system-parts";
 import { type ArgsOf, callContractProblem, manifestContractProblems } from "@capgate/tools";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import * as entry from "./index.js";
@@ -68,12 +68,6 @@ describe("mcp manifest", () => {
 describe("the ./manifest subpath", () => {
   // Hosts register the manifest from here and import the handlers on the first call.
   it("offers the manifest alone, importing nothing at run time", async () => {
-    // The built file the package's "./manifest" export points at (the package is built before its tests run).
-    const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
-    const sub = await import(new URL(`../${pkg.exports["./manifest"].import}`, import.meta.url).href);
-    expect(Object.keys(sub)).toEqual(["manifest"]);
-    expect(sub.manifest).toEqual(manifest);
-    const source = readFileSync(new URL("./manifest.ts", import.meta.url), "utf8");
-    expect(source.match(/^import (?!type )/m)).toBeNull();
+    expect(await manifestSubpathProblems(import.meta.url, manifest)).toEqual([]);
   });
 });
