@@ -251,13 +251,14 @@ export function loadConfig(
   const cwd = resolve(options.cwd ?? process.cwd());
   const explicit = options.path !== undefined;
   const path = explicit ? resolve(cwd, options.path as string) : join(cwd, CONFIG_FILE_NAME);
-  const states = [stateDirFor(undefined, cwd, env)];
-  const recovered = recoverInterruptedSandboxes(states[0] as string);
+  const defaultState = stateDirFor(undefined, cwd, env);
+  const states = [defaultState];
+  const recovered = recoverInterruptedSandboxes(defaultState);
   let resolved = readConfigFile(path, explicit, cwd);
   // A config naming its own state directory: the sandboxes recorded there too.
   if (resolved.config.stateDir !== undefined) {
     const own = stateDirFor(resolved.config.stateDir, resolved.baseDir, env);
-    if (resolve(own) !== resolve(states[0] as string)) {
+    if (resolve(own) !== resolve(defaultState)) {
       states.push(own);
       const more = recoverInterruptedSandboxes(own);
       if (more.length > 0) {

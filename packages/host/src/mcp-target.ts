@@ -15,11 +15,14 @@ export interface McpTarget {
  */
 export function configuredMcpServer<T>(servers: Readonly<Record<string, T>>, name: string): T {
   const entry = Object.hasOwn(servers, name) ? servers[name] : undefined;
-  if (entry !== undefined) return entry;
-  const names = Object.keys(servers);
-  throw new CapgateError(
+  if (entry === undefined) throw unknownServer(name, Object.keys(servers));
+  return entry;
+}
+
+function unknownServer(name: string, configured: readonly string[]): CapgateError {
+  return new CapgateError(
     "unknown_mcp_server",
-    `no MCP server named '${name}' in the config (configured: ${names.length ? names.join(", ") : "none"})`,
+    `no MCP server named '${name}' in the config (configured: ${configured.length ? configured.join(", ") : "none"})`,
     { property: "server" },
   );
 }
@@ -31,11 +34,10 @@ export function configuredMcpServer<T>(servers: Readonly<Record<string, T>>, nam
  */
 export async function configuredMcpTarget(harness: Harness, server: string): Promise<McpTarget> {
   const pool = harness.mcp;
-  try {
-    configuredMcpServer(Object.fromEntries((pool?.serverNames() ?? []).map((n) => [n, true])), server);
-  } catch (error) {
+  const names = pool?.serverNames() ?? [];
+  if (!names.includes(server)) {
     await harness.close();
-    throw error;
+    throw unknownServer(server, names);
   }
   return {
     listTools: () => (pool as NonNullable<typeof pool>).listTools(server, { refresh: true }),
