@@ -130,7 +130,10 @@ async function sandboxFallback(
   );
   if (reason === undefined) return undefined;
   tell(reason);
-  return { ...resolved, config: { ...resolved.config, shell: { ...shell, sandbox: "off" } } };
+  // The fallback is for the bundled commands alone: MCP servers (which may ask for the
+  // sandbox) are left out rather than started under a sandbox-off policy.
+  const { mcpServers: _servers, ...rest } = resolved.config;
+  return { ...resolved, mcpServers: {}, config: { ...rest, shell: { ...shell, sandbox: "off" } } };
 }
 
 /** Everything a frontend needs: registry, executor, loops, MCP — built from one config. */

@@ -165,7 +165,8 @@ describe("capability plugins from the config", () => {
       "./own.mjs",
       join(root, "caps", "wave.mjs"),
       join(root, "node_modules", "capgate-capability-greet"),
-      "not-installed-anywhere",
+      // Not looked for again from the config's directory.
+      join(root, "node_modules", "not-installed-anywhere"),
     ]);
     const h = await createHarness({
       config: withCapabilityPlugins(

@@ -56,8 +56,12 @@ export function withCapabilityPlugins(
   baseDir: string = process.cwd(),
 ): ResolvedConfig {
   if (plugins.length === 0) return resolved;
+  // A package not installed from baseDir is named where it was looked for: never left for
+  // the loader to find from the config's directory instead.
   const fixed = plugins.map((spec) =>
-    isPathSpec(spec) ? resolveConfigPath(baseDir, spec) : (findPackageDir(spec, baseDir) ?? spec),
+    isPathSpec(spec)
+      ? resolveConfigPath(baseDir, spec)
+      : (findPackageDir(spec, baseDir) ?? join(baseDir, "node_modules", spec)),
   );
   const capabilities = [...(resolved.config.capabilities ?? []), ...fixed];
   return { ...resolved, config: { ...resolved.config, capabilities } };

@@ -37,6 +37,21 @@ describe("unsandboxedIfUnavailable", () => {
     }
   });
 
+  it("leaves MCP servers out of the fallback: none starts under the sandbox-off policy", async () => {
+    const h = await createHarness({
+      config: { ...missing, mcpServers: { srv: { command: "node", args: ["-e", "0"], sandbox: true } } },
+      ...place("fallback-mcp"),
+      unsandboxedIfUnavailable: () => undefined,
+    });
+    try {
+      expect(h.config.shell?.sandbox).toBe("off");
+      expect(h.config.mcpServers ?? {}).toEqual({});
+      expect(h.mcp).toBeUndefined();
+    } finally {
+      await h.close();
+    }
+  });
+
   it("without it, the same config refuses commands (never silently unsandboxed)", async () => {
     const h = await createHarness({ config: missing, ...place("strict") });
     try {

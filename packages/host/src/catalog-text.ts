@@ -1,6 +1,6 @@
 import type { CapabilitySource, McpIndexResult } from "@capgate/harness";
 import { type CapabilityManifest, signatureFromSchema } from "@capgate/schema";
-import { PLAIN_TEXT, type TextStyle } from "./event-text.js";
+import { PLAIN_TEXT, safeStrings, type TextStyle } from "./event-text.js";
 
 /**
  * Where a registered capability came from, as a catalog line shows it: `built-in`, `added
@@ -28,21 +28,24 @@ export function describeCatalog(
   },
   p: TextStyle = PLAIN_TEXT,
 ): string[] {
+  // Names, descriptions and errors may come from MCP servers or plugins.
+  const { manifests, servers } = safeStrings({ manifests: catalog.manifests, servers: catalog.servers });
+  const sources = catalog.sources;
   const lines: string[] = [];
-  for (const s of catalog.servers)
+  for (const s of servers)
     if (s.tools === 0)
       lines.push(
         `${p.bold(`mcp:${s.server}`)} ${p.dim(`0 tools · ${s.error ? `not reachable: ${s.error}` : "no tools listed"}`)}`,
       );
-  for (const m of catalog.manifests) {
-    const from = describeCapabilitySource(catalog.sources.get(m.name));
+  for (const m of manifests) {
+    const from = safeStrings(describeCapabilitySource(sources.get(m.name)));
     lines.push(
       `${p.bold(m.name)} ${p.dim(`v${m.version} · ${m.tools.length} tools · ${m.profileFit.join(", ")} · ${from}`)}`,
     );
     lines.push(`  ${m.description}`);
   }
   const where = { live: "live", cache: "from the cache", none: "unknown" } as const;
-  for (const s of catalog.servers)
+  for (const s of servers)
     if (s.tools > 0 || s.skipped > 0)
       lines.push(
         p.dim(
@@ -58,8 +61,10 @@ export function describeCapability(
   source: CapabilitySource | undefined,
   p: TextStyle = PLAIN_TEXT,
 ): string[] {
+  // A server's or plugin's names and descriptions, safe on a terminal.
+  manifest = safeStrings(manifest);
   const lines = [
-    `${p.bold(manifest.name)} ${p.dim(`v${manifest.version} · fits ${manifest.profileFit.join(", ")} · ${describeCapabilitySource(source)}`)}`,
+    `${p.bold(manifest.name)} ${p.dim(`v${manifest.version} · fits ${manifest.profileFit.join(", ")} · ${safeStrings(describeCapabilitySource(source))}`)}`,
     manifest.description,
   ];
   for (const tool of manifest.tools) {

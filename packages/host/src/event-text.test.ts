@@ -112,3 +112,18 @@ describe("describeQueueRunEvent", () => {
     ).toEqual(["run r2 error → patch (2 file(s)) — boom"]);
   });
 });
+
+describe("terminalSafe", () => {
+  it("escapes what could drive a terminal in any event string, keeping newlines and tabs", async () => {
+    const { terminalSafe } = await import("./event-text.js");
+    expect(terminalSafe("a\u001b]0;title\u0007b\u001b[2J\u202e\n\tc")).toBe(
+      "a\\u001b]0;title\\u0007b\\u001b[2J\\u202e\n\tc",
+    );
+    const line = renderEvent(
+      { ...stamp, seq: 1, type: "finished", step: 1, summary: "done\u001b[31m red\u009b" } as RunEvent,
+      p,
+    );
+    expect(line?.includes("\u001b") || line?.includes("\u009b")).toBe(false);
+    expect(line).toContain("done\\u001b[31m red\\u009b");
+  });
+});

@@ -28,6 +28,28 @@ export const PLAIN_TEXT: TextStyle = {
   gray: same,
 };
 
+const CONTROL = /[\p{Cc}\p{Cf}\u2028\u2029]/gu;
+
+/**
+ * Text a model, a tool or an MCP server wrote, made safe to print on a terminal: every
+ * control and format character but newline and tab is shown escaped (`\u001b`), so nothing
+ * can move the cursor, clear the screen, set the title or hide text.
+ */
+export function terminalSafe(text: string): string {
+  return text.replace(CONTROL, (c) =>
+    c === "\n" || c === "\t" ? c : `\\u${c.codePointAt(0)!.toString(16).padStart(4, "0")}`,
+  );
+}
+
+/** A value with every string in it made terminalSafe. */
+export function safeStrings<T>(value: T): T {
+  if (typeof value === "string") return terminalSafe(value) as T;
+  if (Array.isArray(value)) return value.map(safeStrings) as T;
+  if (value !== null && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, safeStrings(v)])) as T;
+  return value;
+}
+
 function oneLine(text: string, max = 160): string {
   const flat = text.replace(/\s+/g, " ").trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
@@ -42,7 +64,9 @@ function args(value: unknown, max = 120): string {
  * One readable line per event (or nothing, for events only a trace needs): what a text
  * frontend shows of a run — `capgate run`, `chat`, `demo` and `trace` print these.
  */
-export function describeEvent(e: RunEvent, p: TextStyle = PLAIN_TEXT): string | undefined {
+export function describeEvent(event: RunEvent, p: TextStyle = PLAIN_TEXT): string | undefined {
+  // Every string an event carries may come from the model, a command or a server.
+  const e = safeStrings(event);
   switch (e.type) {
     case "run_started":
       return `${p.bold("▶ run")} ${p.dim(e.runId)} ${p.cyan(e.profile)} ${p.dim(`· ${e.model} · ${e.workspace}`)}\n  ${p.bold("goal:")} ${oneLine(e.goal, 300)}`;

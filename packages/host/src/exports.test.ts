@@ -34,6 +34,7 @@ describe("@capgate/host exports", () => {
       "runDemo",
       "serveGateOnStdio",
       "startQueueWorker",
+      "terminalSafe",
       "tokenMatcher",
     ]);
   });

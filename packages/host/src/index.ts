@@ -4,7 +4,7 @@ export { databaseSetting } from "./database.js";
 export type { DemoHarness, DemoOutcome } from "./demo.js";
 export { createDemo, DEMO_GOAL, DEMO_REPLIES, runDemo } from "./demo.js";
 export type { TextStyle } from "./event-text.js";
-export { describeEvent, PLAIN_TEXT, progressText } from "./event-text.js";
+export { describeEvent, PLAIN_TEXT, progressText, terminalSafe } from "./event-text.js";
 export type {
   GateRequest,
   GateRoute,

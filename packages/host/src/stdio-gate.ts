@@ -124,10 +124,15 @@ export async function serveGateOnStdio(options: StdioGateOptions): Promise<Stdio
     : [];
   for (const [signal, listener] of signals) process.on(signal, listener);
   const closed = serving.closed.finally(async () => {
-    for (const [signal, listener] of signals) process.off(signal, listener);
     watcher.close();
-    await session.close();
-    await harness.close();
+    try {
+      await session.close();
+      await harness.close();
+    } finally {
+      // Only now: a SIGTERM during the close (a client closes stdin, then signals) must find
+      // our listener, not end the process before the sandboxes' after-command steps.
+      for (const [signal, listener] of signals) process.off(signal, listener);
+    }
   });
   return {
     harness,

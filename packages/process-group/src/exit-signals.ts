@@ -2,15 +2,19 @@ import { constants } from "node:os";
 
 /**
  * Every signal whose default action ends the process and that a process can catch (the
- * user's Ctrl-C is SIGINT, Ctrl-\ SIGQUIT). SIGKILL and SIGSTOP cannot be caught.
+ * user's Ctrl-C is SIGINT, Ctrl-\ SIGQUIT). SIGKILL and SIGSTOP cannot be caught; the faults
+ * (SIGSEGV, SIGBUS, SIGILL, SIGFPE) are left alone: a JavaScript listener for a real fault
+ * would return into it and loop. Real-time signals are not listed.
  */
 export const FATAL_SIGNALS = [
   "SIGHUP",
   "SIGINT",
   "SIGQUIT",
   "SIGTRAP",
+  "SIGABRT",
   "SIGUSR1",
   "SIGUSR2",
+  "SIGSTKFLT",
   "SIGALRM",
   "SIGTERM",
   "SIGXCPU",
@@ -19,6 +23,7 @@ export const FATAL_SIGNALS = [
   "SIGPROF",
   "SIGPOLL",
   "SIGPWR",
+  "SIGSYS",
 ] as const;
 
 export type FatalSignal = (typeof FATAL_SIGNALS)[number];

@@ -77,7 +77,8 @@ export async function runCommand(
     return exitCodeForOutcome(result.outcome);
   } finally {
     spinner.stop();
-    stop.dispose();
+    // Closed before the Ctrl-C listeners go: a signal during the close still finds one.
     await harness.close();
+    stop.dispose();
   }
 }

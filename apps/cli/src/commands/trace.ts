@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { describeEvent } from "@capgate/host";
+import { describeEvent, terminalSafe } from "@capgate/host";
 import { type RunEvent, readTraceFile } from "@capgate/loop";
 import { type GlobalOptions, openHarness } from "../context.js";
 import { CliError, ExitCode } from "../errors.js";
@@ -75,7 +75,7 @@ export async function traceCommand(
     }
     const line =
       e.type === "model_response"
-        ? `${p.dim(`  model: ${e.text.replace(/\s+/g, " ").slice(0, 160)}`)}`
+        ? `${p.dim(`  model: ${terminalSafe(e.text.replace(/\s+/g, " ").slice(0, 160))}`)}`
         : describeEvent(e, p);
     if (line) io.out(line);
   }

@@ -1,5 +1,6 @@
 import { createInterface } from "node:readline";
 import type { Chat } from "@capgate/loop";
+import { terminalSafe } from "../event-text.js";
 import { paint, type TerminalIO } from "./io.js";
 import type { Spinner } from "./spinner.js";
 
@@ -58,7 +59,10 @@ export async function chatOnTerminal(
         options.spinner?.stop();
         if (json)
           io.out(JSON.stringify({ type: "chat_reply", outcome: result.outcome, reply: result.reply }));
-        else io.out(result.outcome === "answered" ? result.reply : p.yellow(result.reply));
+        else
+          io.out(
+            result.outcome === "answered" ? terminalSafe(result.reply) : p.yellow(terminalSafe(result.reply)),
+          );
       }
       prompt();
     }
