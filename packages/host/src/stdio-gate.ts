@@ -1,5 +1,5 @@
 import { realpathSync } from "node:fs";
-import { homedir } from "node:os";
+import { homedir, userInfo } from "node:os";
 import { join, resolve } from "node:path";
 import type { Harness } from "@capgate/harness";
 import { CapgateError } from "@capgate/schema";
@@ -154,13 +154,22 @@ function nonEmpty(value: string | undefined): string | undefined {
 /** Refuse `/` and the home directory as a workspace nobody chose: only the current directory. */
 function refuseImplicitRoot(env: Record<string, string | undefined>): void {
   const cwd = realOrSelf(process.cwd());
-  const home = realOrSelf(env.HOME ?? homedir());
-  if (cwd !== "/" && cwd !== home) return;
+  // $HOME, and the account's own home whatever HOME says.
+  const homes = [env.HOME ?? homedir(), accountHome()].filter((h): h is string => !!h).map(realOrSelf);
+  if (cwd !== "/" && !homes.includes(cwd)) return;
   throw new CapgateError(
     "implicit_workspace",
     `refusing to serve ${cwd === "/" ? "/" : `your home directory (${cwd})`} as the workspace: it is only the current directory, which desktop MCP clients set as they like`,
     { property: "workspace" },
   );
+}
+
+function accountHome(): string | undefined {
+  try {
+    return userInfo().homedir;
+  } catch {
+    return undefined;
+  }
 }
 
 function realOrSelf(path: string): string {

@@ -1,5 +1,6 @@
+import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -122,5 +123,19 @@ describe("the desktop snippets in docs/mcp.md work verbatim", () => {
       await new Promise((r) => setTimeout(r, 20));
     expect(stderr).toContain("refusing to serve / as the workspace");
     expect(stderr).toContain("--workspace");
+  }, 30_000);
+
+  it("the account's home as an implicit workspace is refused even when HOME names another directory", () => {
+    const box = project();
+    const home = userInfo().homedir;
+    const r = spawnSync(process.execPath, [CLI_BIN, "mcp", "serve"], {
+      cwd: home,
+      env: { ...childEnv(box.home), HOME: box.home },
+      input: "",
+      encoding: "utf8",
+      timeout: 20_000,
+    });
+    expect(r.stderr).toContain("refusing to serve your home directory");
+    expect(r.status).toBe(2);
   }, 30_000);
 });
