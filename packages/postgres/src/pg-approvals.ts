@@ -88,12 +88,15 @@ export class PgApprovalRegistry implements ApprovalRegistry {
     request.onPending?.();
     return new Promise<ApprovalDecision>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
+      let retry: NodeJS.Timeout | undefined;
+      let retryMs = 250;
       let done = false;
       const settle = (answer: ApprovalDecision | Error) => {
         if (done) return;
         done = true;
         this.#waiters.delete(approvalId);
         if (timer) clearTimeout(timer);
+        if (retry) clearTimeout(retry);
         signal.removeEventListener("abort", onAbort);
         if (answer instanceof Error) reject(answer);
         else resolve(answer);
@@ -134,7 +137,15 @@ export class PgApprovalRegistry implements ApprovalRegistry {
                 settle(new ApprovalUnansweredError("the request was withdrawn before anyone answered", by));
               }
             },
-            () => undefined,
+            // A read that failed (no connection within the pool's timeout on a loaded
+            // machine, a dropped connection) is tried again: the answer's notification came
+            // once, and a lost read must not leave the run waiting until the request expires.
+            () => {
+              if (done) return;
+              if (retry) clearTimeout(retry);
+              retry = setTimeout(check, retryMs);
+              retryMs = Math.min(retryMs * 2, 5_000);
+            },
           );
       };
       const onAbort = () => withdraw("cancelled", "the run was stopped before anyone answered", "abort");

@@ -184,6 +184,48 @@ describePg("PostgreSQL run store, approvals and memory", () => {
     await expect(denied).resolves.toMatchObject({ approved: false, decidedBy: "api:owner" });
   }, 30_000);
 
+  it("a status read that fails (no connection in time on a loaded machine) is tried again: the answer still reaches the waiting hook", async () => {
+    // The worker's pool fails its first three status reads, as a pool does when no connection
+    // comes within its timeout: the read after the INSERT and the one the NOTIFY starts.
+    let failures = 0;
+    const pool = new Proxy(a.pool, {
+      get(target, prop) {
+        const value = Reflect.get(target, prop, target) as unknown;
+        if (prop !== "query" || typeof value !== "function")
+          return typeof value === "function" ? value.bind(target) : value;
+        return (text: unknown, ...rest: unknown[]) => {
+          if (typeof text === "string" && text.startsWith("SELECT status") && failures < 3) {
+            failures++;
+            return Promise.reject(new Error("timeout exceeded when trying to connect"));
+          }
+          return (value as (...args: unknown[]) => unknown).call(target, text, ...rest);
+        };
+      },
+    });
+    const worker = new PgApprovalRegistry({ ...a, pool } as Database, notifierA);
+    const api = new PgApprovalRegistry(b, notifierB);
+    const runId = newRunId();
+    const waiting = worker.hook(
+      {
+        tool: "shell.run",
+        capability: "shell",
+        risk: "exec",
+        arguments: { command: "ls" },
+        argumentsHash: await argumentsHash({ command: "ls" }),
+        description: "shell.run ls",
+        approvalId: "ap-flaky",
+        runId,
+      },
+      new AbortController().signal,
+    );
+    await until(async () => (await api.pendingFor(runId)).length === 1);
+    expect(await api.resolve(runId, "ap-flaky", { approve: true, decidedBy: "api:owner" })).toMatchObject({
+      ok: true,
+    });
+    await expect(waiting).resolves.toEqual({ approved: true, scope: "once", decidedBy: "api:owner" });
+    expect(failures).toBeGreaterThanOrEqual(2);
+  });
+
   it("an answer binds across nodes: a different argumentsHash approves nothing, the scope and who decided reach the worker, expiry is the database's", async () => {
     const worker = new PgApprovalRegistry(a, notifierA, { timeoutMs: 60_000 });
     const api = new PgApprovalRegistry(b, notifierB);
