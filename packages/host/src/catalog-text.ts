@@ -1,6 +1,6 @@
 import type { CapabilitySource, McpIndexResult } from "@capgate/harness";
 import { type CapabilityManifest, signatureFromSchema } from "@capgate/schema";
-import { PLAIN_TEXT, safeStrings, type TextStyle } from "./event-text.js";
+import { PLAIN_TEXT, safeStrings, type TextStyle, terminalSafe } from "./event-text.js";
 
 /**
  * Where a registered capability came from, as a catalog line shows it: `built-in`, `added
@@ -29,16 +29,16 @@ export function describeCatalog(
   p: TextStyle = PLAIN_TEXT,
 ): string[] {
   // Names, descriptions and errors may come from MCP servers or plugins.
-  const { manifests, servers } = safeStrings({ manifests: catalog.manifests, servers: catalog.servers });
-  const sources = catalog.sources;
+  const servers = safeStrings(catalog.servers);
   const lines: string[] = [];
   for (const s of servers)
     if (s.tools === 0)
       lines.push(
         `${p.bold(`mcp:${s.server}`)} ${p.dim(`0 tools · ${s.error ? `not reachable: ${s.error}` : "no tools listed"}`)}`,
       );
-  for (const m of manifests) {
-    const from = safeStrings(describeCapabilitySource(sources.get(m.name)));
+  for (const manifest of catalog.manifests) {
+    const m = safeStrings(manifest);
+    const from = terminalSafe(describeCapabilitySource(catalog.sources.get(manifest.name)));
     lines.push(
       `${p.bold(m.name)} ${p.dim(`v${m.version} · ${m.tools.length} tools · ${m.profileFit.join(", ")} · ${from}`)}`,
     );
@@ -62,12 +62,12 @@ export function describeCapability(
   p: TextStyle = PLAIN_TEXT,
 ): string[] {
   // A server's or plugin's names and descriptions, safe on a terminal.
-  manifest = safeStrings(manifest);
+  const m = safeStrings(manifest);
   const lines = [
-    `${p.bold(manifest.name)} ${p.dim(`v${manifest.version} · fits ${manifest.profileFit.join(", ")} · ${safeStrings(describeCapabilitySource(source))}`)}`,
-    manifest.description,
+    `${p.bold(m.name)} ${p.dim(`v${m.version} · fits ${m.profileFit.join(", ")} · ${terminalSafe(describeCapabilitySource(source))}`)}`,
+    m.description,
   ];
-  for (const tool of manifest.tools) {
+  for (const tool of m.tools) {
     lines.push(
       `\n  ${p.cyan(signatureFromSchema(tool.name, tool.inputSchema))} ${p.dim(`[${tool.risk ?? "read"}]`)}`,
     );

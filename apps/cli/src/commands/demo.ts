@@ -8,13 +8,16 @@ import { type CliIO, outputClosed, paint } from "../io.js";
 
 /** Whether `capgate` is a command on PATH (the closing hint tells how to get it there when not). */
 function capgateOnPath(): boolean {
-  return (process.env.PATH ?? "").split(delimiter).some((dir) => {
+  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
+    if (!dir) continue;
     try {
-      return dir !== "" && (accessSync(join(dir, "capgate"), constants.X_OK), true);
+      accessSync(join(dir, "capgate"), constants.X_OK);
+      return true;
     } catch {
-      return false;
+      // not in this one
     }
-  });
+  }
+  return false;
 }
 
 /**

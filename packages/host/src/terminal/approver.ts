@@ -1,4 +1,5 @@
 import type { ApprovalDecision, LoopApprovalHook } from "@capgate/loop";
+import { terminalSafe } from "../event-text.js";
 import { paint, type TerminalIO } from "./io.js";
 
 /** The most of a request's arguments an approval prompt prints before it says how much it left out. */
@@ -10,10 +11,8 @@ const SHOWN_ARGUMENT_CHARS = 4000;
  * that says how much it left out.
  */
 export function shownArguments(args: unknown): string {
-  const text = (JSON.stringify(args) ?? "undefined").replace(
-    /[\p{Cc}\p{Cf}\u2028\u2029]/gu,
-    (c) => `\\u${c.codePointAt(0)!.toString(16).padStart(4, "0")}`,
-  );
+  // JSON text holds no raw newline or tab, so every control and format character is escaped.
+  const text = terminalSafe(JSON.stringify(args) ?? "undefined");
   if (text.length <= SHOWN_ARGUMENT_CHARS) return text;
   const rest = text.length - SHOWN_ARGUMENT_CHARS;
   return `${text.slice(0, SHOWN_ARGUMENT_CHARS)} [… ${rest} more characters not shown: answer n unless you have read them another way]`;
