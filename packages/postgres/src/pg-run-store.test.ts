@@ -28,6 +28,17 @@ const until = async (check: () => boolean | Promise<boolean>, ms = 20_000) => {
   }
 };
 
+/** The approval request of a `shell.run ls` call, as the loop makes it. */
+const lsRequest = async () =>
+  ({
+    tool: "shell.run",
+    capability: "shell",
+    risk: "exec",
+    arguments: { command: "ls" },
+    argumentsHash: await argumentsHash({ command: "ls" }),
+    description: "shell.run ls",
+  }) as const;
+
 describePg("PostgreSQL run store, approvals and memory", () => {
   const { cluster } = useCluster();
   let a: Database;
@@ -132,14 +143,7 @@ describePg("PostgreSQL run store, approvals and memory", () => {
     const worker = new PgApprovalRegistry(a, notifierA);
     const api = new PgApprovalRegistry(b, notifierB);
     const runId = newRunId();
-    const request = {
-      tool: "shell.run",
-      capability: "shell",
-      risk: "exec",
-      arguments: { command: "ls" },
-      argumentsHash: await argumentsHash({ command: "ls" }),
-      description: "shell.run ls",
-    } as const;
+    const request = await lsRequest();
     const yes = { approve: true, decidedBy: "api:owner" };
     // The hook announces (and the loop emits approval_requested) only once the row is in:
     // the other node finds it pending the moment it is announced, no polling.
@@ -206,16 +210,7 @@ describePg("PostgreSQL run store, approvals and memory", () => {
     const api = new PgApprovalRegistry(b, notifierB);
     const runId = newRunId();
     const waiting = worker.hook(
-      {
-        tool: "shell.run",
-        capability: "shell",
-        risk: "exec",
-        arguments: { command: "ls" },
-        argumentsHash: await argumentsHash({ command: "ls" }),
-        description: "shell.run ls",
-        approvalId: "ap-flaky",
-        runId,
-      },
+      { ...(await lsRequest()), approvalId: "ap-flaky", runId },
       new AbortController().signal,
     );
     await until(async () => (await api.pendingFor(runId)).length === 1);

@@ -1,20 +1,7 @@
 import type { RunEvent } from "@capgate/loop";
 import { describe, expect, it } from "vitest";
-import type { TerminalIO } from "./io.js";
+import { recordingIO } from "../test-support/scripted-io.js";
 import { interruptible, printRunEvents } from "./run-output.js";
-
-function recordingIO(closed?: AbortSignal) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: TerminalIO = {
-    out: (t) => out.push(t),
-    err: (t) => err.push(t),
-    color: false,
-    interactive: false,
-    ...(closed ? { closed } : {}),
-  };
-  return { io, out, err };
-}
 
 function recordingSpinner() {
   const calls: string[] = [];

@@ -19,3 +19,17 @@ export function scriptedIO(answers: string[]): TerminalIO & { asked: string[]; e
     errors,
   };
 }
+
+/** A non-interactive terminal that records what went to stdout and stderr (`closed`: stdout's reader going away). */
+export function recordingIO(closed?: AbortSignal): { io: TerminalIO; out: string[]; err: string[] } {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: TerminalIO = {
+    out: (t) => out.push(t),
+    err: (t) => err.push(t),
+    color: false,
+    interactive: false,
+    ...(closed ? { closed } : {}),
+  };
+  return { io, out, err };
+}
