@@ -1,8 +1,9 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  // The SDK half (sdk.ts) is a separate chunk, imported only when telemetry is switched on.
-  entry: ["src/index.ts"],
+  // The SDK half (sdk.ts) is a separate chunk, imported only when telemetry is switched on;
+  // export-worker.ts is the export thread's own entry (off-thread.ts loads it by path).
+  entry: ["src/index.ts", "src/export-worker.ts"],
   format: ["esm"],
   splitting: true,
   dts: true,

@@ -6,8 +6,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -40,8 +38,11 @@ process.on("SIGTERM", () => server.close().then(() => process.exit(0)));
 `;
 
 const CONNECTIONS = 10;
-const SECONDS = 4;
-const ROUNDS = 3;
+// Short rounds, many of them, medians: this machine's neighbours come and go within seconds,
+// and a median of interleaved rounds keeps one slow stretch from deciding a ratio.
+const SECONDS = 2;
+const ROUNDS = 7;
+const WARM_SECONDS = 5;
 const TOKEN = "bench-token-0123456789abcdef";
 const benchDir = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
@@ -82,31 +83,46 @@ function envWithoutOtel(): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("OTEL_")));
 }
 
-/**
- * An OTLP/HTTP sink on 127.0.0.1: reads each export request whole and answers 200, as a
- * collector does, without decoding (decoding would load the bench's cores, not the server's).
- */
-async function startOtlpSink(): Promise<{
-  endpoint: string;
-  requests: () => number;
-  close(): Promise<void>;
-}> {
-  let requests = 0;
-  const sink = createServer((req, res) => {
-    req.resume();
-    req.once("end", () => {
-      requests++;
-      res.writeHead(200, { "content-type": "application/x-protobuf" }).end();
-    });
+// An OTLP/HTTP sink on 127.0.0.1, in its own process as a collector would be: it reads each
+// export request whole and answers 200, without decoding. In the bench's own process it
+// would take its CPU from the load generator and lower the traced figure for a reason that
+// has nothing to do with the server.
+const SINK = `
+import { createServer } from "node:http";
+let requests = 0;
+const sink = createServer((req, res) => {
+  req.resume();
+  req.once("end", () => {
+    requests++;
+    res.writeHead(200, { "content-type": "application/x-protobuf" }).end();
   });
-  sink.listen(0, "127.0.0.1");
-  await once(sink, "listening");
+});
+sink.listen(0, "127.0.0.1", () => process.stdout.write("http://127.0.0.1:" + sink.address().port + "\\n"));
+process.on("SIGTERM", () => { process.stdout.write(requests + "\\n"); sink.close(); sink.closeAllConnections(); });
+`;
+
+async function startOtlpSink(): Promise<{ endpoint: string; close(): Promise<number> }> {
+  const child = spawn(process.execPath, ["--input-type=module", "-e", SINK], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let out = "";
+  child.stdout?.setEncoding("utf8").on("data", (d: string) => {
+    out += d;
+  });
+  const endpoint = await new Promise<string>((resolve, reject) => {
+    child.stdout?.on("data", () => {
+      if (out.includes("\n")) resolve(out.split("\n")[0] as string);
+    });
+    child.once("exit", (code) => reject(new Error(`the OTLP sink exited with ${code} before it was ready`)));
+  });
   return {
-    endpoint: `http://127.0.0.1:${(sink.address() as AddressInfo).port}`,
-    requests: () => requests,
+    endpoint,
+    /** Stop the sink; resolves to the number of export requests it answered. */
     async close() {
-      sink.closeAllConnections();
-      sink.close();
+      const exited = once(child, "exit");
+      child.kill("SIGTERM");
+      await exited;
+      return Number(out.split("\n")[1]);
     },
   };
 }
@@ -130,7 +146,13 @@ function startServerProcess(
   });
 }
 
-const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const median = (xs: number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+};
 const round1 = (x: number) => Math.round(x * 10) / 10;
 
 async function stop(child: ChildProcess | undefined): Promise<void> {
@@ -154,6 +176,7 @@ export async function run(): Promise<Figure[]> {
   const bareCpu: number[] = [];
   const tracedRps: number[] = [];
   const tracedCpu: number[] = [];
+  let exports = 0;
   try {
     plain = await startServerProcess(root);
     traced = await startServerProcess(tracedRoot, {
@@ -164,40 +187,51 @@ export async function run(): Promise<Figure[]> {
     const tracedCall: autocannon.Options = { ...call, url: `${traced.url}/tools/call` };
     const bare: autocannon.Options = { url: `${plain.url}/healthz` };
     // Check the calls work, warm every path, then alternate so machine noise hits all alike.
+    // Warm-up is long on purpose: two identical servers measured after 1 s of load differed
+    // by up to 25 % (each process's JIT settles differently); after 5 s, within 5 %.
     for (const target of [call, tracedCall]) {
       const probe = await fetch(target.url, { method: "POST", headers, body });
       if (probe.status !== 200)
         throw new Error(`/tools/call answered ${probe.status}: ${await probe.text()}`);
-      await measure({ ...target, duration: 1 });
+      await measure({ ...target, duration: WARM_SECONDS });
     }
     await measure({ ...bare, duration: 1 });
-    for (let i = 0; i < ROUNDS; i++) {
-      const b = await measure(bare, plain.child.pid);
-      bareRps.push(b.rps);
-      if (b.cpuUs !== undefined) bareCpu.push(b.cpuUs);
-      const g = await measure(call, plain.child.pid);
-      gateway.push(g.rps);
-      if (g.cpuUs !== undefined) gatewayCpu.push(g.cpuUs);
-      const t = await measure(tracedCall, traced.child.pid);
-      tracedRps.push(t.rps);
-      if (t.cpuUs !== undefined) tracedCpu.push(t.cpuUs);
-    }
-    // The spans really left: the batch processor exported to the sink.
-    if (sink.requests() === 0) throw new Error("the traced server exported no spans to the OTLP sink");
+    const rounds = [
+      async () => {
+        const b = await measure(bare, plain?.child.pid);
+        bareRps.push(b.rps);
+        if (b.cpuUs !== undefined) bareCpu.push(b.cpuUs);
+      },
+      async () => {
+        const g = await measure(call, plain?.child.pid);
+        gateway.push(g.rps);
+        if (g.cpuUs !== undefined) gatewayCpu.push(g.cpuUs);
+      },
+      async () => {
+        const t = await measure(tracedCall, traced?.child.pid);
+        tracedRps.push(t.rps);
+        if (t.cpuUs !== undefined) tracedCpu.push(t.cpuUs);
+      },
+    ];
+    // Each round starts with a different target, so none always follows the same one.
+    for (let i = 0; i < ROUNDS; i++)
+      for (let k = 0; k < rounds.length; k++) await rounds[(i + k) % rounds.length]?.();
   } finally {
     await stop(plain?.child);
     await stop(traced?.child);
-    await sink.close();
+    exports = await sink.close();
     rmSync(root, { recursive: true, force: true });
     rmSync(tracedRoot, { recursive: true, force: true });
   }
-  const rps = Math.round(mean(gateway));
-  const bareMean = Math.round(mean(bareRps));
+  // The spans really left: the export thread sent them to the sink.
+  if (!(exports > 0)) throw new Error("the traced server exported no spans to the OTLP sink");
+  const rps = Math.round(median(gateway));
+  const bareMedian = Math.round(median(bareRps));
   const figures: Figure[] = [
-    { key: "gateway.rps", value: rps, target: `${(rps / bareMean).toFixed(2)}× the bare route (≥ 0.5×)` },
-    { key: "gateway.bare_rps", value: bareMean },
+    { key: "gateway.rps", value: rps, target: `${(rps / bareMedian).toFixed(2)}× the bare route (≥ 0.5×)` },
+    { key: "gateway.bare_rps", value: bareMedian },
   ];
-  const otelRps = Math.round(mean(tracedRps));
+  const otelRps = Math.round(median(tracedRps));
   figures.push({
     key: "gateway.otel_rps",
     value: otelRps,
@@ -205,8 +239,8 @@ export async function run(): Promise<Figure[]> {
   });
   // Absent, not faked, where /proc is missing.
   if (gatewayCpu.length === ROUNDS && bareCpu.length === ROUNDS) {
-    const callUs = mean(gatewayCpu);
-    const bareUs = mean(bareCpu);
+    const callUs = median(gatewayCpu);
+    const bareUs = median(bareCpu);
     figures.push(
       { key: "gateway.cpu_us", value: round1(callUs), target: `server main-thread CPU per /tools/call` },
       {
@@ -217,11 +251,11 @@ export async function run(): Promise<Figure[]> {
     );
   }
   if (tracedCpu.length === ROUNDS && gatewayCpu.length === ROUNDS) {
-    const tracedUs = mean(tracedCpu);
+    const tracedUs = median(tracedCpu);
     figures.push({
       key: "gateway.otel_cpu_us",
       value: round1(tracedUs),
-      target: `per /tools/call with OTLP export on; ${(tracedUs / mean(gatewayCpu)).toFixed(2)}× export off`,
+      target: `per /tools/call with OTLP export on; ${(tracedUs / median(gatewayCpu)).toFixed(2)}× export off`,
     });
   }
   return figures;

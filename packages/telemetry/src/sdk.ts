@@ -1,15 +1,7 @@
 import type { RunEvent, RunStore } from "@capgate/loop";
-import { OTLPTraceExporter as JsonExporter } from "@opentelemetry/exporter-trace-otlp-http";
-import { OTLPTraceExporter as ProtobufExporter } from "@opentelemetry/exporter-trace-otlp-proto";
-import {
-  defaultResource,
-  detectResources,
-  envDetector,
-  resourceFromAttributes,
-} from "@opentelemetry/resources";
-import { BasicTracerProvider, BatchSpanProcessor } from "@opentelemetry/sdk-trace-base";
-import { ATTR_SERVICE_NAME } from "@opentelemetry/semantic-conventions";
+import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
 import { traceDirectCall } from "./direct-calls.js";
+import { OffThreadSpanProcessor } from "./off-thread.js";
 import { RunTracer } from "./run-tracer.js";
 import type { TelemetrySettings } from "./settings.js";
 import { observedRunStore } from "./traced-store.js";
@@ -20,19 +12,13 @@ export const TRACER_NAME = "@capgate/telemetry";
 
 /**
  * The SDK half, loaded by `startTelemetry` only: a tracer provider of its own (the global
- * one is left to the host application), a batch processor and the OTLP/HTTP exporter for
- * the configured protocol.
+ * one is left to the host application) whose finished spans go to an export thread, where
+ * the SDK's batch processor and the OTLP/HTTP exporter for the configured protocol send
+ * them (off-thread.ts). The resource (service.name, OTEL_RESOURCE_ATTRIBUTES) is the
+ * export thread's.
  */
 export function startSdk(settings: TelemetrySettings): Telemetry {
-  const exporterOptions = { url: settings.url, headers: settings.headers };
-  const exporter =
-    settings.protocol === "http/json"
-      ? new JsonExporter(exporterOptions)
-      : new ProtobufExporter(exporterOptions);
-  const resource = defaultResource()
-    .merge(detectResources({ detectors: [envDetector] }))
-    .merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: settings.serviceName }));
-  const provider = new BasicTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(exporter)] });
+  const provider = new BasicTracerProvider({ spanProcessors: [new OffThreadSpanProcessor(settings)] });
   const tracer = provider.getTracer(TRACER_NAME);
   const runs = new RunTracer(tracer, settings.captureContent);
   const observe = (event: RunEvent) => runs.observe(event);
