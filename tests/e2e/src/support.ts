@@ -15,7 +15,12 @@ export const CLI_BIN = join(REPO, "apps", "cli", "dist", "bin.js");
 const require = createRequire(import.meta.url);
 
 /** The installed entry of a pinned npm MCP server (run with node; never downloaded at test time). */
-export function serverEntry(pkg: "server-everything" | "server-filesystem" | "server-memory"): string {
+export function serverEntry(
+  pkg: "server-everything" | "server-filesystem" | "server-memory" | "server-pdf",
+): string {
+  // server-pdf exports only its root (dist/server.js); its bin is dist/index.js beside it.
+  if (pkg === "server-pdf")
+    return join(dirname(require.resolve("@modelcontextprotocol/server-pdf")), "index.js");
   const dir = dirname(require.resolve(`@modelcontextprotocol/${pkg}/package.json`));
   return join(dir, "dist", "index.js");
 }
