@@ -4,7 +4,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { childEnv, sandbox, serverEntry, stdioGate } from "./support.js";
 
-// Two more npm servers of the issue 20 survey behind the gate. First, an MCP Apps server: @modelcontextprotocol/server-pdf 2.0.4. Six of
+// Three more npm servers of the issue 20 survey behind the gate. First, an MCP Apps server: @modelcontextprotocol/server-pdf 2.0.4. Six of
 // its nine tools are for its viewer app only (_meta.ui.visibility: ["app"]); with --stdio it
 // reads local PDFs under the client's roots, which the gate declares as the workspace.
 
@@ -150,4 +150,50 @@ describe("context7 behind capgate mcp serve", () => {
     expect(text(r)).toMatch(/librar/i);
     expect(text(r)).not.toMatch(/Invalid arguments|timed out/);
   }, 120_000);
+});
+
+// sequential-thinking: one tool with a nested schema of required numbers and booleans, and
+// a server that keeps state across calls within its session.
+describe("sequential-thinking behind capgate mcp serve", () => {
+  let client: Client;
+  beforeAll(async () => {
+    const box = sandbox({
+      mcpServers: {
+        thinking: { command: process.execPath, args: [serverEntry("server-sequential-thinking")] },
+      },
+    });
+    client = await stdioGate(["mcp", "serve", "--workspace", box.workspace, "--config", box.configFile], {
+      cwd: box.root,
+      env: childEnv(box.home),
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  it("is found, refuses a wrong type at the gate, and keeps its thought history across calls", async () => {
+    const found = text(
+      await client.callTool({
+        name: "capability_search",
+        arguments: { query: "think through a problem step by step" },
+      }),
+    );
+    expect(found).toContain("thinking/sequentialthinking(");
+    const thought = (n: number) => ({
+      thought: `step ${n}`,
+      thoughtNumber: n,
+      totalThoughts: 2,
+      nextThoughtNeeded: n < 2,
+    });
+    const wrong = await call("thinking/sequentialthinking", { ...thought(1), thoughtNumber: "one" });
+    expect(wrong.isError).toBe(true);
+    expect(text(wrong)).toMatch(/thoughtNumber/);
+    const first = await call("thinking/sequentialthinking", thought(1));
+    expect(first.isError ?? false, text(first)).toBe(false);
+    const second = await call("thinking/sequentialthinking", thought(2));
+    expect(JSON.parse(text(second))).toMatchObject({ thoughtNumber: 2, thoughtHistoryLength: 2 });
+  }, 120_000);
+
+  const call = (tool: string, args: Record<string, unknown>) =>
+    client.callTool({ name: "capability_call", arguments: { tool, arguments: args } });
 });

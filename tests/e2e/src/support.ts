@@ -16,7 +16,12 @@ const require = createRequire(import.meta.url);
 
 /** The installed entry of a pinned npm MCP server (run with node; never downloaded at test time). */
 export function serverEntry(
-  pkg: "server-everything" | "server-filesystem" | "server-memory" | "server-pdf",
+  pkg:
+    | "server-everything"
+    | "server-filesystem"
+    | "server-memory"
+    | "server-pdf"
+    | "server-sequential-thinking",
 ): string {
   // server-pdf exports only its root (dist/server.js); its bin is dist/index.js beside it.
   if (pkg === "server-pdf")
