@@ -165,9 +165,13 @@ async function stop(child: ChildProcess | undefined): Promise<void> {
 export async function run(): Promise<Figure[]> {
   const root = mkdtempSync(join(tmpdir(), "capgate-bench-gateway-"));
   const tracedRoot = mkdtempSync(join(tmpdir(), "capgate-bench-gateway-otel-"));
+  const twinRoot = mkdtempSync(join(tmpdir(), "capgate-bench-gateway-twin-"));
   const sink = await startOtlpSink();
   let plain: { child: ChildProcess; url: string } | undefined;
   let traced: { child: ChildProcess; url: string } | undefined;
+  // A second server exactly like the first (export off): how far apart two identical
+  // servers measure in this run is the noise the traced figure is read against.
+  let twin: { child: ChildProcess; url: string } | undefined;
   const headers = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
   const body = JSON.stringify({ tool: "bench.noop", arguments: {} });
   const gateway: number[] = [];
@@ -176,6 +180,7 @@ export async function run(): Promise<Figure[]> {
   const bareCpu: number[] = [];
   const tracedRps: number[] = [];
   const tracedCpu: number[] = [];
+  const twinRps: number[] = [];
   let exports = 0;
   try {
     plain = await startServerProcess(root);
@@ -184,12 +189,14 @@ export async function run(): Promise<Figure[]> {
       OTEL_EXPORTER_OTLP_ENDPOINT: sink.endpoint,
     });
     const call: autocannon.Options = { url: `${plain.url}/tools/call`, method: "POST", headers, body };
+    twin = await startServerProcess(twinRoot);
     const tracedCall: autocannon.Options = { ...call, url: `${traced.url}/tools/call` };
+    const twinCall: autocannon.Options = { ...call, url: `${twin.url}/tools/call` };
     const bare: autocannon.Options = { url: `${plain.url}/healthz` };
     // Check the calls work, warm every path, then alternate so machine noise hits all alike.
     // Warm-up is long on purpose: two identical servers measured after 1 s of load differed
     // by up to 25 % (each process's JIT settles differently); after 5 s, within 5 %.
-    for (const target of [call, tracedCall]) {
+    for (const target of [call, tracedCall, twinCall]) {
       const probe = await fetch(target.url, { method: "POST", headers, body });
       if (probe.status !== 200)
         throw new Error(`/tools/call answered ${probe.status}: ${await probe.text()}`);
@@ -212,6 +219,9 @@ export async function run(): Promise<Figure[]> {
         tracedRps.push(t.rps);
         if (t.cpuUs !== undefined) tracedCpu.push(t.cpuUs);
       },
+      async () => {
+        twinRps.push((await measure(twinCall)).rps);
+      },
     ];
     // Each round starts with a different target, so none always follows the same one.
     for (let i = 0; i < ROUNDS; i++)
@@ -219,9 +229,11 @@ export async function run(): Promise<Figure[]> {
   } finally {
     await stop(plain?.child);
     await stop(traced?.child);
+    await stop(twin?.child);
     exports = await sink.close();
     rmSync(root, { recursive: true, force: true });
     rmSync(tracedRoot, { recursive: true, force: true });
+    rmSync(twinRoot, { recursive: true, force: true });
   }
   // The spans really left: the export thread sent them to the sink.
   if (!(exports > 0)) throw new Error("the traced server exported no spans to the OTLP sink");
@@ -231,6 +243,12 @@ export async function run(): Promise<Figure[]> {
     { key: "gateway.rps", value: rps, target: `${(rps / bareMedian).toFixed(2)}× the bare route (≥ 0.5×)` },
     { key: "gateway.bare_rps", value: bareMedian },
   ];
+  const twinMedian = Math.round(median(twinRps));
+  figures.push({
+    key: "gateway.twin_rps",
+    value: twinMedian,
+    target: `${(twinMedian / rps).toFixed(2)}× gateway.rps: an identical server, export off (the noise of this run)`,
+  });
   const otelRps = Math.round(median(tracedRps));
   figures.push({
     key: "gateway.otel_rps",
