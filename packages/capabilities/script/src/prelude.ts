@@ -84,9 +84,17 @@ export const PRELUDE = String.raw`(function (hostCall, hostLog, hostSettled) {
     setPrototypeOf() { return false; },
   };
 
+  // A Proxy is made at each read of tools.<cap>: one frozen target shared by all of them, and
+  // the traps listed rather than spread (copying them each time was most of that read's cost).
+  const groupTarget = freeze(create(null));
+  const { set, defineProperty: define, deleteProperty, setPrototypeOf } = readOnly;
+
   function group(capability) {
-    return new ProxyClass(freeze(create(null)), {
-      ...readOnly,
+    return new ProxyClass(groupTarget, {
+      set,
+      defineProperty: define,
+      deleteProperty,
+      setPrototypeOf,
       get(_, verb) {
         if (notATool(verb)) return undefined;
         const name = capability + "." + verb;
