@@ -1,4 +1,4 @@
-import { type RunningServer, startServer } from "@capgate/server";
+import type { RunningServer } from "@capgate/server";
 import {
   Client,
   type ClientOptions,
@@ -7,7 +7,7 @@ import {
 } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLI_BIN, childEnv, everything, sandbox } from "./support.js";
+import { CLI_BIN, childEnv, everything, sandbox, serveSandbox, resultText as text } from "./support.js";
 
 // The gate as a client of the next SDK generation (@modelcontextprotocol/client 2.x) sees it:
 // the same checks the 1.x-client tests make (gate-rich, gate-passthrough, desktop-snippet),
@@ -15,8 +15,6 @@ import { CLI_BIN, childEnv, everything, sandbox } from "./support.js";
 
 const TOKEN = "e2e-token-e2e-token-e2e-token";
 const GATE_TOOLS = ["capability_search", "capability_load", "capability_call", "memory_search"];
-const text = (r: unknown) =>
-  ((r as { content?: Array<{ text?: string }> }).content ?? []).map((c) => c.text ?? "").join("\n");
 
 async function stdioGateV2(options: ClientOptions = {}) {
   const box = sandbox({ mcpServers: { everything: everything() } });
@@ -224,14 +222,7 @@ describe("a @modelcontextprotocol/client 2.x client on the gate", () => {
   describe("over Streamable HTTP (/mcp)", () => {
     let server: RunningServer;
     beforeAll(async () => {
-      const box = sandbox({ mcpServers: { everything: everything() } });
-      server = await startServer({
-        port: 0,
-        token: TOKEN,
-        workspace: box.workspace,
-        configPath: box.configFile,
-        stateDir: box.home,
-      });
+      server = await serveSandbox(sandbox({ mcpServers: { everything: everything() } }), TOKEN);
     }, 60_000);
     afterAll(async () => {
       await server?.close();

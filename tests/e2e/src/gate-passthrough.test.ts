@@ -1,18 +1,26 @@
 import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type RunningServer, startServer } from "@capgate/server";
+import type { RunningServer } from "@capgate/server";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLI_BIN, childEnv, everything, httpGate, REPO, sandbox, stdioGate } from "./support.js";
+import {
+  CLI_BIN,
+  childEnv,
+  everything,
+  httpGate,
+  REPO,
+  sandbox,
+  serveSandbox,
+  stdioGateOn,
+  resultText as text,
+} from "./support.js";
 
 // What real servers do that the gate passes on: progress of long calls, resource links its
 // tools return, prompts, a server's instructions, and one upstream session per /mcp client.
 
 const TOKEN = "e2e-token-e2e-token-e2e-token";
-const text = (r: unknown) =>
-  ((r as { content: Array<{ text?: string }> }).content ?? []).map((c) => c.text ?? "").join("\n");
 
 /** A raw stdio MCP server that keeps a value per session (remember / recall). */
 const STATEFUL = join(REPO, "packages", "mcp-client", "test", "fixtures", "state-server.mjs");
@@ -28,14 +36,7 @@ const CONFIG = {
 
 let server: RunningServer;
 beforeAll(async () => {
-  const box = sandbox(CONFIG);
-  server = await startServer({
-    port: 0,
-    token: TOKEN,
-    workspace: box.workspace,
-    configPath: box.configFile,
-    stateDir: box.home,
-  });
+  server = await serveSandbox(sandbox(CONFIG), TOKEN);
 }, 60_000);
 afterAll(async () => {
   await server?.close();
@@ -171,13 +172,7 @@ describe("/mcp passes on what upstream servers do", () => {
 describe("capgate mcp serve passes progress on", () => {
   it("forwards progress over stdio, and the call outlives timeoutMs", async () => {
     const box = sandbox({ mcpServers: { everything: CONFIG.mcpServers.everything } });
-    const client = await stdioGate(
-      ["mcp", "serve", "--workspace", box.workspace, "--config", box.configFile],
-      {
-        cwd: box.workspace,
-        env: childEnv(box.home),
-      },
-    );
+    const client = await stdioGateOn(box, box.workspace);
     try {
       const { r, reports } = await longCall(client);
       expect(r.isError, text(r)).toBeFalsy();

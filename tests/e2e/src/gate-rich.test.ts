@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createServer } from "node:net";
-import { type RunningServer, startServer } from "@capgate/server";
+import type { RunningServer } from "@capgate/server";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { childEnv, direct, everything, httpGate, sandbox, serverEntry, stdioGate } from "./support.js";
+import { direct, everything, httpGate, sandbox, serverEntry, serveSandbox, stdioGateOn } from "./support.js";
 
 /** A free port on 127.0.0.1 (server-everything takes its port from PORT and cannot report a port-0 pick). */
 async function freePort(): Promise<number> {
@@ -112,13 +112,7 @@ async function checkGate(client: Client) {
 describe("rich MCP results through the gate, unflattened", () => {
   it("over stdio (capgate mcp serve)", async () => {
     const box = sandbox({ mcpServers: { everything: everything() } });
-    const client = await stdioGate(
-      ["mcp", "serve", "--workspace", box.workspace, "--config", box.configFile],
-      {
-        cwd: box.root,
-        env: childEnv(box.home),
-      },
-    );
+    const client = await stdioGateOn(box);
     try {
       await checkGate(client);
     } finally {
@@ -133,10 +127,7 @@ describe("rich MCP results through the gate, unflattened", () => {
         const box = sandbox({
           mcpServers: { everything: { type: mode === "sse" ? "sse" : "http", url: upstreamHttp.url } },
         });
-        const client = await stdioGate(
-          ["mcp", "serve", "--workspace", box.workspace, "--config", box.configFile],
-          { cwd: box.root, env: childEnv(box.home) },
-        );
+        const client = await stdioGateOn(box);
         try {
           await checkGate(client);
         } finally {
@@ -152,13 +143,7 @@ describe("rich MCP results through the gate, unflattened", () => {
     const box = sandbox({ mcpServers: { everything: everything() } });
     let server: RunningServer | undefined;
     try {
-      server = await startServer({
-        port: 0,
-        token: "e2e-token-e2e-token-e2e-token",
-        workspace: box.workspace,
-        configPath: box.configFile,
-        stateDir: box.home,
-      });
+      server = await serveSandbox(box, "e2e-token-e2e-token-e2e-token");
       const client = await httpGate(server.url, server.token);
       try {
         await checkGate(client);

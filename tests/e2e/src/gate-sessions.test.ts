@@ -1,7 +1,7 @@
-import { type RunningServer, startServer } from "@capgate/server";
+import type { RunningServer } from "@capgate/server";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterEach, describe, expect, it } from "vitest";
-import { httpGate, sandbox } from "./support.js";
+import { httpGate, sandbox, serveSandbox, resultText as text } from "./support.js";
 
 const TOKEN = "e2e-token-e2e-token-e2e-token";
 let server: RunningServer | undefined;
@@ -11,14 +11,7 @@ afterEach(async () => {
 });
 
 async function serve(config: Record<string, unknown>, files: Record<string, string> = {}) {
-  const box = sandbox(config, files);
-  server = await startServer({
-    port: 0,
-    token: TOKEN,
-    workspace: box.workspace,
-    configPath: box.configFile,
-    stateDir: box.home,
-  });
+  server = await serveSandbox(sandbox(config, files), TOKEN);
   return server;
 }
 
@@ -26,9 +19,6 @@ async function status(s: RunningServer): Promise<{ mcpSessions: number }> {
   const r = await fetch(`${s.url}/status`, { headers: { authorization: `Bearer ${TOKEN}` } });
   return (await r.json()) as { mcpSessions: number };
 }
-
-const text = (r: unknown) =>
-  ((r as { content: Array<{ text?: string }> }).content ?? []).map((c) => c.text ?? "").join("\n");
 
 describe("/mcp sessions never lock clients out", () => {
   it("200 SDK clients that never DELETE, and the 201st still connects and works", async () => {

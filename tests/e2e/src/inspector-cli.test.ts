@@ -2,9 +2,9 @@ import { execFile } from "node:child_process";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
-import { type RunningServer, startServer } from "@capgate/server";
+import type { RunningServer } from "@capgate/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLI_BIN, childEnv, everything, sandbox } from "./support.js";
+import { CLI_BIN, childEnv, everything, sandbox, serveSandbox, resultText as text } from "./support.js";
 
 // The MCP Inspector's CLI (@modelcontextprotocol/inspector-cli, a third-party client people
 // script against servers) on the gate: one method per process, JSON on stdout, as a user
@@ -51,9 +51,6 @@ async function inspectError(target: Target, method: string[]): Promise<string> {
   expect(failed.code).not.toBe(0);
   return failed.out;
 }
-
-const text = (r: Record<string, unknown>) =>
-  ((r.content as Array<{ text?: string }> | undefined) ?? []).map((c) => c.text ?? "").join("\n");
 
 async function checkGate(target: Target) {
   const tools = await inspect(target, ["--method", "tools/list"]);
@@ -138,13 +135,7 @@ describe("the MCP Inspector's CLI on the gate", () => {
     beforeAll(async () => {
       const box = sandbox({ mcpServers: { everything: everything() } });
       home = box.home;
-      server = await startServer({
-        port: 0,
-        token: TOKEN,
-        workspace: box.workspace,
-        configPath: box.configFile,
-        stateDir: box.home,
-      });
+      server = await serveSandbox(box, TOKEN);
     }, 60_000);
     afterAll(async () => {
       await server?.close();

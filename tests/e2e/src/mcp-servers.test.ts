@@ -3,7 +3,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { CLI_BIN, childEnv, everything, REPO, sandbox, serverEntry, stdioGate } from "./support.js";
+import { CLI_BIN, childEnv, everything, REPO, sandbox, serverEntry, stdioGateOn } from "./support.js";
 
 const run = promisify(execFile);
 const FIXTURES = join(REPO, "packages", "mcp-client", "test", "fixtures");
@@ -132,13 +132,7 @@ describe("third-party MCP servers through capgate", () => {
     const box = sandbox({
       mcpServers: { feature: { command: process.execPath, args: [join(FIXTURES, "feature-server.mjs")] } },
     });
-    const client = await stdioGate(
-      ["mcp", "serve", "--workspace", box.workspace, "--config", box.configFile],
-      {
-        cwd: box.root,
-        env: childEnv(box.home),
-      },
-    );
+    const client = await stdioGateOn(box);
     try {
       const before = await client.callTool({ name: "capability_search", arguments: { query: "zeta_tool" } });
       expect(JSON.stringify(before.content)).not.toContain("feature/zeta_tool");

@@ -2,10 +2,18 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { childEnv, sandbox, serverEntry, stdioGate } from "./support.js";
+import {
+  capabilityCall,
+  type Sandbox,
+  sandbox,
+  serverEntry,
+  stdioGateOn,
+  resultText as text,
+} from "./support.js";
 
-// Three more npm servers of the issue 20 survey behind the gate. First, an MCP Apps server: @modelcontextprotocol/server-pdf 2.0.4. Six of
-// its nine tools are for its viewer app only (_meta.ui.visibility: ["app"]); with --stdio it
+// Three more npm servers of the issue 20 survey behind the gate, each in a block of its own
+// with one `capgate mcp serve` (gateForBlock). First, an MCP Apps server:
+// @modelcontextprotocol/server-pdf 2.0.4. Six of its nine tools are for its viewer app only (_meta.ui.visibility: ["app"]); with --stdio it
 // reads local PDFs under the client's roots, which the gate declares as the workspace.
 
 /** A one-page PDF with one line of text, byte offsets computed as the format wants. */
@@ -38,41 +46,45 @@ const APP_ONLY = [
   "poll_pdf_commands",
   "save_pdf",
 ];
-const text = (r: unknown) =>
-  ((r as { content?: Array<{ text?: string }> }).content ?? []).map((c) => c.text ?? "").join("\n");
+
+/** One `capgate mcp serve` on the sandbox `box()` makes, for the describe block this is called in. */
+function gateForBlock(box: () => Sandbox): () => Client {
+  let client: Client | undefined;
+  beforeAll(async () => {
+    client = await stdioGateOn(box());
+  }, 120_000);
+  afterAll(async () => {
+    await client?.close();
+  });
+  return () => client as Client;
+}
+
+const search = async (client: Client, query: string, limit?: number) =>
+  text(
+    await client.callTool({
+      name: "capability_search",
+      arguments: limit === undefined ? { query } : { query, limit },
+    }),
+  );
 
 describe("server-pdf (an MCP Apps server) behind capgate mcp serve", () => {
-  let client: Client;
-  let workspace: string;
-  beforeAll(async () => {
+  let workspace = "";
+  const gate = gateForBlock(() => {
     const box = sandbox(
       { mcpServers: { pdf: { command: process.execPath, args: [serverEntry("server-pdf"), "--stdio"] } } },
       { "docs/report.pdf": onePagePdf("Quarterly report 4711") },
     );
     workspace = box.workspace;
-    client = await stdioGate(["mcp", "serve", "--workspace", box.workspace, "--config", box.configFile], {
-      cwd: box.root,
-      env: childEnv(box.home),
-    });
-  }, 120_000);
-  afterAll(async () => {
-    await client?.close();
+    return box;
   });
-
-  const call = (tool: string, args: Record<string, unknown>) =>
-    client.callTool({ name: "capability_call", arguments: { tool, arguments: args } });
+  const call = (tool: string, args: Record<string, unknown>) => capabilityCall(gate(), tool, args);
 
   it("offers the model's tools and none of the app's", async () => {
-    const found = text(
-      await client.callTool({
-        name: "capability_search",
-        arguments: { query: "open and display a pdf document", limit: 10 },
-      }),
-    );
+    const found = await search(gate(), "open and display a pdf document", 10);
     expect(found).toContain("pdf/display_pdf(");
     expect(found).toContain("pdf/list_pdfs(");
     for (const name of APP_ONLY) expect(found).not.toContain(`pdf/${name}`);
-    const loaded = text(await client.callTool({ name: "capability_load", arguments: { name: "mcp:pdf" } }));
+    const loaded = text(await gate().callTool({ name: "capability_load", arguments: { name: "mcp:pdf" } }));
     expect(loaded).toContain("pdf/interact(");
     for (const name of APP_ONLY) expect(loaded).not.toContain(`pdf/${name}`);
   }, 120_000);
@@ -103,48 +115,32 @@ describe("server-pdf (an MCP Apps server) behind capgate mcp serve", () => {
 // the gate enforces, and an upstream API that CI cannot reach — its own error must come
 // back as the server's answer, not hang or turn into a gate failure.
 describe("context7 behind capgate mcp serve", () => {
-  let client: Client;
-  beforeAll(async () => {
+  const gate = gateForBlock(() => {
     // The package has neither "main" nor "exports": its bin is the entry.
     const entry = join(
       dirname(createRequire(import.meta.url).resolve("@upstash/context7-mcp/package.json")),
       "dist",
       "index.js",
     );
-    const box = sandbox({ mcpServers: { context7: { command: process.execPath, args: [entry] } } });
-    client = await stdioGate(["mcp", "serve", "--workspace", box.workspace, "--config", box.configFile], {
-      cwd: box.root,
-      env: childEnv(box.home),
-    });
-  }, 120_000);
-  afterAll(async () => {
-    await client?.close();
+    return sandbox({ mcpServers: { context7: { command: process.execPath, args: [entry] } } });
   });
 
   it("is found for library documentation, with its tools' signatures", async () => {
-    const found = text(
-      await client.callTool({
-        name: "capability_search",
-        arguments: { query: "up to date documentation for a library" },
-      }),
-    );
+    const found = await search(gate(), "up to date documentation for a library");
     expect(found).toContain("context7/resolve-library-id(query: string, libraryName: string)");
     expect(found).toContain("context7/query-docs(libraryId: string, query: string)");
   }, 120_000);
 
   it("checks its schema at the gate: a missing property is named and nothing is sent", async () => {
-    const r = await client.callTool({
-      name: "capability_call",
-      arguments: { tool: "context7/resolve-library-id", arguments: { libraryName: "react" } },
-    });
+    const r = await capabilityCall(gate(), "context7/resolve-library-id", { libraryName: "react" });
     expect(r.isError).toBe(true);
     expect(text(r)).toMatch(/`query` missing required property `query`.*Nothing was sent to the server/s);
   }, 60_000);
 
   it("passes the server's own answer through when its API is out of reach", async () => {
-    const r = await client.callTool({
-      name: "capability_call",
-      arguments: { tool: "context7/resolve-library-id", arguments: { libraryName: "react", query: "hooks" } },
+    const r = await capabilityCall(gate(), "context7/resolve-library-id", {
+      libraryName: "react",
+      query: "hooks",
     });
     // Offline (CI): the server's "Error searching libraries: … fetch failed"; online: its results.
     expect(text(r)).toMatch(/librar/i);
@@ -155,29 +151,17 @@ describe("context7 behind capgate mcp serve", () => {
 // sequential-thinking: one tool with a nested schema of required numbers and booleans, and
 // a server that keeps state across calls within its session.
 describe("sequential-thinking behind capgate mcp serve", () => {
-  let client: Client;
-  beforeAll(async () => {
-    const box = sandbox({
+  const gate = gateForBlock(() =>
+    sandbox({
       mcpServers: {
         thinking: { command: process.execPath, args: [serverEntry("server-sequential-thinking")] },
       },
-    });
-    client = await stdioGate(["mcp", "serve", "--workspace", box.workspace, "--config", box.configFile], {
-      cwd: box.root,
-      env: childEnv(box.home),
-    });
-  }, 120_000);
-  afterAll(async () => {
-    await client?.close();
-  });
+    }),
+  );
+  const call = (tool: string, args: Record<string, unknown>) => capabilityCall(gate(), tool, args);
 
   it("is found, refuses a wrong type at the gate, and keeps its thought history across calls", async () => {
-    const found = text(
-      await client.callTool({
-        name: "capability_search",
-        arguments: { query: "think through a problem step by step" },
-      }),
-    );
+    const found = await search(gate(), "think through a problem step by step");
     expect(found).toContain("thinking/sequentialthinking(");
     const thought = (n: number) => ({
       thought: `step ${n}`,
@@ -193,7 +177,4 @@ describe("sequential-thinking behind capgate mcp serve", () => {
     const second = await call("thinking/sequentialthinking", thought(2));
     expect(JSON.parse(text(second))).toMatchObject({ thoughtNumber: 2, thoughtHistoryLength: 2 });
   }, 120_000);
-
-  const call = (tool: string, args: Record<string, unknown>) =>
-    client.callTool({ name: "capability_call", arguments: { tool, arguments: args } });
 });

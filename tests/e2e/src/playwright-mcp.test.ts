@@ -2,11 +2,17 @@ import { createServer, type Server } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
-import { type RunningServer, startServer } from "@capgate/server";
+import type { RunningServer } from "@capgate/server";
 import { needs } from "@capgate/test-system-parts";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { childEnv, httpGate, sandbox, stdioGate } from "./support.js";
+import {
+  capabilityCall as call,
+  httpGate,
+  sandbox,
+  serveSandbox,
+  stdioGateOn,
+  resultText as text,
+} from "./support.js";
 
 // The most used MCP server of the issue 20 survey, for real: @playwright/mcp 0.0.86 driving
 // the Debian Chromium (headless, --no-sandbox; never a downloaded browser). Item 1: its
@@ -25,10 +31,6 @@ const playwright = () => ({
   command: process.execPath,
   args: [PLAYWRIGHT_CLI, "--headless", "--executable-path", CHROMIUM, "--no-sandbox", "--isolated"],
 });
-const text = (r: unknown) =>
-  ((r as { content?: Array<{ text?: string }> }).content ?? []).map((c) => c.text ?? "").join("\n");
-const call = (client: Client, tool: string, args: Record<string, unknown>) =>
-  client.callTool({ name: "capability_call", arguments: { tool, arguments: args } });
 
 // Pages for the browser on 127.0.0.1; one carries a secret in its URL.
 let pages: Server;
@@ -49,13 +51,7 @@ afterAll(() => {
 describe.skipIf(chromium.skip)(`@playwright/mcp behind the gate${chromium.note}`, () => {
   it("takes a screenshot with {} although `scale` is required with a default (stdio)", async () => {
     const box = sandbox({ mcpServers: { playwright: playwright() } });
-    const client = await stdioGate(
-      ["mcp", "serve", "--workspace", box.workspace, "--config", box.configFile],
-      {
-        cwd: box.workspace,
-        env: childEnv(box.home),
-      },
-    );
+    const client = await stdioGateOn(box, box.workspace);
     try {
       const opened = await call(client, "playwright/browser_navigate", { url: `${origin}/` });
       expect(opened.isError ?? false, text(opened)).toBe(false);
@@ -74,14 +70,7 @@ describe.skipIf(chromium.skip)(`@playwright/mcp behind the gate${chromium.note}`
   describe("two /mcp clients", () => {
     let server: RunningServer;
     beforeAll(async () => {
-      const box = sandbox({ mcpServers: { playwright: playwright() } });
-      server = await startServer({
-        port: 0,
-        token: TOKEN,
-        workspace: box.workspace,
-        configPath: box.configFile,
-        stateDir: box.home,
-      });
+      server = await serveSandbox(sandbox({ mcpServers: { playwright: playwright() } }), TOKEN);
     }, 60_000);
     afterAll(async () => {
       await server?.close();

@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { RunningServer } from "@capgate/server";
 import { shellForTests } from "@capgate/test-system-parts";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -56,6 +57,21 @@ export function sandbox(config: Record<string, unknown>, files: Record<string, s
   return { root, workspace, home, configFile };
 }
 
+export type Sandbox = ReturnType<typeof sandbox>;
+
+/** `capgate serve`'s server in this process over a sandbox: port 0, its workspace, config and state dir. */
+export async function serveSandbox(box: Sandbox, token: string): Promise<RunningServer> {
+  // Imported here, so test files that never start a server do not load it.
+  const { startServer } = await import("@capgate/server");
+  return startServer({
+    port: 0,
+    token,
+    workspace: box.workspace,
+    configPath: box.configFile,
+    stateDir: box.home,
+  });
+}
+
 /** Environment for a spawned capgate: the machine's, with its own state dir and nothing of ours. */
 export function childEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
@@ -77,6 +93,22 @@ export async function stdioGate(args: string[], options: { cwd: string; env: Rec
   await client.connect(transport);
   return client;
 }
+
+/** An SDK client on `capgate mcp serve` over a sandbox's workspace and config (run from `cwd`, default the sandbox's root). */
+export function stdioGateOn(box: Sandbox, cwd: string = box.root): Promise<Client> {
+  return stdioGate(["mcp", "serve", "--workspace", box.workspace, "--config", box.configFile], {
+    cwd,
+    env: childEnv(box.home),
+  });
+}
+
+/** The text blocks of a tool result, joined by newlines. */
+export const resultText = (r: unknown): string =>
+  ((r as { content?: Array<{ text?: string }> }).content ?? []).map((c) => c.text ?? "").join("\n");
+
+/** `capability_call` of one gate tool, as a client of the gate makes it. */
+export const capabilityCall = (client: Client, tool: string, args: Record<string, unknown> = {}) =>
+  client.callTool({ name: "capability_call", arguments: { tool, arguments: args } });
 
 /** An SDK client on the gate over Streamable HTTP (`/mcp`). */
 export async function httpGate(url: string, token: string): Promise<Client> {
