@@ -11,6 +11,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import type { Figure } from "../figure.js";
+import { median } from "../lib/random.js";
 
 export const name = "gateway";
 
@@ -101,58 +102,54 @@ sink.listen(0, "127.0.0.1", () => process.stdout.write("http://127.0.0.1:" + sin
 process.on("SIGTERM", () => { process.stdout.write(requests + "\\n"); sink.close(); sink.closeAllConnections(); });
 `;
 
-async function startOtlpSink(): Promise<{ endpoint: string; close(): Promise<number> }> {
-  const child = spawn(process.execPath, ["--input-type=module", "-e", SINK], {
+/**
+ * A module run as its own Node process; resolves once it has printed its first line
+ * (its address). `output()` is everything it printed, for a last word at exit.
+ */
+function startModule(
+  code: string,
+  what: string,
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<{ child: ChildProcess; firstLine: string; output(): string }> {
+  const child = spawn(process.execPath, ["--input-type=module", "-e", code], {
+    ...options,
     stdio: ["ignore", "pipe", "inherit"],
   });
   let out = "";
-  child.stdout?.setEncoding("utf8").on("data", (d: string) => {
-    out += d;
-  });
-  const endpoint = await new Promise<string>((resolve, reject) => {
-    child.stdout?.on("data", () => {
-      if (out.includes("\n")) resolve(out.split("\n")[0] as string);
+  return new Promise((resolve, reject) => {
+    child.stdout?.setEncoding("utf8").on("data", (d: string) => {
+      out += d;
+      if (out.includes("\n")) resolve({ child, firstLine: out.split("\n")[0] as string, output: () => out });
     });
-    child.once("exit", (code) => reject(new Error(`the OTLP sink exited with ${code} before it was ready`)));
+    child.once("exit", (code) => reject(new Error(`${what} exited with ${code} before it was ready`)));
   });
+}
+
+async function startOtlpSink(): Promise<{ endpoint: string; close(): Promise<number> }> {
+  const sink = await startModule(SINK, "the OTLP sink");
   return {
-    endpoint,
+    endpoint: sink.firstLine,
     /** Stop the sink; resolves to the number of export requests it answered. */
     async close() {
-      const exited = once(child, "exit");
-      child.kill("SIGTERM");
+      const exited = once(sink.child, "exit");
+      sink.child.kill("SIGTERM");
       await exited;
-      return Number(out.split("\n")[1]);
+      return Number(sink.output().split("\n")[1]);
     },
   };
 }
 
-function startServerProcess(
+async function startServerProcess(
   root: string,
   env: NodeJS.ProcessEnv = envWithoutOtel(),
 ): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ["--input-type=module", "-e", SERVER], {
+  const server = await startModule(SERVER, "the server", {
     cwd: benchDir,
     env: { ...env, BENCH_ROOT: root, BENCH_TOKEN: TOKEN },
-    stdio: ["ignore", "pipe", "inherit"],
   });
-  return new Promise((resolve, reject) => {
-    let out = "";
-    child.stdout?.setEncoding("utf8").on("data", (d: string) => {
-      out += d;
-      if (out.includes("\n")) resolve({ child, url: out.split("\n")[0] as string });
-    });
-    child.once("exit", (code) => reject(new Error(`the server exited with ${code} before it was ready`)));
-  });
+  return { child: server.child, url: server.firstLine };
 }
 
-const median = (xs: number[]) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-};
 const round1 = (x: number) => Math.round(x * 10) / 10;
 
 async function stop(child: ChildProcess | undefined): Promise<void> {

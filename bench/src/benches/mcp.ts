@@ -4,6 +4,7 @@ import { connectAdHoc, createNodeMcpPool } from "@capgate/mcp-client/stdio";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Figure } from "../figure.js";
+import { median } from "../lib/random.js";
 
 export const name = "mcp";
 
@@ -25,14 +26,6 @@ rl.on("close", () => process.exit(0));
 `;
 const command = process.execPath;
 const args = ["-e", SERVER];
-
-function median(samples: number[]): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
 
 async function time(fn: () => Promise<unknown>): Promise<number> {
   const start = performance.now();

@@ -20,6 +20,15 @@ export function shuffled<T>(items: readonly T[], random: () => number): T[] {
   return out;
 }
 
+/** The median of samples: the middle one, or the mean of the middle two. */
+export function median(samples: readonly number[]): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
 /** The p-th percentile (0–100) of samples, nearest-rank. */
 export function percentile(samples: readonly number[], p: number): number {
   if (samples.length === 0) return Number.NaN;

@@ -12,7 +12,7 @@ const RELAY_BATCH = 128;
 const RELAY_DELAY_MS = 200;
 /**
  * Spans that may wait on this thread for the export thread to take them. Beyond it new
- * spans are dropped and counted, as the SDK's batch processor drops beyond its queue: a
+ * spans are dropped (one diag warning), as the SDK's batch processor drops beyond its queue: a
  * collector that does not keep up must not grow the host's memory.
  */
 const MAX_PENDING = 8192;
@@ -30,7 +30,7 @@ export class OffThreadSpanProcessor implements SpanProcessor {
   #spans = 0;
   /** Spans relayed and not yet acknowledged; bounded by MAX_PENDING. */
   #inFlight = 0;
-  #dropped = 0;
+  #warnedBehind = false;
   #timer: NodeJS.Timeout | undefined;
   #nextId = 0;
   readonly #waiting = new Map<number, { resolve(): void; reject(error: Error): void }>();
@@ -66,8 +66,10 @@ export class OffThreadSpanProcessor implements SpanProcessor {
   onEnd(span: ReadableSpan): void {
     if (this.#failed || this.#shutdown) return;
     if (this.#inFlight + this.#spans >= MAX_PENDING) {
-      if (this.#dropped++ === 0)
+      if (!this.#warnedBehind) {
+        this.#warnedBehind = true;
         diag.warn("capgate telemetry: the export thread is behind; spans are being dropped");
+      }
       return;
     }
     writeSpan(span, this.#wire);
@@ -92,11 +94,6 @@ export class OffThreadSpanProcessor implements SpanProcessor {
       }
     })();
     return this.#shutdown;
-  }
-
-  /** Spans dropped because the export thread was behind (for tests and diagnostics). */
-  get dropped(): number {
-    return this.#dropped;
   }
 
   #relay(): void {
