@@ -26,6 +26,20 @@ describe("script.run: tools inside the script are the session's loaded tools", (
     expect(readFileSync(join(gate.workspace, "b.txt"), "utf8")).toBe("note b");
   });
 
+  it("names JavaScript reads by itself (then, toString, valueOf, toJSON) call nothing", async () => {
+    const gate = testGate();
+    const r = await gate.run(`
+      const seen = [JSON.stringify(tools.notes), JSON.stringify(tools), typeof tools.notes.toString, typeof tools.valueOf];
+      for (const convert of [() => String(tools.notes), () => \`\${tools}\`, () => tools.notes + 1]) {
+        try { seen.push(convert()) } catch (e) { seen.push(e.name) }
+      }
+      return seen;
+    `);
+    expect(r.success).toBe(true);
+    expect(data(r)).toEqual(["{}", "{}", "undefined", "undefined", "TypeError", "TypeError", "TypeError"]);
+    expect(r.summary).toMatch(/^script returned \(0 tool calls,/);
+  });
+
   it("reaches any tool by its full name with tools.call", async () => {
     const gate = testGate();
     const r = await gate.run(`return (await tools.call("notes.echo", { value: [1, "two"] })).data`);

@@ -75,8 +75,13 @@ export const PRELUDE = String.raw`(function (hostCall, hostLog, hostSettled) {
     hostSettled();
   }
 
-  // "then" is never a tool: awaiting tools or tools.fs must not call anything.
-  const notATool = (key) => typeof key !== "string" || key === "then";
+  // Names JavaScript itself reads from objects are never tools: awaiting tools or tools.fs
+  // (then), String(tools.fs) and template strings (toString, valueOf), JSON.stringify
+  // (toJSON) must not call anything. A tool with such a name is still reached by tools.call.
+  // (Compared one by one: the script may have replaced Array.prototype.includes.)
+  const notATool = (key) =>
+    typeof key !== "string" || key === "then" || key === "toString" || key === "valueOf" ||
+    key === "toJSON" || key === "toLocaleString" || key === "constructor";
   const readOnly = {
     set() { return false; },
     defineProperty() { return false; },
