@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { ShellRules } from "./config.js";
+import { compileBashWasm } from "./parse/grammar-wasm.js";
 
 /**
  * The shell policy as a Claude Code PreToolUse hook (`@capgate/shell-policy/claude-code`).
@@ -17,7 +18,7 @@ import type { ShellRules } from "./config.js";
  * is approved. Other tools pass silently. It fails closed: a Bash call it cannot check (a bad
  * config, a payload without a command) is denied with the reason, never let through by a crash.
  *
- * This entry loads node:fs and node:path, and the policy itself only once a Bash call is to
+ * This entry loads a few Node built-ins, and the policy itself only once a Bash call is to
  * be checked: it runs on every tool call, so its cold start matters (bench `cli.hook_ratio`).
  */
 export interface HookIO {
@@ -182,7 +183,7 @@ export async function decideHook(
   } catch (error) {
     return { decision: "deny", reason: `capgate cannot check this command: ${(error as Error).message}` };
   }
-  // Loaded here, not at the top: a call to another tool never pays for the grammar.
+  // Loaded here, not at the top: a call to another tool never pays for the policy's code.
   const { checkShellCommand, shellQuote } = await import("./index.js");
   let verdict: Awaited<ReturnType<typeof checkShellCommand>>;
   try {
@@ -229,6 +230,10 @@ export async function decideHook(
  * the user (it is Claude Code's bug or a misconfigured hook, not the model's doing).
  */
 export async function runClaudeCodeHook(options: ClaudeCodeHookOptions, io: HookIO): Promise<number> {
+  // The hook is configured for Bash calls (matcher "Bash"), so the grammar's WebAssembly
+  // starts compiling now, on V8's background threads, while this thread reads stdin and the
+  // policy's code. A failure is reported by the check that needs the grammar.
+  compileBashWasm().catch(() => {});
   const text = await io.stdin();
   let payload: HookPayload;
   try {

@@ -43,8 +43,12 @@ export async function runHookCommand(argv: string[]): Promise<number> {
   }
   // One short-lived check: the shell grammar's WebAssembly runs on V8's baseline compiler
   // only. Optimising it (TurboFan tier-up) costs background work that the process then
-  // waits for at exit — on a busy machine most of the hook's wall time.
+  // waits for at exit — on a busy machine most of the hook's wall time. And it is compiled
+  // whole, up front: the policy starts that compile on V8's background threads before it
+  // reads its own code, so the two overlap; compiled lazily, the grammar's functions would
+  // compile one by one on this thread during the first parse.
   setFlagsFromString("--liftoff-only");
+  setFlagsFromString("--no-wasm-lazy-compilation");
   // With "hook": { "sandbox": true }, the call is rewritten to run through this same program.
   const bin = process.argv[1] ? resolve(process.argv[1]) : "capgate";
   const sandboxExec = [process.execPath, bin, "sandbox-exec"];

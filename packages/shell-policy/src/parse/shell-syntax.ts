@@ -1,8 +1,5 @@
-import { existsSync } from "node:fs";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Node, Parser } from "web-tree-sitter";
+import { compileBashWasm, instantiateWasm, type Wasm } from "./grammar-wasm.js";
 import { arithmeticCode } from "./shell-arithmetic.js";
 import { expandBraces } from "./shell-braces.js";
 import type {
@@ -22,27 +19,6 @@ let ready: Promise<ShellParser> | undefined;
 
 let raw: Promise<Parser> | undefined;
 
-/** The grammar's file name: the build copies it from tree-sitter-bash into dist/, beside the code. */
-const GRAMMAR_WASM = "tree-sitter-bash.wasm";
-
-/**
- * Where the grammar is: next to this module once built (the published package carries only
- * the .wasm, not tree-sitter-bash's 20 MB of sources and prebuilds); when running from
- * src/ (tests, scripts), in the tree-sitter-bash devDependency.
- */
-function grammarFile(): string {
-  const beside = fileURLToPath(new URL(GRAMMAR_WASM, import.meta.url));
-  if (existsSync(beside)) return beside;
-  const require = createRequire(import.meta.url);
-  try {
-    return join(dirname(require.resolve("tree-sitter-bash/package.json")), GRAMMAR_WASM);
-  } catch {
-    throw new Error(
-      `the bash grammar ${GRAMMAR_WASM} is missing: expected ${beside} (a broken install of @capgate/shell-policy; reinstall it)`,
-    );
-  }
-}
-
 /**
  * The tree-sitter-bash grammar on web-tree-sitter (WebAssembly — no native build), loaded
  * once and kept warm for the life of the process. Shared by the shell policy and by
@@ -50,9 +26,26 @@ function grammarFile(): string {
  */
 export function loadTreeSitterBash(): Promise<Parser> {
   raw ??= (async () => {
-    const { Parser: TsParser, Language } = await import("web-tree-sitter");
-    await TsParser.init();
-    const language = await Language.load(grammarFile());
+    const [{ Parser: TsParser, Language }, wasm] = await Promise.all([
+      import("web-tree-sitter"),
+      compileBashWasm(),
+    ]);
+    // The runtime is instantiated from the module compiled above, not fetched and compiled
+    // again by web-tree-sitter; an instantiation failure rejects (emscripten would wait forever).
+    let failed: (error: unknown) => void = () => {};
+    const failure = new Promise<never>((_, reject) => {
+      failed = reject;
+    });
+    await Promise.race([
+      TsParser.init({
+        instantiateWasm: (imports: Wasm.Imports, done: (i: Wasm.Instance, m: Wasm.Module) => void) => {
+          instantiateWasm(wasm.runtime, imports).then((instance) => done(instance, wasm.runtime), failed);
+          return {};
+        },
+      }),
+      failure,
+    ]);
+    const language = Language.loadSync(wasm.grammar);
     const parser = new TsParser();
     parser.setLanguage(language);
     return parser;
