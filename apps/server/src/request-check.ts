@@ -17,7 +17,12 @@ export function checkInput<T>(schema: JsonSchema, value: unknown, what: string):
   const checked = validate(schema, value);
   if (!checked.ok) {
     const { property, text } = describeIssues(checked.errors);
-    throw new HttpError(400, "invalid_request", `Invalid ${what}: ${text}`, property ? { property } : {});
+    throw new HttpError(
+      400,
+      "invalid_request",
+      `${what[0]!.toUpperCase()}${what.slice(1)} is not valid: ${text}`,
+      property ? { property } : {},
+    );
   }
   return value as T;
 }

@@ -50,7 +50,7 @@ export function registerRunRoutes(app: FastifyInstance, host: Host): void {
       throw new HttpError(
         400,
         "invalid_request",
-        `Invalid the /runs body: \`${bad.property}\` cannot be stored: ${bad.problem}. Send it without that character.`,
+        `The /runs body is not valid: \`${bad.property}\` cannot be stored: ${bad.problem}. Send it without that character.`,
         { property: bad.property },
       );
     }
@@ -92,7 +92,7 @@ export function registerRunRoutes(app: FastifyInstance, host: Host): void {
       throw new HttpError(
         400,
         "invalid_request",
-        'Invalid the approval body: `scope: "run"` only goes with `approve: true`.',
+        'The approval body is not valid: `scope: "run"` only goes with `approve: true`.',
         {
           property: "scope",
         },

@@ -133,6 +133,13 @@ describe("goal runs", () => {
       if (code) expect(json.error.code).toBe(code);
       expect(json.error.property).toBe(property);
     }
+    // The message says what was not valid, in a sentence.
+    const misspelled = (await (
+      await server.api("/runs", { body: { goal: "x", profil: "Coder" } })
+    ).json()) as ErrorJson;
+    expect(misspelled.error.message).toMatch(/^The \/runs body is not valid: `profil` /);
+    const call = (await (await server.api("/tools/call", { body: { tol: "fs.read" } })).json()) as ErrorJson;
+    expect(call.error.message).toMatch(/^The \/tools\/call body is not valid: `tol` /);
     const missing = await server.api("/runs/20990101-000000-nosuch");
     expect(missing.status).toBe(404);
     const invalid = await server.api("/runs/..%2F..%2Fetc");

@@ -32,7 +32,11 @@ export function parseStartRunRequest(value: unknown, what = "the run request"): 
   const checked = validate(START_RUN_REQUEST_SCHEMA, value);
   if (!checked.ok) {
     const { property, text } = describeIssues(checked.errors);
-    throw new CapgateError("invalid_request", `Invalid ${what}: ${text}`, property ? { property } : {});
+    throw new CapgateError(
+      "invalid_request",
+      `${what[0]!.toUpperCase()}${what.slice(1)} is not valid: ${text}`,
+      property ? { property } : {},
+    );
   }
   return value as StartRunRequest;
 }
