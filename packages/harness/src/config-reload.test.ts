@@ -71,7 +71,7 @@ const recall = async (h: Harness, server: string) =>
 
 describe("reloading the config of a running harness", () => {
   it("does not watch a config file in the workspace (the model can write there); a request still reloads it", async () => {
-    const { h, write, watcher, watchErrors, outcomes } = await watched({}, "in");
+    const { write, watcher, watchErrors, outcomes } = await watched({}, "in");
     expect(watchErrors).toEqual([
       expect.stringContaining("inside the workspace, where the model can write it"),
     ]);
