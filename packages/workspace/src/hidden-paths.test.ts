@@ -144,3 +144,63 @@ describe("one hide list", () => {
     expect(hiddenPathAt(all, join(ws, "project", "a.txt"))).toBeUndefined();
   });
 });
+
+describe("a hidden path that leads into the workspace through links", () => {
+  // HOME outside the workspace; its secrets reach into the workspace only through links.
+  let root: string;
+  let home: string;
+  let work: string;
+  let linked: WorkspaceScope;
+  beforeAll(() => {
+    root = realpathSync(mkdtempSync(join(tmpdir(), "capgate-hidden-links-")));
+    home = join(root, "home");
+    work = join(root, "ws");
+    mkdirSync(join(home), { recursive: true });
+    mkdirSync(join(work, "cfg", "editor"), { recursive: true });
+    mkdirSync(join(work, "dot"), { recursive: true });
+    mkdirSync(join(work, "vault"), { recursive: true });
+    writeFileSync(join(work, "vault", "id_rsa"), "SECRET\n");
+    // ~/.ssh → ws/dot/ssh → ../vault (two links); ~/.aws → ws/dotaws (missing yet);
+    // ~/.config → ws/cfg, whose gh/ does not exist yet.
+    symlinkSync(join(work, "dot", "ssh"), join(home, ".ssh"));
+    symlinkSync("../vault", join(work, "dot", "ssh"));
+    symlinkSync(join(work, "dotaws"), join(home, ".aws"));
+    symlinkSync(join(work, "cfg"), join(home, ".config"));
+    linked = { workspace: work, env: { HOME: home } };
+  });
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  it("a dangling link's target is hidden before anything creates it (no planting ~/.aws/config)", async () => {
+    const e = await refusal("dotaws/config", { forWrite: true, allowMissing: true }, linked);
+    expect(e.code).toBe("policy_denied");
+    expect(e.message).toContain("~/.aws");
+    expect((await refusal("dotaws", { forWrite: true, allowMissing: true }, linked)).code).toBe(
+      "policy_denied",
+    );
+  });
+
+  it("a missing secret under a linked parent is hidden where it would be created (~/.config/gh)", async () => {
+    const e = await refusal("cfg/gh/hosts.yml", { forWrite: true, allowMissing: true }, linked);
+    expect(e.message).toContain("~/.config/gh");
+    // The rest of the linked ~/.config stays reachable.
+    expect(await resolveInWorkspace(linked, "cfg/editor")).toBe(join(work, "cfg", "editor"));
+  });
+
+  it("every link of the chain is hidden: the secret cannot be un-hidden by moving or deleting one", async () => {
+    expect((await refusal("vault/id_rsa", {}, linked)).message).toContain("~/.ssh");
+    // ws/dot/ssh is a link on the way from ~/.ssh to the vault: moving dot would break the chain.
+    const move = await refusal("dot", { forWrite: true }, linked);
+    expect(move.message).toContain("would take it along");
+    expect((await refusal("dot/ssh", { forWrite: true }, linked)).code).toBe("policy_denied");
+    expect((await refusal("dot/ssh/id_rsa", {}, linked)).code).toBe("policy_denied");
+  });
+
+  it("the walk gives up on a link loop without hiding anything wrongly or throwing", () => {
+    const loopHome = join(root, "loop-home");
+    mkdirSync(loopHome);
+    symlinkSync(join(loopHome, ".ssh"), join(loopHome, ".ssh-b"));
+    symlinkSync(join(loopHome, ".ssh-b"), join(loopHome, ".ssh"));
+    const all = hiddenPathsOf({ env: { HOME: loopHome } });
+    expect(hiddenPathAt(all, join(loopHome, ".ssh", "x"))).toBeDefined();
+  });
+});

@@ -1,6 +1,7 @@
+import { readlinkSync, type Stats } from "node:fs";
 import { homedir } from "node:os";
-import { isAbsolute, join, resolve } from "node:path";
-import { realOrUndefined } from "./fs-probe.js";
+import { dirname, isAbsolute, join, resolve, sep } from "node:path";
+import { lstatOrUndefined } from "./fs-probe.js";
 import { isInside } from "./path-within.js";
 
 /**
@@ -108,10 +109,14 @@ export function homeDirectories(env: Record<string, string | undefined> | undefi
 }
 
 /**
- * Every hidden path of `scope`, each both as listed and by its real path (a symlinked
- * `~/.ssh` is hidden where it points too). Missing ones are included as listed: a path
- * the guard refuses must stay refused once something creates it. This is the one list the
- * sandbox (`sandboxCommand`) and the path guard (`resolveInWorkspace`) both use.
+ * Every hidden path of `scope`, each as listed, where it leads, and every symbolic link on
+ * the way there (a symlinked `~/.ssh` is hidden where it points too, and so is each link
+ * that makes it point there: moving or deleting one would un-hide the secret). "Where it
+ * leads" is the real path when it exists and, when it does not, where it would be created
+ * — through the links of its existing part, a dangling link's target included — so a path
+ * the guard refuses stays refused once something creates it, and nothing can create it
+ * through the workspace. This is the one list the sandbox (`sandboxCommand`) and the path
+ * guard (`resolveInWorkspace`) both use.
  */
 export function hiddenPathsOf(scope: HiddenScope): HiddenPath[] {
   const listed: HiddenPath[] = [];
@@ -125,12 +130,86 @@ export function hiddenPathsOf(scope: HiddenScope): HiddenPath[] {
     });
   }
   const out = new Map<string, HiddenPath>();
+  const add = (path: string, label: string) => {
+    if (!out.has(path)) out.set(path, { path, label });
+  };
+  const walker = new LeadWalker();
   for (const entry of listed) {
-    if (!out.has(entry.path)) out.set(entry.path, entry);
-    const real = realOrUndefined(entry.path);
-    if (real && !out.has(real)) out.set(real, { path: real, label: entry.label });
+    add(entry.path, entry.label);
+    const links: string[] = [];
+    const leads = walker.leadsTo(entry.path, links);
+    if (leads !== undefined) add(leads, entry.label);
+    for (const link of links) add(link, entry.label);
   }
   return [...out.values()];
+}
+
+/** Symbolic links followed at most this many times for one path (the kernel's own limit). */
+const MAX_LINKS = 40;
+
+/**
+ * Where a path leads, component by component as the kernel resolves it, with `lstat`
+ * answers shared by every path of one walk (the hide list's paths share their homes and
+ * `~/.config`). Missing components are kept as they are: that is where the path would be
+ * created.
+ */
+class LeadWalker {
+  readonly #stats = new Map<string, Stats | undefined>();
+
+  #lstat(path: string): Stats | undefined {
+    if (this.#stats.has(path)) return this.#stats.get(path);
+    const st = lstatOrUndefined(path);
+    this.#stats.set(path, st);
+    return st;
+  }
+
+  /**
+   * The real path `path` (absolute) leads to, existing or not; each symbolic link passed is
+   * pushed to `links` (by the real path of the link itself). Undefined for a loop, more than
+   * MAX_LINKS links, or a link that cannot be read.
+   */
+  leadsTo(path: string, links: string[]): string | undefined {
+    const hops = { left: MAX_LINKS };
+    return this.#walk(sep, path.split(sep), links, hops);
+  }
+
+  #walk(
+    start: string,
+    parts: readonly string[],
+    links: string[],
+    hops: { left: number },
+  ): string | undefined {
+    let current = start;
+    let missing = false;
+    for (const name of parts) {
+      if (name === "" || name === ".") continue;
+      if (name === "..") {
+        current = dirname(current);
+        continue;
+      }
+      const next = join(current, name);
+      // Below a missing component nothing exists: the rest is only where it would be.
+      const st = missing ? undefined : this.#lstat(next);
+      if (!st?.isSymbolicLink()) {
+        if (!st) missing = true;
+        current = next;
+        continue;
+      }
+      if (--hops.left < 0) return undefined;
+      links.push(next);
+      let target: string;
+      try {
+        target = readlinkSync(next);
+      } catch {
+        return undefined;
+      }
+      const to = this.#walk(isAbsolute(target) ? sep : current, target.split(sep), links, hops);
+      if (to === undefined) return undefined;
+      current = to;
+      missing = this.#lstat(current) === undefined;
+    }
+    return current;
+  }
 }
 
 /**
