@@ -22,6 +22,7 @@ describe("@capgate/workspace public surface", () => {
       "isRepositoryLayout",
       "lstatOrUndefined",
       "openRegularFile",
+      "openedFileRefusal",
       "policyFilePaths",
       "protectPolicyFile",
       "realOrUndefined",

@@ -8,6 +8,7 @@ export { hasRepositoryLayout, isRepositoryLayout, PROTECTED_GIT_ENTRIES } from "
 export type { HiddenPath, HiddenScope } from "./hidden-paths.js";
 export { HIDDEN_HOME_PATHS, hiddenPathAt, hiddenPathsOf, homeDirectories } from "./hidden-paths.js";
 export { hostPath, withHostPath } from "./host-path.js";
+export { openedFileRefusal } from "./opened-file.js";
 export type { ResolveInWorkspaceOptions, WorkspaceScope } from "./path-guard.js";
 export {
   isInside,

@@ -1,6 +1,8 @@
 import { constants, type Stats } from "node:fs";
 import { type FileHandle, lstat, open } from "node:fs/promises";
 import { CapgateError } from "@capgate/schema";
+import { PolicyDeniedError } from "@capgate/tools";
+import { openedFileRefusal } from "./opened-file.js";
 
 export type FileType =
   | "file"
@@ -59,6 +61,11 @@ export interface OpenRegularFileOptions {
   shown?: string;
   /** The tool argument the path came from (default "path"). */
   property?: string;
+  /**
+   * `abs` is the real path the path guard approved: the opened file must be the one there
+   * (`openedFileRefusal`), or it is closed and refused with `policy_denied`.
+   */
+  guarded?: boolean;
 }
 
 /**
@@ -66,8 +73,9 @@ export interface OpenRegularFileOptions {
  * uses O_NONBLOCK (a FIFO without a writer opens at once instead of parking a thread of
  * the shared libuv pool forever) and O_NOFOLLOW (a symlink swapped in after the path was
  * checked fails instead of being followed), then the *handle* is fstat-ed and anything but
- * a regular file is closed and refused. Read only from the returned handle. On a regular
- * file O_NONBLOCK changes nothing.
+ * a regular file is closed and refused. With `guarded`, the handle must also be the file at
+ * `abs` by the kernel's account (a directory swapped for a link mid-way is caught). Read
+ * only from the returned handle. On a regular file O_NONBLOCK changes nothing.
  * @throws NotRegularFileError for directories, FIFOs, sockets and devices; the open's own error otherwise.
  */
 export async function openRegularFile(
@@ -101,6 +109,13 @@ export async function openRegularFile(
   if (!stats.isFile()) {
     await handle.close();
     throw new NotRegularFileError(shown, fileTypeOf(stats), property);
+  }
+  const refusal = options.guarded ? openedFileRefusal(handle.fd, abs) : undefined;
+  if (refusal) {
+    await handle.close();
+    throw new PolicyDeniedError(`${shown} was not read: ${refusal}. Nothing was read; try again.`, {
+      property,
+    });
   }
   return { handle, stats };
 }

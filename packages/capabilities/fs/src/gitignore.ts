@@ -126,12 +126,13 @@ export class GitignoreRules {
 /**
  * A .gitignore (or info/exclude) as text, or null. Read through `openRegularFile`, so a
  * FIFO, socket or link named `.gitignore` — or swapped in after a check — is skipped
- * instead of blocking the walk.
+ * instead of blocking the walk, and so is one reached through a linked directory (a `.git`
+ * that is a link to outside the workspace: its info/exclude is not the workspace's to read).
  */
 async function readRuleFile(file: string): Promise<string | null> {
   let opened: Awaited<ReturnType<typeof openRegularFile>>;
   try {
-    opened = await openRegularFile(file);
+    opened = await openRegularFile(file, { guarded: true });
   } catch {
     return null;
   }

@@ -48,7 +48,7 @@ export async function readFile(args: ReadArgs, ctx: ToolContext): Promise<ToolRe
     const { abs, rel } = await resolvePath(ctx, args.path);
     let opened: Awaited<ReturnType<typeof openRegularFile>>;
     try {
-      opened = await openRegularFile(abs, { shown: rel });
+      opened = await openRegularFile(abs, { shown: rel, guarded: true });
     } catch (error) {
       if (!isNotRegularFile(error)) throw error;
       if (error.fileType === "directory") {

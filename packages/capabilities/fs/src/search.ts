@@ -1,7 +1,7 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { CapgateError } from "@capgate/schema";
 import type { ToolContext, ToolResult } from "@capgate/tools";
-import { describeFileType } from "@capgate/workspace";
+import { describeFileType, openedFileRefusal } from "@capgate/workspace";
 import { failure, formatBytes, withExisting } from "./paths.js";
 import { RegexSandbox } from "./regex-sandbox.js";
 import { compileGlob, relativeTo, resolveScope } from "./scope.js";
@@ -201,6 +201,8 @@ function loadForSearch(abs: string): Loaded {
   try {
     const info = fstatSync(fd);
     if (!info.isFile()) return { kind: "unreadable" };
+    // Not the file the walk found (a directory on its path was swapped for a link): skipped.
+    if (openedFileRefusal(fd, abs)) return { kind: "unreadable" };
     const size = info.size;
     if (size > MAX_SEARCH_FILE_BYTES) return { kind: "too_large", bytes: size };
     const bytes = Buffer.allocUnsafe(size);

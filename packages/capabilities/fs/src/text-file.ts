@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { lstat, open, rename, unlink } from "node:fs/promises";
+import { open, rename, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { openRegularFile } from "@capgate/workspace";
+import { PolicyDeniedError } from "@capgate/tools";
+import { openedFileRefusal, openRegularFile } from "@capgate/workspace";
 
 /** How many leading bytes are inspected for NUL bytes (git's heuristic uses the same 8000). */
 export const BINARY_SNIFF_BYTES = 8000;
@@ -48,7 +49,10 @@ export type TextFile =
  * (NotRegularFileError) instead of blocking a thread of the shared I/O pool.
  */
 export async function loadTextFile(abs: string, maxBytes: number, shown?: string): Promise<TextFile> {
-  const { handle, stats: info } = await openRegularFile(abs, shown === undefined ? {} : { shown });
+  const { handle, stats: info } = await openRegularFile(abs, {
+    guarded: true,
+    ...(shown === undefined ? {} : { shown }),
+  });
   try {
     if (info.size > maxBytes) return { kind: "too_large", bytes: info.size };
     const bytes = await handle.readFile();
@@ -73,19 +77,29 @@ export async function writeAtomic(abs: string, content: string | Uint8Array, mod
   const handle = await open(temp, "wx", mode ?? 0o666);
   let renamed = false;
   try {
-    try {
-      await handle.writeFile(content);
-      // The umask applied at creation; restore the original file's exact mode.
-      if (mode !== undefined) await handle.chmod(mode);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    const size = (await lstat(temp)).size;
+    // Created where the guard approved (a directory swapped for a link mid-way would put it
+    // elsewhere): checked on the file itself before any content is written to it.
+    const misplaced = openedFileRefusal(handle.fd, temp);
+    if (misplaced)
+      throw new PolicyDeniedError(
+        `${basename(abs)} was not written: ${misplaced}. Nothing was written; try again.`,
+      );
+    await handle.writeFile(content);
+    // The umask applied at creation; restore the original file's exact mode.
+    if (mode !== undefined) await handle.chmod(mode);
+    await handle.sync();
+    const size = (await handle.stat()).size;
     await rename(temp, abs);
     renamed = true;
+    // Still open: where the rename put it, by the kernel's account.
+    const moved = openedFileRefusal(handle.fd, abs);
+    if (moved)
+      throw new PolicyDeniedError(
+        `${basename(abs)} may not be where it was meant to be: ${moved}. Check the file and try again.`,
+      );
     return size;
   } finally {
+    await handle.close();
     if (!renamed) await unlink(temp).catch(() => undefined);
   }
 }

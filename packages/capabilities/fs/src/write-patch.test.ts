@@ -189,3 +189,28 @@ describe("fs.patch", () => {
     expect(misspelt.property).toBe("old_text");
   });
 });
+
+describe.runIf(process.platform === "linux")("writeAtomic checks where the file landed", () => {
+  it("a directory swapped for a link to outside before the write: refused, nothing left outside", async () => {
+    const {
+      mkdtempSync: mk,
+      mkdirSync: md,
+      symlinkSync: ln,
+      readdirSync: ls,
+      realpathSync: rp,
+    } = await import("node:fs");
+    const { tmpdir: td } = await import("node:os");
+    const { join: j } = await import("node:path");
+    const { writeAtomic } = await import("./text-file.js");
+    const base = rp(mk(j(td(), "capgate-write-swap-")));
+    md(j(base, "outside"));
+    ln(j(base, "outside"), j(base, "d"));
+    // The guard approved base/d/x.txt when d was a directory; now d is a link.
+    const e = await writeAtomic(j(base, "d", "x.txt"), "PWN").then(
+      () => undefined,
+      (error: unknown) => error as { code?: string },
+    );
+    expect(e?.code).toBe("policy_denied");
+    expect(ls(j(base, "outside"))).toEqual([]);
+  });
+});
