@@ -204,3 +204,31 @@ describe("a hidden path that leads into the workspace through links", () => {
     expect(hiddenPathAt(all, join(loopHome, ".ssh", "x"))).toBeDefined();
   });
 });
+
+describe("the policy-file scan of a tree about to move never looks into a hidden path", () => {
+  it("a link into ~/.ssh is not followed: nothing under it is found, named or counted", async () => {
+    const { scanForPolicyFile } = await import("./policy-tree-scan.js");
+    const r = realpathSync(mkdtempSync(join(tmpdir(), "capgate-hidden-scan-")));
+    try {
+      const h = join(r, "home");
+      const w = join(r, "ws");
+      mkdirSync(join(w, "keys", "prod-db-2024"), { recursive: true });
+      writeFileSync(join(w, "keys", "prod-db-2024", "capgate.config.json"), "{}");
+      mkdirSync(join(w, "d"));
+      mkdirSync(h);
+      symlinkSync(join(w, "keys"), join(h, ".ssh"));
+      symlinkSync("../keys", join(w, "d", "l"));
+      const hidden = await workspaceHiddenPaths({ workspace: w, env: { HOME: h } });
+      expect(await scanForPolicyFile(w, join(w, "d"))).toMatchObject({ kind: "found" });
+      // Only the link itself is looked at, not where it leads.
+      expect(await scanForPolicyFile(w, join(w, "d"), undefined, hidden)).toEqual({
+        kind: "clean",
+        entries: 1,
+      });
+      // The whole workspace: the hidden directory's entries are not among those counted.
+      expect(await scanForPolicyFile(w, w, undefined, hidden)).toEqual({ kind: "clean", entries: 2 }); // d and d/l
+    } finally {
+      rmSync(r, { recursive: true, force: true });
+    }
+  });
+});

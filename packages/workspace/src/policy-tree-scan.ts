@@ -1,6 +1,7 @@
 import type { Dirent } from "node:fs";
 import { readdir, realpath, stat } from "node:fs/promises";
 import { join } from "node:path";
+import { type HiddenPath, hiddenPathAt } from "./hidden-paths.js";
 import { isInside } from "./path-within.js";
 import { isPolicyFile } from "./policy-file.js";
 
@@ -23,13 +24,16 @@ export type PolicyScan =
  * capgate.config.json, of any kind and letter case: a file, a directory, a link, a FIFO.
  * Symbolic links to directories inside the workspace are followed (each real directory is
  * entered once), since moving the tree moves the name through which that policy file is
- * read; links leading out of the workspace are never followed. At most `limit` entries are
- * looked at. A directory that cannot be listed is reported, never taken for empty.
+ * read; links leading out of the workspace are never followed, nor into a `hidden` path
+ * (~/.ssh & co. inside the workspace: what is there is never looked at, named or counted).
+ * At most `limit` entries are looked at. A directory that cannot be listed is reported,
+ * never taken for empty.
  */
 export async function scanForPolicyFile(
   root: string,
   dir: string,
   limit = MAX_POLICY_SCAN_ENTRIES,
+  hidden: readonly HiddenPath[] = [],
 ): Promise<PolicyScan> {
   const seen = new Set<string>([dir]);
   const queue = [dir];
@@ -46,15 +50,16 @@ export async function scanForPolicyFile(
       return { kind: "unreadable", path: current, reason: code ?? String(error) };
     }
     for (const entry of dirents) {
-      if (++entries > limit) return { kind: "too_large", entries: limit };
       const path = join(current, entry.name);
+      if (hidden.length > 0 && hiddenPathAt(hidden, path)) continue;
+      if (++entries > limit) return { kind: "too_large", entries: limit };
       if (isPolicyFile(entry.name)) return { kind: "found", path };
       if (entry.isDirectory()) {
         seen.add(path);
         queue.push(path);
       } else if (entry.isSymbolicLink()) {
         const target = await linkedDirectory(root, path);
-        if (target !== undefined && !seen.has(target)) {
+        if (target !== undefined && !seen.has(target) && !hiddenPathAt(hidden, target)) {
           seen.add(target);
           queue.push(target);
         }

@@ -2,7 +2,7 @@ import type { Dirent, Stats } from "node:fs";
 import { cp, lstat, mkdir, readdir, readlink, rename, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { ToolContext, ToolResult } from "@capgate/tools";
-import { describeFileType, type FileType, fileTypeOf } from "@capgate/workspace";
+import { describeFileType, type FileType, fileTypeOf, workspaceHiddenPaths } from "@capgate/workspace";
 import {
   failure,
   formatBytes,
@@ -83,8 +83,9 @@ export async function movePath(args: { from: string; to: string }, ctx: ToolCont
     const from = await resolvePath(ctx, args.from, { forWrite: true, property: "from" });
     const to = await resolvePath(ctx, args.to, { forWrite: true, allowMissing: true, property: "to" });
     // Neither side may carry a capgate.config.json along (checked again here, after the policy).
-    await assertNoPolicyFileIn(from, args.from, "from", "fs.move");
-    await assertNoPolicyFileIn(to, args.to, "to", "fs.move");
+    const hidden = await workspaceHiddenPaths(ctx);
+    await assertNoPolicyFileIn(from, args.from, "from", "fs.move", hidden);
+    await assertNoPolicyFileIn(to, args.to, "to", "fs.move", hidden);
     const existing = await lstat(to.abs).catch(() => null);
     if (existing) {
       return failure(
@@ -138,7 +139,13 @@ export async function deletePath(args: { path: string }, ctx: ToolContext): Prom
         data: { path: rel, type: kindOf(info) },
       };
     }
-    await assertNoPolicyFileIn({ root, abs }, args.path, "path", "fs.delete");
+    await assertNoPolicyFileIn(
+      { root, abs },
+      args.path,
+      "path",
+      "fs.delete",
+      await workspaceHiddenPaths(ctx),
+    );
     const counted = await countTree(abs);
     await rm(abs, { recursive: true });
     const inside =

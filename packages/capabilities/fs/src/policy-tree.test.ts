@@ -123,7 +123,7 @@ describe("fs.move and fs.delete never carry a capgate.config.json along", () => 
     const scan = await scanForPolicyFile(fx.ws, at("big"), 20);
     expect(scan).toEqual({ kind: "too_large", entries: 20 });
     await expect(
-      assertNoPolicyFileIn({ root: fx.ws, abs: at("big") }, "big", "path", "fs.delete", 20),
+      assertNoPolicyFileIn({ root: fx.ws, abs: at("big") }, "big", "path", "fs.delete", [], 20),
     ).rejects.toMatchObject({
       code: "policy_denied",
       message: expect.stringMatching(

@@ -1,6 +1,12 @@
 import { lstat } from "node:fs/promises";
 import { type PolicyCheck, PolicyDeniedError, type ToolContext } from "@capgate/tools";
-import { MAX_POLICY_SCAN_ENTRIES, POLICY_FILE_NAME, scanForPolicyFile } from "@capgate/workspace";
+import {
+  type HiddenPath,
+  MAX_POLICY_SCAN_ENTRIES,
+  POLICY_FILE_NAME,
+  scanForPolicyFile,
+  workspaceHiddenPaths,
+} from "@capgate/workspace";
 import { type Resolved, relTo, resolvePath } from "./paths.js";
 
 /**
@@ -17,7 +23,7 @@ export function policyTreePolicy(property: string, tool: string): PolicyCheck {
     } catch {
       return undefined;
     }
-    await assertNoPolicyFileIn(resolved, userPath, property, tool);
+    await assertNoPolicyFileIn(resolved, userPath, property, tool, await workspaceHiddenPaths(ctx));
     return undefined;
   };
 }
@@ -34,12 +40,13 @@ export async function assertNoPolicyFileIn(
   userPath: string,
   property: string,
   tool: string,
+  hidden: readonly HiddenPath[],
   limit = MAX_POLICY_SCAN_ENTRIES,
 ): Promise<void> {
   const info = await lstat(abs).catch(() => null);
   if (!info?.isDirectory()) return;
   const shown = JSON.stringify(userPath);
-  const scan = await scanForPolicyFile(root, abs, limit);
+  const scan = await scanForPolicyFile(root, abs, limit, hidden);
   if (scan.kind === "clean") return;
   const verb = tool === "fs.delete" ? "deleting" : "moving";
   if (scan.kind === "found") {

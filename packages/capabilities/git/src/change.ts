@@ -8,6 +8,7 @@ import {
   policyFilePaths,
   realWorkspace,
   scanForPolicyFile,
+  workspaceHiddenPaths,
 } from "@capgate/workspace";
 import { filesChangedBy, filesToStage, filteredPaths, filterRefusal } from "./filters.js";
 import { hiddenAmong, hiddenRelativePaths } from "./hidden-excludes.js";
@@ -362,7 +363,7 @@ async function policyFileTouchedBy(
     const abs = join(root, ...p.split("/"));
     const info = await lstat(abs).catch(() => null);
     if (!info?.isDirectory()) continue;
-    const scan = await scanForPolicyFile(root, abs);
+    const scan = await scanForPolicyFile(root, abs, undefined, await workspaceHiddenPaths(ctx));
     if (scan.kind === "found")
       return `would replace the directory '${p}', which holds '${relative(root, scan.path).split(sep).join("/")}'`;
     if (scan.kind !== "clean")
