@@ -48,7 +48,9 @@ describe("capgate mcp serve: script.run with approvals asked of the client's use
       expect(reply.isError).toBeFalsy();
       expect(text(reply)).toContain('["policy_denied","The operator denied fs.write; it was not run."]');
       expect(asked).toHaveLength(2);
-      expect(asked[0]).toMatch(/^Allow fs\.write \(write\) \{"path":"yes\.txt"/);
+      expect(asked[0]).toBe(
+        ["Allow fs.write (write)?", "arguments:", '  path: "yes.txt"', '  content: "approved"'].join("\n"),
+      );
       expect(readFileSync(join(box.workspace, "yes.txt"), "utf8")).toBe("approved");
       expect(existsSync(join(box.workspace, "no.txt"))).toBe(false);
     } finally {

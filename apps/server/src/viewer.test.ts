@@ -237,8 +237,9 @@ describe.skipIf(chromiumPart.skip)(`web run viewer in Chromium${chromiumPart.not
             action("capability_call", {
               tool: "script.run",
               arguments: {
+                // A long content first, the path last, and a right-to-left override in the content.
                 source:
-                  'await tools.fs.write({ path: "nested.txt", content: "from a script\\n" }); const r = await tools.fs.read({ path: "nested.txt" }); return r.data.content;',
+                  'await tools.fs.write({ content: "from a script\\u202e" + "x".repeat(600) + "\\n", path: "nested.txt" }); const r = await tools.fs.read({ path: "nested.txt" }); return r.data.content.slice(0, 13);',
               },
             }),
             action("mark_impossible", { reason: "shown" }),
@@ -252,9 +253,12 @@ describe.skipIf(chromiumPart.skip)(`web run viewer in Chromium${chromiumPart.not
       const timeline = page.locator("#timeline");
       // The script waits on the operator: the nested fs.write's approval is on the page.
       await timeline.locator('li[data-type="approval_requested"]').first().waitFor();
-      expect(await timeline.locator('li[data-type="approval_requested"]').first().textContent()).toContain(
-        "fs.write",
-      );
+      const asked = await timeline.locator('li[data-type="approval_requested"]').first().textContent();
+      expect(asked).toContain("fs.write");
+      // The path is shown whatever came before it, and the override only as its escape.
+      expect(asked).toContain('path: "nested.txt"');
+      expect(asked).toContain("\\u202e");
+      expect(asked).not.toContain("\u202e");
       await timeline.locator("button.approve").first().click();
       await timeline.locator('li[data-type="run_ended"]').waitFor();
       const nested = await timeline

@@ -419,9 +419,47 @@ function parseBlock(block) {
   }
 }
 
+// Control, bidi and invisible format characters, shown escaped (\u202e) wherever the page
+// shows text from a run: nothing a model wrote may reverse a line or hide part of it. The
+// browser's copy of `visibleText` in @capgate/schema (the page loads no package code).
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Cs}\u2028\u2029\u115f\u1160\u3164\uffa0]/gu;
+function visible(text) {
+  return text.replace(INVISIBLE, (c) =>
+    c === "\n" || c === "\t" ? c : `\\u${c.codePointAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
+
 function pre(value) {
   const text = typeof value === "string" ? value : JSON.stringify(value, null, 2);
-  return el("pre", {}, text ?? "");
+  return el("pre", {}, visible(text ?? ""));
+}
+
+/**
+ * What an approval would run: every top-level argument on a line of its own, short ones (the
+ * path, the command) first, each value whole — the order `approvalText` of @capgate/schema
+ * gives the terminal and MCP clients — so a long argument cannot push another out of view.
+ */
+function approvalArguments(args) {
+  if (args === null || typeof args !== "object" || Array.isArray(args)) return pre(args ?? null);
+  const rows = Object.entries(args).map(([key, value], order) => ({
+    key,
+    value: JSON.stringify(value) ?? "",
+    order,
+  }));
+  const short = (row) => row.value.length <= 120;
+  rows.sort((a, b) => Number(!short(a)) - Number(!short(b)) || a.order - b.order);
+  return el(
+    "pre",
+    { className: "approval-arguments" },
+    visible(
+      rows
+        .map(
+          (row) =>
+            `${/^[A-Za-z_$][\w$.-]*$/.test(row.key) ? row.key : JSON.stringify(row.key)}: ${row.value}`,
+        )
+        .join("\n"),
+    ),
+  );
 }
 
 function folded(label, value) {
@@ -534,7 +572,7 @@ function describe(e) {
       return {
         tone: "bad",
         title: `Approval needed: ${e.tool} (${e.risk})`,
-        body: [pre(e.description), approvalActions(e)],
+        body: [pre(e.description), approvalArguments(e.arguments), approvalActions(e)],
       };
     case "approval_resolved": {
       const grant = typeof e.decidedBy === "string" && e.decidedBy.startsWith("grant:");

@@ -1,4 +1,5 @@
 import type { RunEvent } from "@capgate/loop";
+import { visibleText } from "@capgate/schema";
 
 /** How a text frontend styles parts of a line (colours on a terminal); each function returns the text to print. */
 export interface TextStyle {
@@ -28,17 +29,14 @@ export const PLAIN_TEXT: TextStyle = {
   gray: same,
 };
 
-const CONTROL = /[\p{Cc}\p{Cf}\u2028\u2029]/gu;
-
 /**
  * Text a model, a tool or an MCP server wrote, made safe to print on a terminal: every
  * control and format character but newline and tab is shown escaped (`\u001b`), so nothing
- * can move the cursor, clear the screen, set the title or hide text.
+ * can move the cursor, clear the screen, set the title or hide text. It is `visibleText` of
+ * `@capgate/schema`, the one escaper every surface uses (approvals included).
  */
 export function terminalSafe(text: string): string {
-  return text.replace(CONTROL, (c) =>
-    c === "\n" || c === "\t" ? c : `\\u${c.codePointAt(0)!.toString(16).padStart(4, "0")}`,
-  );
+  return visibleText(text);
 }
 
 /** A value with every string in it made terminalSafe. */

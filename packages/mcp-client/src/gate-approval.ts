@@ -1,9 +1,12 @@
+import { approvalText } from "@capgate/schema";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 
-/** What the gate asks its client to approve: one line for a person, the tool and its risk. */
+/** What the gate asks its client to approve: the tool, its risk, the call's arguments and one line for a person. */
 export interface GateApprovalRequest {
   tool: string;
   risk: string;
+  /** The call's arguments: the form lists each, escaped, as every approval surface does. */
+  arguments?: unknown;
   description: string;
 }
 
@@ -23,15 +26,18 @@ export function elicitingApprover(
       throw new Error(
         "the MCP client cannot be asked (it does not support elicitation); use a client that does, or --approval never",
       );
+    // The same rendering as the terminal's prompt: every argument on its own line (a long
+    // one cannot push the path out of view), control and bidi characters escaped.
+    const [head, ...rest] = approvalText(request).split("\n");
     const answer = await gate.elicitInput(
       {
-        message: `Allow ${request.description}?`,
+        message: [`Allow ${head}?`, ...rest].join("\n"),
         requestedSchema: {
           type: "object",
           properties: {
             approve: {
               type: "boolean",
-              title: `Run ${request.tool} (${request.risk})`,
+              title: `Run ${head}`,
               description: "Yes runs it; no refuses it, and the agent is told so.",
               default: false,
             },

@@ -5,6 +5,7 @@ import * as api from "./index.js";
 describe("@capgate/schema public surface", () => {
   it("exports exactly these runtime names", () => {
     expect(Object.keys(api).sort()).toEqual([
+      "APPROVAL_TEXT_CHARS",
       "CapgateError",
       "MANIFEST_FORMAT",
       "MAX_ACTION_BYTES",
@@ -17,6 +18,7 @@ describe("@capgate/schema public surface", () => {
       "TOP_LEVEL_TOOL_NAMES",
       "addPrecompiledValidators",
       "admitMcpTools",
+      "approvalText",
       "argumentsHash",
       "closestMatch",
       "compiledValidator",
@@ -42,6 +44,7 @@ describe("@capgate/schema public surface", () => {
       "truncationMarker",
       "validate",
       "validatorCacheStats",
+      "visibleText",
       "withSignatures",
     ]);
   });

@@ -1,5 +1,7 @@
 export type { CapgateErrorOptions } from "@capgate/errors";
 export { CapgateError } from "@capgate/errors";
+export type { ApprovalTextRequest } from "./approval-text.js";
+export { APPROVAL_TEXT_CHARS, approvalText, visibleText } from "./approval-text.js";
 export type { ContentAnnotations, ContentBlock, ToolResult } from "./content.js";
 export { optionalWhereDefaulted } from "./defaulted-required.js";
 export type { JsonSchema, JsonSchemaType } from "./json-schema.js";

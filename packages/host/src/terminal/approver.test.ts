@@ -53,6 +53,54 @@ describe("the terminal approver", () => {
     expect(await approve(ruled, new AbortController().signal)).toEqual({ approved: true, decidedBy: "cli" });
   });
 
+  it("shows every argument on its own line, the short ones first, as the MCP form does", async () => {
+    const io = scriptedIO(["n", "n", "n"]);
+    const approve = terminalApprover(io);
+    const ordinary = {
+      ...request,
+      arguments: { path: "a.txt", content: "hello" },
+      description: 'fs.write (write) {"path":"a.txt","content":"hello"}',
+    };
+    expect(await approve(ordinary, new AbortController().signal)).toEqual({
+      approved: false,
+      decidedBy: "cli",
+    });
+    expect(io.errors).toEqual([
+      "  fs.write (write)",
+      "  arguments:",
+      '    path: "a.txt"',
+      '    content: "hello"',
+    ]);
+    expect(io.asked[0]).toBe("? allow fs.write (write) [y/N/a = always for this run] ");
+    // A long content first cannot push the path out of view; the description's raw bidi character never shows.
+    io.errors.length = 0;
+    const hidden = { content: "A harmless README. ".repeat(263), path: "run-me\u202e.sh" };
+    const json = JSON.stringify(hidden);
+    await approve(
+      { ...request, arguments: hidden, description: `fs.write (write) ${json.slice(0, 197)}...` },
+      new AbortController().signal,
+    );
+    const shown = io.errors.join("\n");
+    expect(io.errors[2]).toBe('    path: "run-me\\u202e.sh"');
+    expect(shown).toMatch(/content: "A harmless README\. .*… \([\d,]+ more characters\)/);
+    expect(`${shown}${io.asked[1]}`).not.toContain("\u202e");
+    // A rule's reason quoting what the model wrote is escaped too (it was printed raw in the prompt).
+    io.errors.length = 0;
+    const reason = '`touch X\u202e` matches the configured ask rule "touch"';
+    await approve(
+      {
+        ...request,
+        tool: "shell.run",
+        risk: "exec",
+        arguments: { command: "touch X\u202e" },
+        description: reason,
+      },
+      new AbortController().signal,
+    );
+    expect(io.errors[1]).toBe('  `touch X\\u202e` matches the configured ask rule "touch"');
+    expect(`${io.errors.join("\n")}${io.asked[2]}`).not.toContain("\u202e");
+  });
+
   it("a direct call (no run to reach) offers y/N only, and 'a' is not a yes there", async () => {
     const io = scriptedIO(["a"]);
     const approve = terminalApprover(io, undefined, undefined, false);

@@ -1,4 +1,5 @@
 import type { ApprovalDecision, LoopApprovalHook } from "@capgate/loop";
+import { approvalText } from "@capgate/schema";
 import { terminalSafe } from "../event-text.js";
 import { paint, type TerminalIO } from "./io.js";
 
@@ -8,7 +9,8 @@ const SHOWN_ARGUMENT_CHARS = 4000;
 /**
  * A request's arguments as one line for the terminal: JSON, with every control and format
  * character escaped (nothing the model wrote can move the cursor or hide text), and a cut
- * that says how much it left out.
+ * that says how much it left out. The approver itself shows `approvalText` of
+ * `@capgate/schema` (every argument on its own line), the rendering every approval surface shares.
  */
 export function shownArguments(args: unknown): string {
   // JSON text holds no raw newline or tab, so every control and format character is escaped.
@@ -43,11 +45,12 @@ export function terminalApprover(
       // (a configured rule's question is asked every time).
       const runScope = offerRun && request.grantable === true;
       const choices = runScope ? "[y/N/a = always for this run]" : "[y/N]";
-      // What the answer binds (its hash) is the whole arguments: they are shown, not the summary alone.
-      io.err(`${p.dim("  arguments:")} ${shownArguments(request.arguments)}`);
+      // What the answer binds (its hash) is the whole arguments: they are shown, one a line,
+      // escaped and cut per argument, as every approval surface shows them.
+      for (const line of approvalText(request).split("\n")) io.err(`  ${line}`);
       const answer = (
         await io.prompt(
-          `${p.yellow("?")} allow ${p.bold(request.tool)} (${request.risk}) ${request.description} ${choices} `,
+          `${p.yellow("?")} allow ${p.bold(terminalSafe(request.tool))} (${terminalSafe(request.risk)}) ${choices} `,
         )
       ).trim();
       if (runScope && /^a(lways)?$/i.test(answer)) return { approved: true, scope: "run", decidedBy: "cli" };
