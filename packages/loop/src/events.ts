@@ -166,6 +166,38 @@ export type RunEventBody =
       error?: string;
     };
 
+/** A string value in a recorded tool call's arguments longer than this is cut (characters). */
+const RECORDED_STRING_CHARS = 2_048;
+/** Recorded arguments whose JSON is longer than this keep only their head (characters). */
+const RECORDED_ARGUMENTS_CHARS = 65_536;
+
+/**
+ * A tool call's arguments as a trace records them (`tool_called`): as they are up to 16 KiB
+ * of JSON; past that, every string longer than 2,048 characters is cut, saying how much was
+ * left out, and what is still over 64 KiB keeps only its head. The call itself gets its
+ * arguments whole; only the record is cut — a script's thousand nested calls with 8 MiB
+ * arguments each must not write gigabytes of trace.
+ */
+export function recordedArguments(args: unknown): unknown {
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(args);
+  } catch {
+    return { "…": "arguments that are not JSON (not recorded)" };
+  }
+  if (json === undefined || json.length <= RECORDED_ARGUMENTS_CHARS / 4) return args;
+  const cut = JSON.stringify(args, (_key, value: unknown) =>
+    typeof value === "string" && value.length > RECORDED_STRING_CHARS
+      ? `${value.slice(0, RECORDED_STRING_CHARS)}… (${value.length - RECORDED_STRING_CHARS} more characters, not recorded)`
+      : value,
+  );
+  if (cut.length <= RECORDED_ARGUMENTS_CHARS) return JSON.parse(cut) as unknown;
+  return {
+    "…": `arguments of ${json.length} characters of JSON, not recorded whole`,
+    head: cut.slice(0, RECORDED_ARGUMENTS_CHARS / 4),
+  };
+}
+
 export type RunEvent = RunEventBody & { runId: string; seq: number; time: string };
 
 export type RunEventType = RunEvent["type"];

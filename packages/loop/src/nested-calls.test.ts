@@ -83,6 +83,37 @@ describe("nested calls in a session (the service behind script.run)", () => {
     ]);
   });
 
+  it("are recorded with long strings cut, the call itself getting them whole", async () => {
+    const { env, workspace } = makeEnv();
+    const big = "x".repeat(100_000);
+    const model = createScriptedModel([
+      act("capability_load", { name: "notes" }),
+      act("capability_load", { name: "chain" }),
+      chainCall([{ tool: "notes.write", arguments: { text: big, path: "big.txt" } }]),
+      act("mark_impossible", { reason: "shown" }),
+    ]);
+    const seen: RunEvent[] = [];
+    await runGoal(env, {
+      goal: "notes",
+      profile: "Orchestrator",
+      model,
+      workspace,
+      onEvent: (e) => seen.push(e),
+    });
+    const written = seen.find((e) => e.type === "tool_result" && e.tool === "notes.write") as {
+      summary: string;
+    };
+    expect(written.summary).toBe("wrote 100000 chars to big.txt");
+    const called = nested(seen).find((e) => e.type === "tool_called" && e.tool === "notes.write") as {
+      arguments: { text: string; path: string };
+    };
+    expect(called.arguments.path).toBe("big.txt");
+    expect(called.arguments.text).toBe(`${"x".repeat(2048)}… (97952 more characters, not recorded)`);
+    // The enclosing call's own record is cut the same way.
+    const chain = seen.find((e) => e.type === "tool_called" && e.tool === "chain.all");
+    expect(JSON.stringify(chain).length).toBeLessThan(10_000);
+  });
+
   it("count against the run's tool-call budget", async () => {
     const { env, workspace } = makeEnv({ maxToolCalls: 3 });
     const model = createScriptedModel([

@@ -21,7 +21,7 @@ import {
 import { withHostPath } from "@capgate/workspace";
 import { ApprovalUnansweredError } from "./approval-registry.js";
 import { type ApprovalDecision, asDecision, type LoopEnvironment } from "./deps.js";
-import type { EventEmitterForRun, GoalState, RunOutcome } from "./events.js";
+import { type EventEmitterForRun, type GoalState, type RunOutcome, recordedArguments } from "./events.js";
 import { approvingMcpCaller } from "./mcp-approval.js";
 import { createToolCallService, type NestedCallObserver } from "./nested-calls.js";
 import { loadReply, orderedSignatures, searchReply } from "./replies.js";
@@ -418,7 +418,7 @@ export class Session {
       begin: ({ tool, arguments: args, risk }) => {
         this.#takeToolCall(tool);
         const parent = { step, tool: parentTool, index: ++index };
-        emitter.emit({ type: "tool_called", step, tool, arguments: args, risk, parent });
+        emitter.emit({ type: "tool_called", step, tool, arguments: recordedArguments(args), risk, parent });
         const started = Date.now();
         return (end) => {
           if (end.rejected === undefined && STATE_CHANGING.has(risk)) this.#lastChangeStep = step;
@@ -463,7 +463,7 @@ export class Session {
   ): Promise<StepOutcome> {
     const { emitter } = this.options;
     const risk = this.riskOf(tool);
-    emitter.emit({ type: "tool_called", step, tool, arguments: toolArgs, risk });
+    emitter.emit({ type: "tool_called", step, tool, arguments: recordedArguments(toolArgs), risk });
     const started = Date.now();
     const signal = options.signal
       ? AbortSignal.any([this.options.signal, options.signal])
