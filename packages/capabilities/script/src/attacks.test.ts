@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { defineCapability } from "@capgate/tools";
 import { describe, expect, it } from "vitest";
@@ -208,5 +208,170 @@ describe("attacks on the isolate", () => {
     const logs = (r.data as { logs: string[] }).logs;
     expect(logs[0]?.length).toBeLessThan(17_000);
     expect(logs[0]).toMatch(/…\[line cut\]$/);
+  });
+
+  it("a busy loop while an approval is pending still ends at the deadline, and the write asked about never runs", async () => {
+    // Found: the deadline stops while a person is asked to approve a call, and the engine's
+    // interrupt check read only that deadline. A script started a write without awaiting it,
+    // went on once the approval was asked, then looped: the loop ran forever, blocking the
+    // host's event loop (not even the answer could arrive). The engine's running time now
+    // counts against the deadline whether or not a pause is active.
+    let askedTimes = 0;
+    // Made anew for each script below.
+    let asked: () => void = () => undefined;
+    let approvalAsked: Promise<void> = Promise.resolve();
+    // A tool that returns once the approval has been asked (the approver answers "yes" a
+    // second later, long after the script has been stopped).
+    const probe = defineCapability({
+      manifest: {
+        name: "probe",
+        version: "0.1.0",
+        description: "Returns once the pending approval has been asked.",
+        profileFit: ["Orchestrator"],
+        tools: [
+          {
+            name: "probe.afterAsk",
+            description: "Return once the approval has been asked.",
+            risk: "read",
+            inputSchema: { type: "object", additionalProperties: false, properties: {} },
+          },
+        ],
+      } as const,
+      handlers: {
+        afterAsk: async (_args, ctx) => {
+          // (Or once stopped: a script stopped before the approval was asked must not hang here.)
+          await Promise.race([
+            approvalAsked,
+            new Promise((resolve) => ctx.signal.addEventListener("abort", resolve, { once: true })),
+          ]);
+          return { success: true, summary: "asked" };
+        },
+      },
+    });
+    const gate = testGate({
+      extra: [probe],
+      loaded: ["script", "notes", "probe"],
+      approval: "on-risk",
+      approve: () =>
+        new Promise<boolean>((resolve) => {
+          askedTimes++;
+          asked();
+          setTimeout(() => resolve(true), 1_000);
+        }),
+    });
+    // First a loop that ends by itself after 10 s (a regression fails here instead of
+    // hanging the test run: a blocked event loop fires no test timeout), then the plain one.
+    for (const loop of [
+      `const end = Date.now() + 10000; while (Date.now() < end) {} return "looped";`,
+      `for (;;) {}`,
+    ]) {
+      approvalAsked = new Promise<void>((resolve) => {
+        asked = resolve;
+      });
+      const r = await gate.run(
+        `tools.notes.write({ path: "w.txt", text: "x" }); await tools.probe.afterAsk(); ${loop}`,
+        1_000,
+      );
+      expect(failure(r)).toEqual({
+        kind: "timeout",
+        message: "the script ran past its deadline of 1000 ms and was stopped",
+      });
+      expect(existsSync(join(gate.workspace, "w.txt"))).toBe(false);
+    }
+    expect(askedTimes).toBe(2);
+  }, 60_000);
+
+  it("a loop that keeps calling async functions cannot take the interrupt inside them and run on", async () => {
+    // Found while fixing the approval-pause finding (the call flood above hung now and then):
+    // QuickJS turns any exception inside an async function, the uncatchable interrupt
+    // included, into that function's rejected promise. With every interrupt landing inside
+    // a long async function, the loop calling it never ended. From the stop on, no function
+    // can be entered at all, so the frames still running end at their next interrupt check.
+    // (Without the fix this test never ends: a blocked worker fires no test timeout.)
+    const gate = testGate();
+    for (const loop of [`for (;;) f();`, `for (;;) g().next();`]) {
+      const r = await gate.run(
+        `const f = async () => { for (let i = 0; i < 20000; i++); };
+         const g = async function* () { for (let i = 0; i < 20000; i++); };
+         ${loop}`,
+        500,
+      );
+      expect(failure(r)).toEqual({
+        kind: "timeout",
+        message: "the script ran past its deadline of 500 ms and was stopped",
+      });
+    }
+  }, 60_000);
+
+  it("replacing String.prototype.slice, Array.prototype.map or join cannot get a huge console line through uncut", async () => {
+    // Found: console.log built its line with values.map(show).join(" ") and cut it with
+    // line.slice, all looked up when called: a script that replaced slice sent a 40,000-
+    // character line to the host whole. The prelude calls only what it captured at its start.
+    const gate = testGate();
+    const logs = async (source: string) => ((await gate.run(source)).data as { logs: string[] }).logs;
+    const cut = (line: string | undefined) => {
+      expect(line?.length).toBeLessThan(17_000);
+      expect(line).toMatch(/^y+ …\[line cut\]$/);
+    };
+    cut(
+      (
+        await logs(
+          `String.prototype.slice = function () { return String(this) }; console.log("y".repeat(40000))`,
+        )
+      )[0],
+    );
+    const replaced = await logs(`
+      String.prototype.slice = function () { return String(this) };
+      Array.prototype.map = function () { return ["y".repeat(40000)] };
+      Array.prototype.join = function () { return "y".repeat(40000) };
+      console.log("a", 1, { b: 2 });
+      console.log("y".repeat(40000));`);
+    expect(replaced[0]).toBe('a 1 {"b":2}');
+    cut(replaced[1]);
+  });
+
+  it("replacing the array iterator does not change the result the script reports", async () => {
+    // Found with the console finding: the reply records were built with for-of, which
+    // calls the array iterator the script may replace (here: the returned value was lost).
+    const gate = testGate();
+    const r = await gate.run(`Array.prototype[Symbol.iterator] = function* () {}; return 5;`);
+    expect(r.success).toBe(true);
+    expect(value(r)).toBe(5);
+  });
+
+  it("a tool name crosses the boundary whole: a NUL in it cannot cut it short", async () => {
+    // Found: the host read the name as a C string, which ends at a NUL, so
+    // tools.call("notes.read\u0000anything") ran notes.read. A name with a control
+    // character is refused at the boundary, and any other name reaches the gate intact.
+    const gate = testGate();
+    writeFileSync(join(gate.workspace, "a.txt"), "secret");
+    const r = await gate.run(`
+      const out = [];
+      for (const call of [
+        () => tools.call("notes.read\\u0000anything", { path: "a.txt" }),
+        () => tools.notes["read\\u0000"]({ path: "a.txt" }),
+        () => tools.call("notes.read\\n", { path: "a.txt" }),
+      ]) {
+        try { out.push((await call()).summary) } catch (e) { out.push([e.code, e.property, e.tool, e.message]) }
+      }
+      return out;`);
+    const refused = (name: string) => [
+      "unknown_tool",
+      "tool",
+      name,
+      `The tool name ${JSON.stringify(name)} contains a control character (such as NUL); no tool is named that way.`,
+    ];
+    expect(value(r)).toEqual([
+      refused("notes.read\u0000anything"),
+      refused("notes.read\u0000"),
+      refused("notes.read\n"),
+    ]);
+    expect(gate.calls).toEqual([]);
+    // A name the engine cannot write as UTF-8 (a lone surrogate) reaches the gate as it was passed.
+    const lone = await gate.run(
+      `try { await tools.call("notes.read\\ud800", { path: "a.txt" }) } catch (e) { return [e.code, e.tool === "notes.read\\ud800"] }`,
+    );
+    expect(value(lone)).toEqual(["unknown_tool", true]);
+    expect(gate.calls.map((c) => c.tool)).toEqual(["notes.read\ud800"]);
   });
 });

@@ -4,12 +4,16 @@
  * to the host — a call's name and its arguments as JSON text one way, a reply as JSON text
  * the other — so no host object, prototype or function is ever reachable from inside.
  *
- * The prelude is a function of the host entry points — `hostCall(name, argsJson)` (the
+ * The prelude is a function of the host entry points — `hostCall(nameJson, argsJson)` (the
  * reply text at once for a refusal, else a call number whose reply the host later hands to
  * `deliver`), `hostLog(text)` and `hostSettled()` (the script's promise has settled) — and
  * returns `finish`, `describe`, `deliver` and `watch`. `finish` and `describe` turn the
  * script's result or error into text inside the engine (a getter, a Proxy or a `toJSON` in a
  * returned value runs there, under the script's limits).
+ *
+ * The script runs after the prelude and may replace any prototype method or global. What
+ * the prelude does at run time therefore uses only what it captured here at its start
+ * (called through the captured Reflect.apply), never a method looked up at call time.
  */
 export const PRELUDE = String.raw`(function (hostCall, hostLog, hostSettled) {
   "use strict";
@@ -31,6 +35,8 @@ export const PRELUDE = String.raw`(function (hostCall, hostLog, hostSettled) {
   const mapSet = MapClass.prototype.set;
   const mapDelete = MapClass.prototype.delete;
   const apply = Reflect.apply;
+  const join = Array.prototype.join;
+  const slice = String.prototype.slice;
 
   function encode(name, args) {
     if (args === undefined) return "{}";
@@ -55,8 +61,9 @@ export const PRELUDE = String.raw`(function (hostCall, hostLog, hostSettled) {
   async function call(name, args) {
     if (typeof name !== "string")
       throw new TypeErrorClass("tools.call(name, args): name must be a string, e.g. tools.call(\"fs.read\", { path: \"notes.txt\" }).");
-    // A refusal comes back at once as text; a call in flight as its number.
-    const reply = hostCall(name, encode(name, args));
+    // A refusal comes back at once as text; a call in flight as its number. The name crosses
+    // as JSON too: the host reads a string as a C string, which would end at a NUL in it.
+    const reply = hostCall(stringify(name), encode(name, args));
     if (typeof reply === "string") return decode(reply);
     return decode(await new PromiseClass((resolve) => apply(mapSet, waiting, [reply, resolve])));
   }
@@ -131,10 +138,12 @@ export const PRELUDE = String.raw`(function (hostCall, hostLog, hostSettled) {
     }
   }
   // A line is cut here, before it crosses: a flood of huge lines costs the host nothing.
+  // (values is this call's own array: writing its own elements runs no setter of the script's.)
   const MAX_LINE = 16384;
   const log = (...values) => {
-    const line = values.map(show).join(" ");
-    hostLog(line.length > MAX_LINE ? line.slice(0, MAX_LINE) + " …[line cut]" : line);
+    for (let i = 0; i < values.length; i++) values[i] = show(values[i]);
+    const line = apply(join, values, [" "]);
+    hostLog(line.length > MAX_LINE ? apply(slice, line, [0, MAX_LINE]) + " …[line cut]" : line);
   };
   const console = freeze({ log, info: log, debug: log, warn: log, error: log });
 
@@ -144,9 +153,11 @@ export const PRELUDE = String.raw`(function (hostCall, hostLog, hostSettled) {
 
   // Replies to the host are built on objects without a prototype: a toJSON or getter the
   // script put on Object.prototype cannot change what they say.
+  // (An index loop: for-of would call the array iterator, which the script may replace.)
   function record(fields) {
     const out = create(null);
-    for (const key of ownKeys(fields)) out[key] = fields[key];
+    const keys = ownKeys(fields);
+    for (let i = 0; i < keys.length; i++) out[keys[i]] = fields[keys[i]];
     return stringify(out);
   }
 

@@ -9,7 +9,7 @@ import {
   utf8Bytes,
   valueReply,
 } from "./crossing.js";
-import { Deadline } from "./deadline.js";
+import { Deadline, EngineTime } from "./deadline.js";
 import { acquireEngine, type Engine, PAGE_BYTES, releaseEngine } from "./engine.js";
 import type { ScriptLimits } from "./limits.js";
 import { BODY_PREFIX, BODY_SUFFIX, PRELUDE, SCRIPT_FILE } from "./prelude.js";
@@ -70,6 +70,25 @@ export interface ScriptOutcome {
 /** Longest tool name a script may pass (MCP names are `server/tool`, each part well under this). */
 const MAX_TOOL_NAME = 256;
 
+/** A C0 control character or DEL: never part of a tool name (a NUL would end it in C code). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+
+/**
+ * The tool name the script passed, whole. The prelude sends it as JSON text: a string read
+ * from the engine is a C string, which ends at the first NUL (`"fs.read\u0000x"` would read
+ * as `fs.read`) and loses lone surrogates; JSON escapes both. Anything else reads as "" (refused).
+ */
+function toolName(vm: QuickJSContext, handle: QuickJSHandle): string {
+  if (vm.typeof(handle) !== "string") return "";
+  try {
+    const name: unknown = JSON.parse(vm.getString(handle));
+    return typeof name === "string" ? name : "";
+  } catch {
+    return "";
+  }
+}
+
 /** Most scripts running at once in this process (each holds an engine instance and its heap). */
 const MAX_RUNNING = 16;
 let running = 0;
@@ -129,10 +148,14 @@ class ScriptRun {
   #settled = false;
   #wake: (() => void) | undefined;
   #deadline: Deadline | undefined;
+  #runtime: QuickJSRuntime | undefined;
+  /** The engine's running time, which a pause does not stop (see EngineTime). */
+  readonly #engineTime: EngineTime;
 
   constructor(options: RunScriptOptions) {
     this.#options = options;
     this.#limits = options.limits;
+    this.#engineTime = new EngineTime(options.timeoutMs);
   }
 
   async run(): Promise<ScriptOutcome> {
@@ -140,6 +163,7 @@ class ScriptRun {
     this.#engine = engine;
     let clean = true;
     const runtime = engine.module.newRuntime();
+    this.#runtime = runtime;
     const onAbort = () =>
       this.#stop({ kind: "aborted", message: "the script was stopped: the run was aborted" });
     const signal = this.#options.signal;
@@ -147,18 +171,13 @@ class ScriptRun {
     let value: string | undefined;
     try {
       runtime.setMaxStackSize(this.#limits.stackBytes);
-      runtime.setInterruptHandler(() => this.#stopped || (this.#deadline?.expired ?? false));
+      runtime.setInterruptHandler(() => this.#interrupt());
       runtime.setModuleLoader(() => ({
         error: new Error("import() is not available in scripts: use the tools object to reach tools"),
       }));
       const vm = runtime.newContext();
       try {
-        this.#deadline = new Deadline(this.#options.timeoutMs, () =>
-          this.#stop({
-            kind: "timeout",
-            message: `the script ran past its deadline of ${this.#options.timeoutMs} ms and was stopped`,
-          }),
-        );
+        this.#deadline = new Deadline(this.#options.timeoutMs, () => this.#stop(this.#pastDeadline()));
         if (signal.aborted) onAbort();
         else signal.addEventListener("abort", onAbort, { once: true });
         const outcome = await this.#execute(vm, runtime);
@@ -214,9 +233,11 @@ class ScriptRun {
     const hostSettled = vm.newFunction("settled", () => {
       this.#settled = true;
     });
-    const preludeResult = vm.evalCode(PRELUDE, "prelude.js");
+    const preludeResult = this.#engineTime.run(() => vm.evalCode(PRELUDE, "prelude.js"));
     const prelude = vm.unwrapResult(preludeResult);
-    const helpers = vm.unwrapResult(vm.callFunction(prelude, vm.undefined, hostCall, hostLog, hostSettled));
+    const helpers = vm.unwrapResult(
+      this.#engineTime.run(() => vm.callFunction(prelude, vm.undefined, hostCall, hostLog, hostSettled)),
+    );
     prelude.dispose();
     hostCall.dispose();
     hostLog.dispose();
@@ -228,7 +249,9 @@ class ScriptRun {
     helpers.dispose();
     this.#deliver = deliver;
     try {
-      const compiled = vm.evalCode(`${BODY_PREFIX}${this.#options.source}${BODY_SUFFIX}`, SCRIPT_FILE);
+      const compiled = this.#engineTime.run(() =>
+        vm.evalCode(`${BODY_PREFIX}${this.#options.source}${BODY_SUFFIX}`, SCRIPT_FILE),
+      );
       if (compiled.error) {
         const failure = this.#thrown(vm, describe, compiled.error, "syntax");
         compiled.error.dispose();
@@ -244,7 +267,7 @@ class ScriptRun {
           },
         };
       }
-      const started = vm.callFunction(fn, vm.undefined);
+      const started = this.#engineTime.run(() => vm.callFunction(fn, vm.undefined));
       fn.dispose();
       if (started.error) {
         const failure = this.#stopReason ?? this.#thrown(vm, describe, started.error, "thrown");
@@ -253,7 +276,7 @@ class ScriptRun {
       }
       const promise = started.value;
       try {
-        const watching = vm.callFunction(watch, vm.undefined, promise);
+        const watching = this.#engineTime.run(() => vm.callFunction(watch, vm.undefined, promise));
         if (watching.error) {
           const failure = this.#stopReason ?? this.#thrown(vm, describe, watching.error, "thrown");
           watching.error.dispose();
@@ -282,8 +305,10 @@ class ScriptRun {
     describe: QuickJSHandle,
   ): Promise<{ value?: string; failure?: ScriptFailure }> {
     for (;;) {
+      // Also checked here, not only by the interrupt: short drives may never reach its check.
+      if (!this.#stopReason && this.#engineTime.spentAt(Date.now())) this.#stop(this.#pastDeadline());
       if (this.#stopReason) return { failure: this.#stopReason };
-      const jobs = runtime.executePendingJobs();
+      const jobs = this.#engineTime.run(() => runtime.executePendingJobs());
       if (jobs.error) {
         // A job that threw past the script (the interrupt, out of memory).
         const failure = this.#stopReason ?? this.#thrown(vm, describe, jobs.error, "thrown");
@@ -302,7 +327,7 @@ class ScriptRun {
       const state = vm.getPromiseState(promise);
       if (state.type !== "pending") this.#closed = true;
       if (state.type === "fulfilled") {
-        const result = vm.callFunction(finish, vm.undefined, state.value);
+        const result = this.#engineTime.run(() => vm.callFunction(finish, vm.undefined, state.value));
         state.value.dispose();
         if (result.error) {
           const failure = this.#stopReason ?? this.#thrown(vm, describe, result.error, "result");
@@ -352,10 +377,44 @@ class ScriptRun {
     return this.#memoryExhausted() ? this.#outOfMemory() : stalled();
   }
 
+  /**
+   * The engine's interrupt check (called very often while the script runs: one clock read).
+   * The wall-clock deadline stops while a person is asked to approve a call, but the time
+   * the engine spends running always counts: a script busy while an approval is pending
+   * blocks the host's event loop, and only this check can end it.
+   */
+  #interrupt(): boolean {
+    if (this.#stopped) return true;
+    const now = Date.now();
+    if (this.#deadline?.expiredAt(now)) return true;
+    if (!this.#engineTime.spentAt(now)) return false;
+    this.#stop(this.#pastDeadline());
+    return true;
+  }
+
+  #pastDeadline(): ScriptFailure {
+    return {
+      kind: "timeout",
+      message: `the script ran past its deadline of ${this.#options.timeoutMs} ms and was stopped`,
+    };
+  }
+
   #stop(reason: ScriptFailure): void {
     if (this.#stopReason) return;
     this.#stopReason = reason;
     this.#stopped = true;
+    // The interrupt alone does not stop a script that keeps calling async functions: QuickJS
+    // turns any exception inside an async function, the uncatchable interrupt included, into
+    // that function's rejected promise, and its caller runs on (\`for (;;) f()\` with a long
+    // async \`f\` took every interrupt inside \`f\` and never ended). From the stop on, no
+    // function can be entered at all — no call, getter, trap, promise job or resumed async
+    // function (the stack limit is made 1 byte; the engine checks it on every entry) — so
+    // the frames still running each end at their next interrupt check.
+    try {
+      this.#runtime?.setMaxStackSize(1);
+    } catch {
+      // A runtime already freed has nothing left to run.
+    }
     this.#callsAbort.abort(new Error(reason.message));
     this.#wake?.();
   }
@@ -377,7 +436,7 @@ class ScriptRun {
    * refusal, else a promise of it; never a host exception (its stack would name host files).
    */
   #hostCall(vm: QuickJSContext, nameHandle: QuickJSHandle, argsHandle: QuickJSHandle): QuickJSHandle {
-    const name = vm.typeof(nameHandle) === "string" ? vm.getString(nameHandle) : "";
+    const name = toolName(vm, nameHandle);
     const refuse = (info: CallErrorInfo) => vm.newString(errorReply(info));
     if (this.#stopped || this.#closed)
       return refuse({
@@ -391,6 +450,13 @@ class ScriptRun {
         code: "unknown_tool",
         property: "tool",
         message: `A tool name is 1 to ${MAX_TOOL_NAME} characters, like "fs.read" or "server/tool".`,
+      });
+    if (CONTROL_CHARACTER.test(name))
+      return refuse({
+        tool: name,
+        code: "unknown_tool",
+        property: "tool",
+        message: `The tool name ${JSON.stringify(name)} contains a control character (such as NUL); no tool is named that way.`,
       });
     if (this.#calls >= this.#limits.maxCalls)
       return refuse({
@@ -412,7 +478,7 @@ class ScriptRun {
         const id = vm.newNumber(number);
         const body = vm.newString(text);
         // Runs the script's resolve: it only queues the job that resumes the script.
-        const done = vm.callFunction(deliver, vm.undefined, id, body);
+        const done = this.#engineTime.run(() => vm.callFunction(deliver, vm.undefined, id, body));
         id.dispose();
         body.dispose();
         if (done.error) done.error.dispose();
@@ -491,14 +557,10 @@ class ScriptRun {
   ): ScriptFailure {
     this.#closed = true;
     if (this.#stopReason) return this.#stopReason;
-    if (this.#deadline?.expired)
-      return {
-        kind: "timeout",
-        message: `the script ran past its deadline of ${this.#options.timeoutMs} ms and was stopped`,
-      };
+    if (this.#deadline?.expired) return this.#pastDeadline();
     let info: Record<string, unknown> = {};
     // Describing runs script code (a getter on the error); the deadline still applies.
-    const described = vm.callFunction(describe, vm.undefined, error);
+    const described = this.#engineTime.run(() => vm.callFunction(describe, vm.undefined, error));
     if (described.error) described.error.dispose();
     else {
       if (vm.typeof(described.value) === "string") {
