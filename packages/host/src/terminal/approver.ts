@@ -9,8 +9,10 @@ const SHOWN_ARGUMENT_CHARS = 4000;
 /**
  * A request's arguments as one line for the terminal: JSON, with every control and format
  * character escaped (nothing the model wrote can move the cursor or hide text), and a cut
- * that says how much it left out. The approver itself shows `approvalText` of
- * `@capgate/schema` (every argument on its own line), the rendering every approval surface shares.
+ * that says how much it left out.
+ * @deprecated Nothing in capgate uses it any more: show `approvalText` of `@capgate/schema`
+ * (every argument on its own line, cut per argument), the rendering every approval surface
+ * shares. Kept for one minor version for code that imported it.
  */
 export function shownArguments(args: unknown): string {
   // JSON text holds no raw newline or tab, so every control and format character is escaped.
