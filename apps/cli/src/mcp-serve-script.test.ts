@@ -81,4 +81,50 @@ describe("capgate mcp serve: script.run with approvals asked of the client's use
       await client.close();
     }
   });
+
+  it("a script stuck in a native loop does not hold the server: other requests are answered, and it ends at its deadline", async () => {
+    // Found by an outside review: `indexOf` over an array-like of length 2^53 − 1 loops in
+    // the engine's C code without reaching its interrupt check, which held the host's only
+    // thread — every other client request waited, for hours. The engine now runs on its own
+    // thread, which the host ends when the script does not stop.
+    const box = sandbox();
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, "mcp", "serve", "--preload", "fs,script"],
+      cwd: box.workspace,
+      env: box.env as Record<string, string>,
+      stderr: "ignore",
+    });
+    const client = new Client({ name: "desktop", version: "1" });
+    await client.connect(transport);
+    try {
+      const stuck = client.callTool({
+        name: "capability_call",
+        arguments: {
+          tool: "script.run",
+          arguments: {
+            source: "Array.prototype.indexOf.call({ length: 2 ** 53 - 1 }, 1); return 1;",
+            timeout_ms: 3000,
+          },
+        },
+      });
+      let stuckDone = false;
+      void stuck.finally(() => {
+        stuckDone = true;
+      });
+      // Let the script start, then ask for something else while it loops.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const listed = await client.callTool({
+        name: "capability_call",
+        arguments: { tool: "fs.list", arguments: { path: "." } },
+      });
+      expect(listed.isError).toBeFalsy();
+      expect(stuckDone).toBe(false);
+      const reply = await stuck;
+      expect(reply.isError).toBe(true);
+      expect(text(reply)).toContain("the script ran past its deadline of 3000 ms and was stopped");
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
 });

@@ -220,8 +220,9 @@ describe("attacks on the isolate", () => {
     // Made anew for each script below.
     let asked: () => void = () => undefined;
     let approvalAsked: Promise<void> = Promise.resolve();
-    // A tool that returns once the approval has been asked (the approver answers "yes" a
-    // second later, long after the script has been stopped).
+    // A tool that returns once the approval has been asked (the approver answers "yes" three
+    // seconds later, long after the script has been stopped: the host is free while the
+    // engine loops on its own thread, so an earlier answer would be a granted write).
     const probe = defineCapability({
       manifest: {
         name: "probe",
@@ -256,7 +257,7 @@ describe("attacks on the isolate", () => {
         new Promise<boolean>((resolve) => {
           askedTimes++;
           asked();
-          setTimeout(() => resolve(true), 1_000);
+          setTimeout(() => resolve(true), 3_000);
         }),
     });
     // First a loop that ends by itself after 10 s (a regression fails here instead of

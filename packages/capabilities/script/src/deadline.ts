@@ -83,17 +83,37 @@ export class EngineTime {
   #since: number | undefined;
   #depth = 0;
 
-  constructor(readonly totalMs: number) {}
+  /**
+   * `shared` (two numbers: ms used, start of the entry now running or 0) is where the host's
+   * watchdog reads this clock when the engine runs on another thread: a native loop that
+   * never reaches the interrupt check can then still be ended from outside.
+   */
+  constructor(
+    readonly totalMs: number,
+    private readonly shared?: Float64Array,
+  ) {
+    if (shared) {
+      shared[0] = 0;
+      shared[1] = 0;
+    }
+  }
 
   /** Run `work` (one entry into the engine) and count its time. */
   run<T>(work: () => T): T {
-    if (this.#depth++ === 0) this.#since = Date.now();
+    if (this.#depth++ === 0) {
+      this.#since = Date.now();
+      if (this.shared) this.shared[1] = this.#since;
+    }
     try {
       return work();
     } finally {
       if (--this.#depth === 0) {
         this.#usedMs += Date.now() - (this.#since ?? Date.now());
         this.#since = undefined;
+        if (this.shared) {
+          this.shared[0] = this.#usedMs;
+          this.shared[1] = 0;
+        }
       }
     }
   }
@@ -102,4 +122,11 @@ export class EngineTime {
   spentAt(now: number): boolean {
     return this.#usedMs + (this.#since === undefined ? 0 : now - this.#since) >= this.totalMs;
   }
+}
+
+/** `EngineTime.spentAt` read from another thread through the shared clock. */
+export function sharedEngineTimeSpent(shared: Float64Array, totalMs: number, now: number): boolean {
+  const used = shared[0] ?? 0;
+  const since = shared[1] ?? 0;
+  return used + (since === 0 ? 0 : now - since) >= totalMs;
 }

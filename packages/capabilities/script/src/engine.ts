@@ -25,8 +25,8 @@ const wasm = (
 
 /**
  * QuickJS instances (one WebAssembly instance each: its own linear memory, its own heap).
- * The WebAssembly code is compiled once per process; an instance serves one script at a
- * time, and goes back to the pool only when its script ended cleanly and its memory stayed
+ * The WebAssembly code is compiled once per process (by the host, which hands the compiled
+ * module to each engine thread); an instance serves one script at a time, and goes back to the pool only when its script ended cleanly and its memory stayed
  * small. An instance whose script overflowed the host stack inside the engine (deep
  * native recursion: JSON of a 100,000-deep array) or ran out of memory may be left half-way
  * through its own C code, so it is thrown away, never reused.
@@ -35,7 +35,7 @@ const wasm = (
  * past it whatever its own accounting says (QuickJS's malloc limit does not see every
  * allocation in this build: measured, a 64 MiB limit let the heap reach 514 MiB).
  */
-const POOL_SIZE = 2;
+const POOL_SIZE = 1;
 /** An instance whose linear memory grew past this goes away after its script (memory never shrinks). */
 const POOL_MEMORY_BYTES = 32 * 1024 * 1024;
 export const PAGE_BYTES = 65536;
@@ -43,10 +43,18 @@ export const PAGE_BYTES = 65536;
 export const ENGINE_BASE_BYTES = 16 * 1024 * 1024;
 
 let compiled: Promise<CompiledWasm> | undefined;
+let provided: CompiledWasm | undefined;
 /** Idle instances by their memory maximum (pages). */
 const idle = new Map<number, QuickJSWASMModule[]>();
 
-function compiledModule(): Promise<CompiledWasm> {
+/** Use a module compiled elsewhere (an engine thread gets the host's). */
+export function provideCompiledModule(module: CompiledWasm): void {
+  provided = module;
+}
+
+/** The engine's WebAssembly code, compiled once per process. */
+export function compiledModule(): Promise<CompiledWasm> {
+  if (provided) return Promise.resolve(provided);
   compiled ??= (async () => {
     const path = createRequire(import.meta.url).resolve("@jitl/quickjs-wasmfile-release-sync/wasm");
     return wasm.compile(await readFile(path));
@@ -93,9 +101,4 @@ export function releaseEngine(engine: Engine, clean: boolean): void {
   if (bytes > POOL_MEMORY_BYTES) return;
   list.push(engine.module);
   idle.set(engine.pages, list);
-}
-
-/** Compile and instantiate ahead of the first script (a host may call it at start-up). */
-export async function warmEngine(memoryBytes = 64 * 1024 * 1024): Promise<void> {
-  releaseEngine(await acquireEngine(memoryBytes), true);
 }

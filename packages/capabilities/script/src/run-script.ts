@@ -1,18 +1,23 @@
 import { CapgateError } from "@capgate/schema";
 import type { NestedCallOptions, ToolResult } from "@capgate/tools";
-import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from "quickjs-emscripten-core";
-import {
-  type CallErrorInfo,
-  errorReply,
-  parseArguments,
-  resultValue,
-  utf8Bytes,
-  valueReply,
-} from "./crossing.js";
-import { Deadline, EngineTime } from "./deadline.js";
-import { acquireEngine, type Engine, PAGE_BYTES, releaseEngine } from "./engine.js";
+import { type CallErrorInfo, errorReply, resultValue, valueReply } from "./crossing.js";
+import { Deadline, sharedEngineTimeSpent } from "./deadline.js";
+import { acquireThread, type EngineThread, releaseThread } from "./engine-threads.js";
 import type { ScriptLimits } from "./limits.js";
-import { BODY_PREFIX, BODY_SUFFIX, PRELUDE, SCRIPT_FILE } from "./prelude.js";
+import {
+  abortedFailure,
+  type DoneMessage,
+  type FromEngineThread,
+  type ScriptCall,
+  type ScriptFailure,
+  STOP_ABORTED,
+  STOP_NONE,
+  STOP_SLOT,
+  STOP_TIMEOUT,
+  timeoutFailure,
+} from "./wire.js";
+
+export type { ScriptFailure, ScriptFailureKind } from "./wire.js";
 
 /** How a script reaches tools: the host's call service, bound to the enclosing call. */
 export type ScriptCaller = (
@@ -32,29 +37,6 @@ export interface RunScriptOptions {
   pauseTimeout?: () => () => void;
 }
 
-/** Why a script did not return a value. */
-export type ScriptFailureKind =
-  | "syntax"
-  | "thrown"
-  | "timeout"
-  | "memory"
-  | "stack"
-  | "aborted"
-  | "stalled"
-  | "result"
-  | "busy";
-
-export interface ScriptFailure {
-  kind: ScriptFailureKind;
-  message: string;
-  line?: number;
-  column?: number;
-  /** The gate's code and property, when the script failed on an uncaught tool error. */
-  code?: string;
-  property?: string;
-  tool?: string;
-}
-
 export interface ScriptOutcome {
   /** The returned value as JSON text (absent when the script returned nothing or failed). */
   value?: string;
@@ -67,38 +49,34 @@ export interface ScriptOutcome {
   durationMs: number;
 }
 
-/** Longest tool name a script may pass (MCP names are `server/tool`, each part well under this). */
-const MAX_TOOL_NAME = 256;
-
-/** A C0 control character or DEL: never part of a tool name (a NUL would end it in C code). */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
-
-/**
- * The tool name the script passed, whole. The prelude sends it as JSON text: a string read
- * from the engine is a C string, which ends at the first NUL (`"fs.read\u0000x"` would read
- * as `fs.read`) and loses lone surrogates; JSON escapes both. Anything else reads as "" (refused).
- */
-function toolName(vm: QuickJSContext, handle: QuickJSHandle): string {
-  if (vm.typeof(handle) !== "string") return "";
-  try {
-    const name: unknown = JSON.parse(vm.getString(handle));
-    return typeof name === "string" ? name : "";
-  } catch {
-    return "";
-  }
-}
-
-/** Most scripts running at once in this process (each holds an engine instance and its heap). */
+/** Most scripts running at once in this process (each holds a thread, an engine instance and its heap). */
 const MAX_RUNNING = 16;
 let running = 0;
 
 /**
- * Run one script in a fresh QuickJS runtime: the source as the body of an async function,
- * `tools` and `console` from the prelude, nothing else of the host. Tool calls go out as
- * JSON text through `call`; the script ends by returning, throwing, its deadline, the
- * enclosing call's abort, its memory or stack limit, or by waiting on a promise that
- * nothing in flight can settle.
+ * How long a script asked to stop may take to notice it before its thread is ended. The
+ * engine checks the stop flag every few thousand operations, so a script normally ends
+ * within a millisecond; only a native loop that never reaches the check needs the thread
+ * terminated.
+ */
+const STOP_GRACE_MS = 500;
+
+/**
+ * How often the host looks at the engine's running time. The engine checks it itself at
+ * every interrupt; the host's look catches a native loop that never reaches the check while
+ * the wall-clock deadline is paused for an approval.
+ */
+const WATCH_INTERVAL_MS = 100;
+
+let nextRun = 0;
+
+/**
+ * Run one script on an engine thread (engine-thread.ts) and make its tool calls here, in
+ * the host, through `call`. The host owns the wall-clock deadline (paused while a person is
+ * asked to approve a call), the run's abort, the limit on calls in flight and the calls
+ * themselves; the thread owns the engine. When the script must stop, the host sets the stop
+ * flag the engine reads at every interrupt check, and ends the thread if the engine does
+ * not notice within STOP_GRACE_MS: no script can hold the host, whatever native loop it runs.
  */
 export async function runScript(options: RunScriptOptions): Promise<ScriptOutcome> {
   if (running >= MAX_RUNNING) {
@@ -115,388 +93,147 @@ export async function runScript(options: RunScriptOptions): Promise<ScriptOutcom
   }
   running++;
   try {
-    return await new ScriptRun(options).run();
+    return await new HostRun(options).run();
   } finally {
     running--;
   }
 }
 
-class ScriptRun {
+class HostRun {
   readonly #options: RunScriptOptions;
   readonly #limits: ScriptLimits;
-  #engine: Engine | undefined;
+  readonly #run = ++nextRun;
   readonly #started = Date.now();
   readonly #logs: string[] = [];
-  #logBytes = 0;
-  #droppedLogLines = 0;
-  #calls = 0;
+  #thread: EngineThread | undefined;
   #inFlight = 0;
   #queued: Array<() => void> = [];
-  #stopped = false;
-  /** Set once the script's result is being read: a getter or toJSON may not start calls then. */
-  #closed = false;
-  #stopReason: ScriptFailure | undefined;
-  /** Calls handed to the host and not yet settled; the script ends only after they have. */
+  /** Calls handed to the host's call service and not yet settled; the script ends only after they have. */
   readonly #inFlightCalls = new Set<Promise<void>>();
-  /** Aborts nested calls still in flight when the script ends. */
+  /** Aborts nested calls still in flight when the script ends or is stopped. */
   readonly #callsAbort = new AbortController();
-  /** Numbers of the calls handed to the host whose replies the script has not been given. */
-  readonly #pending = new Set<number>();
-  #nextCall = 0;
-  /** `deliver(number, text)` inside the engine; set while the script runs. */
-  #deliver: QuickJSHandle | undefined;
-  #settled = false;
-  #wake: (() => void) | undefined;
+  #stopReason: ScriptFailure | undefined;
+  #ended = false;
   #deadline: Deadline | undefined;
-  #runtime: QuickJSRuntime | undefined;
-  /** The engine's running time, which a pause does not stop (see EngineTime). */
-  readonly #engineTime: EngineTime;
+  #watch: ReturnType<typeof setInterval> | undefined;
+  #grace: ReturnType<typeof setTimeout> | undefined;
+  /** Calls the host has seen (the thread's own count, refusals included, comes with its result). */
+  #callsMade = 0;
+  #finish: ((outcome: Omit<DoneMessage, "type" | "run">) => void) | undefined;
 
   constructor(options: RunScriptOptions) {
     this.#options = options;
     this.#limits = options.limits;
-    this.#engineTime = new EngineTime(options.timeoutMs);
   }
 
   async run(): Promise<ScriptOutcome> {
-    const engine = await acquireEngine(this.#limits.memoryBytes);
-    this.#engine = engine;
-    let clean = true;
-    const runtime = engine.module.newRuntime();
-    this.#runtime = runtime;
-    const onAbort = () =>
-      this.#stop({ kind: "aborted", message: "the script was stopped: the run was aborted" });
     const signal = this.#options.signal;
-    let failure: ScriptFailure | undefined;
-    let value: string | undefined;
+    const thread = await acquireThread();
+    this.#thread = thread;
+    thread.control[STOP_SLOT] = STOP_NONE;
+    thread.clock.fill(0);
+    const onAbort = () => this.#stop(abortedFailure(), STOP_ABORTED);
+    let done: Omit<DoneMessage, "type" | "run">;
     try {
-      runtime.setMaxStackSize(this.#limits.stackBytes);
-      runtime.setInterruptHandler(() => this.#interrupt());
-      runtime.setModuleLoader(() => ({
-        error: new Error("import() is not available in scripts: use the tools object to reach tools"),
-      }));
-      const vm = runtime.newContext();
-      try {
-        this.#deadline = new Deadline(this.#options.timeoutMs, () => this.#stop(this.#pastDeadline()));
+      done = await new Promise((resolve) => {
+        this.#finish = resolve;
+        thread.attach(
+          (message) => this.#message(message),
+          (error) => this.#threadDied(error),
+        );
+        this.#deadline = new Deadline(this.#options.timeoutMs, () =>
+          this.#stop(timeoutFailure(this.#options.timeoutMs), STOP_TIMEOUT),
+        );
+        this.#watch = setInterval(() => this.#watchEngine(), WATCH_INTERVAL_MS);
+        this.#watch.unref?.();
         if (signal.aborted) onAbort();
         else signal.addEventListener("abort", onAbort, { once: true });
-        const outcome = await this.#execute(vm, runtime);
-        value = outcome.value;
-        failure = outcome.failure;
-        // An allocation failed somewhere in the engine's C code: do not trust the instance again.
-        if (failure?.kind === "memory") clean = false;
-      } finally {
-        this.#stopped = true;
-        this.#deadline?.stop();
-        signal.removeEventListener("abort", onAbort);
-        this.#callsAbort.abort(new Error("the script has ended"));
-        // Calls the script left running (not awaited, or stopped mid-way) end before the script
-        // does: nothing it started runs on after its result is reported.
-        await Promise.allSettled([...this.#inFlightCalls]);
-        this.#pending.clear();
-        vm.dispose();
-      }
-    } catch (error) {
-      // The engine failed inside its own code: most often the host stack ran out during
-      // native recursion (JSON of a deeply nested value). The instance is not reused.
-      clean = false;
-      failure = engineFailure(error);
+        thread.post({
+          type: "start",
+          run: this.#run,
+          source: this.#options.source,
+          timeoutMs: this.#options.timeoutMs,
+          limits: this.#limits,
+        });
+      });
     } finally {
-      // A failed instance is dropped whole: freeing its runtime would run its C code again.
-      if (clean) {
-        try {
-          runtime.dispose();
-        } catch {
-          clean = false;
-        }
-      }
-      releaseEngine(engine, clean);
+      this.#ended = true;
+      this.#deadline?.stop();
+      clearInterval(this.#watch);
+      clearTimeout(this.#grace);
+      signal.removeEventListener("abort", onAbort);
+      this.#callsAbort.abort(new Error("the script has ended"));
+      if (thread.exited) thread.detach();
+      else releaseThread(thread);
+      // Calls the script left running (not awaited, or stopped mid-way) end before the script
+      // does: nothing it started runs on after its result is reported.
+      await Promise.allSettled([...this.#inFlightCalls]);
     }
     return {
-      ...(value !== undefined ? { value } : {}),
-      ...(failure ? { failure } : {}),
+      ...(done.value !== undefined ? { value: done.value } : {}),
+      ...(done.failure ? { failure: done.failure } : {}),
       logs: this.#logs,
-      droppedLogLines: this.#droppedLogLines,
-      calls: this.#calls,
+      droppedLogLines: done.droppedLogLines,
+      calls: done.calls,
       durationMs: Date.now() - this.#started,
     };
   }
 
-  async #execute(
-    vm: QuickJSContext,
-    runtime: QuickJSRuntime,
-  ): Promise<{ value?: string; failure?: ScriptFailure }> {
-    const hostCall = vm.newFunction("call", (name, args) => this.#hostCall(vm, name, args));
-    const hostLog = vm.newFunction("log", (text) => {
-      this.#log(vm, text);
-    });
-    const hostSettled = vm.newFunction("settled", () => {
-      this.#settled = true;
-    });
-    const preludeResult = this.#engineTime.run(() => vm.evalCode(PRELUDE, "prelude.js"));
-    const prelude = vm.unwrapResult(preludeResult);
-    const helpers = vm.unwrapResult(
-      this.#engineTime.run(() => vm.callFunction(prelude, vm.undefined, hostCall, hostLog, hostSettled)),
-    );
-    prelude.dispose();
-    hostCall.dispose();
-    hostLog.dispose();
-    hostSettled.dispose();
-    const finish = vm.getProp(helpers, 0);
-    const describe = vm.getProp(helpers, 1);
-    const deliver = vm.getProp(helpers, 2);
-    const watch = vm.getProp(helpers, 3);
-    helpers.dispose();
-    this.#deliver = deliver;
-    try {
-      const compiled = this.#engineTime.run(() =>
-        vm.evalCode(`${BODY_PREFIX}${this.#options.source}${BODY_SUFFIX}`, SCRIPT_FILE),
-      );
-      if (compiled.error) {
-        const failure = this.#thrown(vm, describe, compiled.error, "syntax");
-        compiled.error.dispose();
-        return { failure };
-      }
-      const fn = compiled.value;
-      if (vm.typeof(fn) !== "function") {
-        fn.dispose();
-        return {
-          failure: {
-            kind: "syntax",
-            message: "the source must be the body of a function (it closed the function it is wrapped in)",
-          },
-        };
-      }
-      const started = this.#engineTime.run(() => vm.callFunction(fn, vm.undefined));
-      fn.dispose();
-      if (started.error) {
-        const failure = this.#stopReason ?? this.#thrown(vm, describe, started.error, "thrown");
-        started.error.dispose();
-        return { failure };
-      }
-      const promise = started.value;
-      try {
-        const watching = this.#engineTime.run(() => vm.callFunction(watch, vm.undefined, promise));
-        if (watching.error) {
-          const failure = this.#stopReason ?? this.#thrown(vm, describe, watching.error, "thrown");
-          watching.error.dispose();
-          return { failure };
-        }
-        watching.value.dispose();
-        return await this.#drive(vm, runtime, promise, finish, describe);
-      } finally {
-        promise.dispose();
-      }
-    } finally {
-      this.#deliver = undefined;
-      finish.dispose();
-      describe.dispose();
-      deliver.dispose();
-      watch.dispose();
+  #message(message: FromEngineThread): void {
+    if (message.run !== this.#run || this.#ended) return;
+    if (message.type === "log") this.#logs.push(message.line);
+    else if (message.type === "calls") for (const call of message.calls) this.#call(call);
+    else {
+      const { type: _type, run: _run, ...outcome } = message;
+      this.#finish?.(outcome);
     }
   }
 
-  /** Run jobs until the script's promise settles, sleeping while its tool calls are out. */
-  async #drive(
-    vm: QuickJSContext,
-    runtime: QuickJSRuntime,
-    promise: QuickJSHandle,
-    finish: QuickJSHandle,
-    describe: QuickJSHandle,
-  ): Promise<{ value?: string; failure?: ScriptFailure }> {
-    for (;;) {
-      // Also checked here, not only by the interrupt: short drives may never reach its check.
-      if (!this.#stopReason && this.#engineTime.spentAt(Date.now())) this.#stop(this.#pastDeadline());
-      if (this.#stopReason) return { failure: this.#stopReason };
-      const jobs = this.#engineTime.run(() => runtime.executePendingJobs());
-      if (jobs.error) {
-        // A job that threw past the script (the interrupt, out of memory).
-        const failure = this.#stopReason ?? this.#thrown(vm, describe, jobs.error, "thrown");
-        jobs.error.dispose();
-        return { failure };
-      }
-      if (this.#stopReason) return { failure: this.#stopReason };
-      if (!this.#settled) {
-        if (this.#pending.size === 0 && !runtime.hasPendingJob()) return { failure: this.#stalled() };
-        await new Promise<void>((resolve) => {
-          this.#wake = resolve;
-        });
-        this.#wake = undefined;
-        continue;
-      }
-      const state = vm.getPromiseState(promise);
-      if (state.type !== "pending") this.#closed = true;
-      if (state.type === "fulfilled") {
-        const result = this.#engineTime.run(() => vm.callFunction(finish, vm.undefined, state.value));
-        state.value.dispose();
-        if (result.error) {
-          const failure = this.#stopReason ?? this.#thrown(vm, describe, result.error, "result");
-          result.error.dispose();
-          return { failure };
-        }
-        const text = vm.typeof(result.value) === "string" ? vm.getString(result.value) : "";
-        result.value.dispose();
-        return finished(text);
-      }
-      if (state.type === "rejected") {
-        const failure = this.#stopReason ?? this.#thrown(vm, describe, state.error, "thrown");
-        state.error.dispose();
-        return { failure };
-      }
-      return { failure: this.#stalled() };
-    }
-  }
-
-  /**
-   * True when the engine's memory has grown to its maximum. QuickJS reports an allocation
-   * that failed with no room left even for an error object as a thrown `null`, and a
-   * promise reaction that failed that way only rejects its own promise: a flood of
-   * promise jobs would then look like a script that threw null, or one waiting forever.
-   */
-  #memoryExhausted(): boolean {
-    const engine = this.#engine;
-    if (!engine) return false;
-    try {
-      return (
-        engine.module.getWasmMemory().buffer.byteLength >= engine.pages * PAGE_BYTES - EXHAUSTED_MARGIN_BYTES
-      );
-    } catch {
-      return false;
-    }
-  }
-
-  #outOfMemory(): ScriptFailure {
-    return {
-      kind: "memory",
-      message: `the script ran out of memory (limit ${this.#limits.memoryBytes} bytes)`,
+  /** The thread ended without finishing the script: terminated by `#stop`, or it failed. */
+  #threadDied(error: Error): void {
+    const failure: ScriptFailure = this.#stopReason ?? {
+      kind: /out of memory/i.test(error.message) ? "memory" : "thrown",
+      message: `the script engine's thread failed: ${error.message}`,
     };
+    this.#finish?.({ failure, droppedLogLines: 0, calls: this.#callsMade });
   }
 
-  /** Waiting on nothing: out of memory when the engine is full (its jobs died there), else stalled. */
-  #stalled(): ScriptFailure {
-    return this.#memoryExhausted() ? this.#outOfMemory() : stalled();
+  /** Engine time past the deadline while the wall clock is paused (a native loop during an approval wait). */
+  #watchEngine(): void {
+    const thread = this.#thread;
+    if (!thread || this.#stopReason) return;
+    if (sharedEngineTimeSpent(thread.clock, this.#options.timeoutMs, Date.now()))
+      this.#stop(timeoutFailure(this.#options.timeoutMs), STOP_TIMEOUT);
   }
 
-  /**
-   * The engine's interrupt check (called very often while the script runs: one clock read).
-   * The wall-clock deadline stops while a person is asked to approve a call, but the time
-   * the engine spends running always counts: a script busy while an approval is pending
-   * blocks the host's event loop, and only this check can end it.
-   */
-  #interrupt(): boolean {
-    if (this.#stopped) return true;
-    const now = Date.now();
-    if (this.#deadline?.expiredAt(now)) return true;
-    if (!this.#engineTime.spentAt(now)) return false;
-    this.#stop(this.#pastDeadline());
-    return true;
-  }
-
-  #pastDeadline(): ScriptFailure {
-    return {
-      kind: "timeout",
-      message: `the script ran past its deadline of ${this.#options.timeoutMs} ms and was stopped`,
-    };
-  }
-
-  #stop(reason: ScriptFailure): void {
-    if (this.#stopReason) return;
+  #stop(reason: ScriptFailure, flag: number): void {
+    if (this.#stopReason || this.#ended) return;
     this.#stopReason = reason;
-    this.#stopped = true;
-    // The interrupt alone does not stop a script that keeps calling async functions: QuickJS
-    // turns any exception inside an async function, the uncatchable interrupt included, into
-    // that function's rejected promise, and its caller runs on (\`for (;;) f()\` with a long
-    // async \`f\` took every interrupt inside \`f\` and never ended). From the stop on, no
-    // function can be entered at all — no call, getter, trap, promise job or resumed async
-    // function (the stack limit is made 1 byte; the engine checks it on every entry) — so
-    // the frames still running each end at their next interrupt check.
-    try {
-      this.#runtime?.setMaxStackSize(1);
-    } catch {
-      // A runtime already freed has nothing left to run.
-    }
+    const thread = this.#thread;
     this.#callsAbort.abort(new Error(reason.message));
-    this.#wake?.();
+    if (!thread) return;
+    Atomics.store(thread.control, STOP_SLOT, flag);
+    thread.post({ type: "wake", run: this.#run });
+    this.#grace = setTimeout(() => thread.terminate(), STOP_GRACE_MS);
   }
 
-  #log(vm: QuickJSContext, text: QuickJSHandle): void {
-    if (vm.typeof(text) !== "string") return;
-    const line = vm.getString(text);
-    const bytes = utf8Bytes(line) + 1;
-    if (this.#logBytes + bytes > this.#limits.outputBytes) {
-      this.#droppedLogLines++;
-      return;
-    }
-    this.#logBytes += bytes;
-    this.#logs.push(line);
-  }
-
-  /**
-   * `tools.<cap>.<verb>(args)` / `tools.call(name, args)`: the reply text at once for a
-   * refusal, else a promise of it; never a host exception (its stack would name host files).
-   */
-  #hostCall(vm: QuickJSContext, nameHandle: QuickJSHandle, argsHandle: QuickJSHandle): QuickJSHandle {
-    const name = toolName(vm, nameHandle);
-    const refuse = (info: CallErrorInfo) => vm.newString(errorReply(info));
-    if (this.#stopped || this.#closed)
-      return refuse({
-        tool: name.slice(0, MAX_TOOL_NAME),
-        code: "script_stopped",
-        message: `${name.slice(0, MAX_TOOL_NAME)} was not called: the script has ${this.#closed && !this.#stopped ? "returned" : "been stopped"}.`,
-      });
-    if (name.length === 0 || name.length > MAX_TOOL_NAME)
-      return refuse({
-        tool: name.slice(0, MAX_TOOL_NAME),
-        code: "unknown_tool",
-        property: "tool",
-        message: `A tool name is 1 to ${MAX_TOOL_NAME} characters, like "fs.read" or "server/tool".`,
-      });
-    if (CONTROL_CHARACTER.test(name))
-      return refuse({
-        tool: name,
-        code: "unknown_tool",
-        property: "tool",
-        message: `The tool name ${JSON.stringify(name)} contains a control character (such as NUL); no tool is named that way.`,
-      });
-    if (this.#calls >= this.#limits.maxCalls)
-      return refuse({
-        tool: name,
-        code: "call_limit",
-        message: `${name} was not called: a script may make at most ${this.#limits.maxCalls} tool calls. Do the rest in another script.run.`,
-      });
-    const argsText = vm.typeof(argsHandle) === "string" ? vm.getString(argsHandle) : "";
-    this.#calls++;
-    const args = parseArguments(name, argsText, this.#limits);
-    if (!args.ok) return refuse(args.info);
-
-    const number = ++this.#nextCall;
-    this.#pending.add(number);
+  #call(message: ScriptCall): void {
+    const { call: number, tool: name, args } = message;
+    this.#callsMade++;
     const reply = (text: string) => {
-      if (!this.#pending.delete(number)) return;
-      const deliver = this.#deliver;
-      if (!this.#stopped && deliver) {
-        const id = vm.newNumber(number);
-        const body = vm.newString(text);
-        // Runs the script's resolve: it only queues the job that resumes the script.
-        const done = this.#engineTime.run(() => vm.callFunction(deliver, vm.undefined, id, body));
-        id.dispose();
-        body.dispose();
-        if (done.error) done.error.dispose();
-        else done.value.dispose();
-      }
-      this.#wake?.();
+      if (!this.#ended) this.#thread?.post({ type: "reply", run: this.#run, call: number, text });
     };
     const settled = this.#whenSlotFree().then(async () => {
       let text: string;
       try {
-        if (this.#stopped) {
+        if (this.#stopReason || this.#ended) {
           text = errorReply({
             tool: name,
             code: "script_stopped",
             message: `${name} was not called: the script has been stopped.`,
           });
         } else {
-          const result = await this.#options.call(name, args.value, {
+          const result = await this.#options.call(name, args, {
             signal: this.#callsAbort.signal,
             onApprovalWait: () => this.#pauseClocks(),
           });
@@ -518,7 +255,6 @@ class ScriptRun {
     });
     this.#inFlightCalls.add(settled);
     void settled.finally(() => this.#inFlightCalls.delete(settled));
-    return vm.newNumber(number);
   }
 
   #pauseClocks(): () => void {
@@ -547,93 +283,6 @@ class ScriptRun {
     this.#inFlight--;
     this.#queued.shift()?.();
   }
-
-  /** What the script threw, described inside the engine; the deadline or a limit when that was the cause. */
-  #thrown(
-    vm: QuickJSContext,
-    describe: QuickJSHandle,
-    error: QuickJSHandle,
-    kind: ScriptFailureKind,
-  ): ScriptFailure {
-    this.#closed = true;
-    if (this.#stopReason) return this.#stopReason;
-    if (this.#deadline?.expired) return this.#pastDeadline();
-    let info: Record<string, unknown> = {};
-    // Describing runs script code (a getter on the error); the deadline still applies.
-    const described = this.#engineTime.run(() => vm.callFunction(describe, vm.undefined, error));
-    if (described.error) described.error.dispose();
-    else {
-      if (vm.typeof(described.value) === "string") {
-        try {
-          info = JSON.parse(vm.getString(described.value)) as Record<string, unknown>;
-        } catch {
-          info = {};
-        }
-      }
-      described.value.dispose();
-    }
-    const message = typeof info.message === "string" ? info.message : "the script failed";
-    if (/out of memory/i.test(message)) return this.#outOfMemory();
-    // A thrown null or undefined with the engine full is an allocation that failed.
-    if (
-      described.error !== undefined ||
-      /^the script threw a non-Error value: (null|undefined)$/.test(message)
-    )
-      if (this.#memoryExhausted()) return this.#outOfMemory();
-    if (/stack overflow|call stack size/i.test(message))
-      return {
-        kind: "stack",
-        message: `the script nested calls too deeply (stack limit ${this.#limits.stackBytes} bytes)`,
-      };
-    const where = locate(typeof info.stack === "string" ? info.stack : "");
-    return {
-      kind,
-      message,
-      ...where,
-      ...(typeof info.code === "string" ? { code: info.code } : {}),
-      ...(typeof info.property === "string" ? { property: info.property } : {}),
-      ...(typeof info.tool === "string" ? { tool: info.tool } : {}),
-    };
-  }
-}
-
-/**
- * How close to its maximum the engine's memory counts as full. The engine grows its memory
- * to whatever an allocation asks, capped at the maximum, so a small allocation fails only
- * there; a large one that fails below it says "out of memory" itself.
- */
-const EXHAUSTED_MARGIN_BYTES = 1024 * 1024;
-
-function stalled(): ScriptFailure {
-  return {
-    kind: "stalled",
-    message:
-      "the script is waiting on a promise that nothing will settle (there are no timers, and no tool call is in flight)",
-  };
-}
-
-function finished(text: string): { value?: string; failure?: ScriptFailure } {
-  let reply: { ok?: unknown; text?: unknown; message?: unknown } | undefined;
-  try {
-    reply = JSON.parse(text) as typeof reply;
-  } catch {
-    reply = undefined;
-  }
-  if (!reply || typeof reply !== "object" || reply.ok !== true) {
-    const why = typeof reply?.message === "string" ? reply.message : "the returned value could not be read";
-    return { failure: { kind: "result", message: why } };
-  }
-  return typeof reply.text === "string" ? { value: reply.text } : {};
-}
-
-/** The first position in the script's own file, with line 1's columns shifted back by the wrapper. */
-function locate(stack: string): { line?: number; column?: number } {
-  const match = new RegExp(`${SCRIPT_FILE.replace(".", "\\.")}:(\\d+):(\\d+)`).exec(stack);
-  if (!match) return {};
-  const line = Number(match[1]);
-  let column = Number(match[2]);
-  if (line === 1) column = Math.max(1, column - BODY_PREFIX.length);
-  return { line, column };
 }
 
 function callErrorInfo(tool: string, error: unknown): CallErrorInfo {
@@ -660,17 +309,4 @@ function safeJson(value: unknown): unknown {
   } catch {
     return undefined;
   }
-}
-
-function engineFailure(error: unknown): ScriptFailure {
-  if (error instanceof RangeError)
-    return {
-      kind: "stack",
-      message:
-        "the script nested too deeply for the engine (a value or expression nested thousands of levels deep) and was stopped",
-    };
-  const message = error instanceof Error ? error.message : String(error);
-  if (/out of memory|memory access out of bounds/i.test(message))
-    return { kind: "memory", message: "the script ran out of memory and was stopped" };
-  return { kind: "thrown", message: `the script engine failed: ${message}` };
 }
