@@ -18,6 +18,8 @@ export {
   workspaceHiddenPaths,
   workspacePathPolicy,
 } from "./path-guard.js";
+export type { PinnedDirectory, RemoveCheck } from "./pinned-dir.js";
+export { makeDirectories, removeEntry, renameEntry, withPinnedDirectory } from "./pinned-dir.js";
 export type { PolicyFileProtection } from "./policy-file.js";
 export {
   isPolicyFile,

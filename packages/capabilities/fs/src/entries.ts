@@ -1,8 +1,18 @@
-import type { Dirent, Stats } from "node:fs";
-import { cp, lstat, mkdir, readdir, readlink, rename, rm } from "node:fs/promises";
-import { dirname, join } from "node:path";
-import type { ToolContext, ToolResult } from "@capgate/tools";
-import { describeFileType, type FileType, fileTypeOf, workspaceHiddenPaths } from "@capgate/workspace";
+import type { Stats } from "node:fs";
+import { cp, lstat, readlink, rm, unlink } from "node:fs/promises";
+import { basename, dirname } from "node:path";
+import { PolicyDeniedError, type ToolContext, type ToolResult } from "@capgate/tools";
+import {
+  describeFileType,
+  type FileType,
+  fileTypeOf,
+  makeDirectories,
+  POLICY_FILE_NAME,
+  removeEntry,
+  renameEntry,
+  withPinnedDirectory,
+  workspaceHiddenPaths,
+} from "@capgate/workspace";
 import {
   failure,
   formatBytes,
@@ -13,9 +23,6 @@ import {
   withExisting,
 } from "./paths.js";
 import { assertNoPolicyFileIn } from "./policy-tree.js";
-
-/** Entries counted before a delete, for the summary; beyond this the count says "at least". */
-const COUNT_LIMIT = 10_000;
 
 /** file, directory, symlink, fifo, socket, character-device or block-device: from lstat, never by opening. */
 function kindOf(info: Stats): FileType {
@@ -96,24 +103,33 @@ export async function movePath(args: { from: string; to: string }, ctx: ToolCont
       return failure(`cannot move ${from.rel} into itself (${to.rel}); nothing was moved.`);
     }
     const info = await lstat(from.abs);
-    await mkdir(dirname(to.abs), { recursive: true });
+    // Both directories held open (the target's parents made from the workspace root down),
+    // so the rename lands where the guard approved whatever happens to the paths meanwhile.
+    const target = await makeDirectories(to.root, dirname(to.abs));
     try {
-      await rename(from.abs, to.abs);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EXDEV") throw error;
-      // Another file system: copy, and only remove the source once the copy is complete.
-      try {
-        await cp(from.abs, to.abs, {
-          recursive: true,
-          errorOnExist: true,
-          force: false,
-          verbatimSymlinks: true,
-        });
-      } catch (copyError) {
-        await rm(to.abs, { recursive: true, force: true });
-        throw copyError;
-      }
-      await rm(from.abs, { recursive: true });
+      await withPinnedDirectory(dirname(from.abs), async (source) => {
+        try {
+          await renameEntry(source, basename(from.abs), target.dir, basename(to.abs));
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== "EXDEV") throw error;
+          // Another file system: copy, and only remove the source once the copy is complete.
+          const copy = target.dir.at(basename(to.abs));
+          try {
+            await cp(source.at(basename(from.abs)), copy, {
+              recursive: true,
+              errorOnExist: true,
+              force: false,
+              verbatimSymlinks: true,
+            });
+          } catch (copyError) {
+            await rm(copy, { recursive: true, force: true });
+            throw copyError;
+          }
+          await removeEntry(source, basename(from.abs), refusePolicyFile(args.from, "fs.move"));
+        }
+      });
+    } finally {
+      await target.dir.close();
     }
     return {
       success: true,
@@ -132,7 +148,8 @@ export async function deletePath(args: { path: string }, ctx: ToolContext): Prom
     const { root, abs, rel } = await resolvePath(ctx, args.path, { forWrite: true });
     const info = await lstat(abs);
     if (!info.isDirectory()) {
-      await rm(abs);
+      // unlink in the parent held open: the name never leads through a swapped directory.
+      await withPinnedDirectory(dirname(abs), (parent) => unlink(parent.at(basename(abs))));
       return {
         success: true,
         summary: `Deleted ${rel} (${formatBytes(info.size)}).`,
@@ -146,50 +163,46 @@ export async function deletePath(args: { path: string }, ctx: ToolContext): Prom
       "fs.delete",
       await workspaceHiddenPaths(ctx),
     );
-    const counted = await countTree(abs);
-    await rm(abs, { recursive: true });
-    const inside =
-      counted.entries === 0
-        ? "it was empty"
-        : `with ${counted.capped ? "at least " : ""}${counted.entries} entr${counted.entries === 1 ? "y" : "ies"} inside`;
+    // Each directory of the tree is opened through its parent without following links and
+    // emptied through its own descriptor: a directory swapped for a link mid-way stops the
+    // walk instead of leading it outside the workspace.
+    const { inside } = await withPinnedDirectory(dirname(abs), (parent) =>
+      removeEntry(parent, basename(abs), refusePolicyFile(args.path, "fs.delete")),
+    );
+    const what = inside === 0 ? "it was empty" : `with ${inside} entr${inside === 1 ? "y" : "ies"} inside`;
     return {
       success: true,
-      summary: `Deleted directory ${rel}/ (${inside}).`,
-      data: { path: rel, type: "directory", entries: counted.entries },
+      summary: `Deleted directory ${rel}/ (${what}).`,
+      data: { path: rel, type: "directory", entries: inside },
     };
   });
+}
+
+/**
+ * The removal walk's check: a policy file that appeared in the tree after the scan before
+ * the delete (only a race does that) stops the walk there.
+ */
+function refusePolicyFile(userPath: string, tool: string) {
+  return (relPath: string) => {
+    if (basename(relPath) === POLICY_FILE_NAME)
+      throw new PolicyDeniedError(
+        `${tool} stopped at '${relPath}': ${POLICY_FILE_NAME} (capgate's policy file) appeared in ${JSON.stringify(userPath)} while it was being changed; the entries before it were already removed.`,
+        { property: tool === "fs.move" ? "from" : "path" },
+      );
+  };
 }
 
 /** fs.mkdir: create a directory and its parents; an existing directory is a success. */
 export async function makeDir(args: { path: string }, ctx: ToolContext): Promise<ToolResult> {
   return withExisting(ctx, args.path, async () => {
-    const { abs, rel } = await resolvePath(ctx, args.path, { forWrite: true, allowMissing: true });
+    const { root, abs, rel } = await resolvePath(ctx, args.path, { forWrite: true, allowMissing: true });
     const existing = await lstat(abs).catch(() => null);
     if (existing?.isDirectory()) {
       return { success: true, summary: `${rel}/ already exists.`, data: { path: rel, created: false } };
     }
     if (existing) return failure(`${rel} exists and is a ${kindOf(existing)}, not a directory.`);
-    await mkdir(abs, { recursive: true });
+    const made = await makeDirectories(root, abs);
+    await made.dir.close();
     return { success: true, summary: `Created directory ${rel}/.`, data: { path: rel, created: true } };
   });
-}
-
-async function countTree(dir: string): Promise<{ entries: number; capped: boolean }> {
-  let entries = 0;
-  const stack = [dir];
-  while (stack.length > 0) {
-    const current = stack.pop()!;
-    let dirents: Dirent[];
-    try {
-      dirents = await readdir(current, { withFileTypes: true });
-    } catch {
-      continue;
-    }
-    for (const d of dirents) {
-      entries++;
-      if (entries >= COUNT_LIMIT) return { entries, capped: true };
-      if (d.isDirectory()) stack.push(join(current, d.name));
-    }
-  }
-  return { entries, capped: false };
 }

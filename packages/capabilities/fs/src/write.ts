@@ -1,7 +1,7 @@
-import { lstat, mkdir } from "node:fs/promises";
+import { lstat } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { ToolContext, ToolResult } from "@capgate/tools";
-import { describeFileType, fileTypeOf } from "@capgate/workspace";
+import { describeFileType, fileTypeOf, makeDirectories } from "@capgate/workspace";
 import { failure, formatBytes, resolvePath, withExisting } from "./paths.js";
 import { countLines, writeAtomic } from "./text-file.js";
 
@@ -18,7 +18,7 @@ export interface WriteArgs {
  */
 export async function writeFile(args: WriteArgs, ctx: ToolContext): Promise<ToolResult> {
   return withExisting(ctx, args.path, async () => {
-    const { abs, rel } = await resolvePath(ctx, args.path, { forWrite: true, allowMissing: true });
+    const { root, abs, rel } = await resolvePath(ctx, args.path, { forWrite: true, allowMissing: true });
     const existing = await lstat(abs).catch(() => null);
     if (existing?.isDirectory()) {
       return failure(`${rel} is a directory; fs.write writes files. Nothing was written.`);
@@ -30,8 +30,11 @@ export async function writeFile(args: WriteArgs, ctx: ToolContext): Promise<Tool
         { path: rel, type },
       );
     }
-    const parent = dirname(abs);
-    const created = await mkdir(parent, { recursive: true });
+    // Missing parents made from the workspace root down, each inside its parent held open:
+    // a directory swapped for a link meanwhile cannot send them outside.
+    const made = await makeDirectories(root, dirname(abs));
+    await made.dir.close();
+    const created = made.created;
     const bytes = await writeAtomic(abs, args.content, existing ? existing.mode & 0o7777 : undefined);
     const lines = countLines(args.content);
     const what = existing

@@ -1,0 +1,122 @@
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { makeDirectories, removeEntry, renameEntry, withPinnedDirectory } from "./pinned-dir.js";
+
+/**
+ * The guard approves a real path; then something swaps a directory on it for a link (a
+ * background shell can). These tests make the swap before the call, which is the state a
+ * racing swapper leaves at the worst moment; fs's race test runs a real swapper.
+ */
+describe.runIf(process.platform === "linux")("directories held open while they change", () => {
+  let base: string;
+  let ws: string;
+  let outside: string;
+  beforeEach(() => {
+    base = realpathSync(mkdtempSync(join(tmpdir(), "capgate-pinned-")));
+    ws = join(base, "ws");
+    outside = join(base, "outside");
+    mkdirSync(ws);
+    mkdirSync(outside);
+    writeFileSync(join(outside, "victim"), "keep me");
+  });
+  afterEach(() => rmSync(base, { recursive: true, force: true }));
+
+  it("opening a directory whose path now leads through a link is refused", async () => {
+    symlinkSync(outside, join(ws, "d"));
+    // The guard approved ws/d when it was a directory.
+    await expect(withPinnedDirectory(join(ws, "d"), async () => "opened")).rejects.toThrow(
+      /changed while it was being worked on/,
+    );
+  });
+
+  it("unlink through the held parent removes the entry of that directory only", async () => {
+    mkdirSync(join(ws, "d"));
+    writeFileSync(join(ws, "d", "victim"), "x");
+    await withPinnedDirectory(join(ws, "d"), async (dir) => {
+      // Swapped after the open: the descriptor still names the original directory.
+      renameSync(join(ws, "d"), join(ws, "d.moved"));
+      symlinkSync(outside, join(ws, "d"));
+      await removeEntry(dir, "victim");
+    });
+    expect(readdirSync(join(ws, "d.moved"))).toEqual([]);
+    expect(readdirSync(outside)).toEqual(["victim"]);
+  });
+
+  it("a tree with a directory swapped for a link: the walk removes the link, never what it points to", async () => {
+    mkdirSync(join(ws, "tree", "sub"), { recursive: true });
+    writeFileSync(join(ws, "tree", "sub", "a"), "a");
+    rmSync(join(ws, "tree", "sub"), { recursive: true });
+    symlinkSync(outside, join(ws, "tree", "sub"));
+    const removed = await withPinnedDirectory(ws, (dir) => removeEntry(dir, "tree"));
+    expect(removed.inside).toBe(1);
+    expect(existsSync(join(ws, "tree"))).toBe(false);
+    expect(readdirSync(outside)).toEqual(["victim"]);
+  });
+
+  it("the walk's check can stop it, and counts what was inside", async () => {
+    mkdirSync(join(ws, "tree", "a", "b"), { recursive: true });
+    writeFileSync(join(ws, "tree", "a", "b", "f"), "f");
+    writeFileSync(join(ws, "tree", "g"), "g");
+    const seen: string[] = [];
+    const removed = await withPinnedDirectory(ws, (dir) =>
+      removeEntry(dir, "tree", (rel) => {
+        seen.push(rel);
+      }),
+    );
+    expect(removed.inside).toBe(4);
+    expect(seen.sort()).toEqual(["tree/a", "tree/a/b", "tree/a/b/f", "tree/g"]);
+    mkdirSync(join(ws, "keep"));
+    writeFileSync(join(ws, "keep", "stop-here"), "x");
+    await expect(
+      withPinnedDirectory(ws, (dir) =>
+        removeEntry(dir, "keep", (rel) => {
+          if (rel.endsWith("stop-here")) throw new Error(`refused ${rel}`);
+        }),
+      ),
+    ).rejects.toThrow("refused keep/stop-here");
+    expect(existsSync(join(ws, "keep", "stop-here"))).toBe(true);
+  });
+
+  it("mkdir -p never follows a link put on the way, and says what changed", async () => {
+    symlinkSync(outside, join(ws, "a"));
+    // The guard saw ws/a missing (it would create it); a link appeared there since.
+    await expect(makeDirectories(ws, join(ws, "a", "b", "c"))).rejects.toThrow(
+      /changed while it was being worked on/,
+    );
+    expect(readdirSync(outside)).toEqual(["victim"]);
+    const made = await makeDirectories(ws, join(ws, "x", "y"));
+    await made.dir.close();
+    expect(made.created).toBe(true);
+    expect(existsSync(join(ws, "x", "y"))).toBe(true);
+    const again = await makeDirectories(ws, join(ws, "x", "y"));
+    await again.dir.close();
+    expect(again.created).toBe(false);
+  });
+
+  it("rename between two held directories lands in them, whatever the paths became", async () => {
+    mkdirSync(join(ws, "from"));
+    mkdirSync(join(ws, "to"));
+    writeFileSync(join(ws, "from", "f"), "moved");
+    await withPinnedDirectory(join(ws, "from"), (from) =>
+      withPinnedDirectory(join(ws, "to"), async (to) => {
+        renameSync(join(ws, "to"), join(ws, "to.moved"));
+        symlinkSync(outside, join(ws, "to"));
+        await renameEntry(from, "f", to, "f");
+      }),
+    );
+    expect(readdirSync(join(ws, "to.moved"))).toEqual(["f"]);
+    expect(readdirSync(outside)).toEqual(["victim"]);
+  });
+});
