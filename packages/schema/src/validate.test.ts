@@ -125,3 +125,37 @@ describe("validate", () => {
     expect(validate(b, { a: "1" }).ok).toBe(false);
   });
 });
+
+describe("values too large to list every error of", () => {
+  const schema = {
+    type: "object",
+    properties: { paths: { type: "array", items: { type: "string" }, maxItems: 1000 } },
+    required: ["paths"],
+    additionalProperties: false,
+  };
+
+  it("a small value gets every error; one past 10,000 values gets its first (the host's work stays bounded)", () => {
+    // Found by an outside review: a script passed 2,000,000 numbers where strings were due;
+    // listing every error took 14 s of the host's only thread.
+    const small = validate(schema, { paths: Array.from({ length: 50 }, () => 1) });
+    expect(small.ok).toBe(false);
+    if (!small.ok) expect(small.errors).toHaveLength(50);
+    const large = validate(schema, { paths: Array.from({ length: 2_000_000 }, () => 1) });
+    expect(large.ok).toBe(false);
+    if (!large.ok) {
+      expect(large.errors).toHaveLength(1);
+      expect(large.errors[0]?.property).toBe("paths");
+    }
+    const keys: Record<string, unknown> = { paths: ["a"] };
+    for (let i = 0; i < 20_000; i++) keys[`k${i}`] = i;
+    const extra = validate(schema, keys);
+    expect(extra.ok).toBe(false);
+    if (!extra.ok)
+      expect(extra.errors).toEqual([{ property: "k0", message: "unexpected property `k0` Allowed: paths." }]);
+  });
+
+  it("a large valid value is still valid", () => {
+    const wide = { type: "object", properties: { n: { type: "array", items: { type: "integer" } } } };
+    expect(validate(wide, { n: Array.from({ length: 50_000 }, (_, i) => i) })).toEqual({ ok: true });
+  });
+});

@@ -50,23 +50,74 @@ function loadAjv(): AjvModules {
   return ajvModules;
 }
 
-let ajv2020: Ajv2020 | undefined;
-let ajv07: Ajv | undefined;
+/** The compilers: [all errors (the default), first error only (values too large to list every error of)]. */
+const engines: { ajv2020?: Ajv2020; ajv07?: Ajv }[] = [{}, {}];
 
-function engineFor(schema: JsonSchema): Ajv | Ajv2020 {
+function engineFor(schema: JsonSchema, firstErrorOnly = false): Ajv | Ajv2020 {
   const { Ajv, Ajv2020, addFormats } = loadAjv();
+  const slot = engines[firstErrorOnly ? 1 : 0] as { ajv2020?: Ajv2020; ajv07?: Ajv };
+  const options = firstErrorOnly ? { ...AJV_OPTIONS, allErrors: false } : AJV_OPTIONS;
   if (isDraft07(schema)) {
-    if (!ajv07) {
-      ajv07 = new Ajv(AJV_OPTIONS);
-      addFormats(ajv07);
+    if (!slot.ajv07) {
+      slot.ajv07 = new Ajv(options);
+      addFormats(slot.ajv07);
     }
-    return ajv07;
+    return slot.ajv07;
   }
-  if (!ajv2020) {
-    ajv2020 = new Ajv2020(AJV_OPTIONS);
-    addFormats(ajv2020);
+  if (!slot.ajv2020) {
+    slot.ajv2020 = new Ajv2020(options);
+    addFormats(slot.ajv2020);
   }
-  return ajv2020;
+  return slot.ajv2020;
+}
+
+/**
+ * Values (array items and object members, at any depth) past which a value is checked for
+ * its first error only. Listing every error costs time per error — a 2,000,000-item array
+ * of the wrong type made 2,000,001 of them, 14 s of the host's only thread, and a model
+ * writes the arguments — so a value this large gets the first problem named, which is
+ * what the caller needs to fix it; a smaller one gets them all.
+ */
+const ALL_ERRORS_MAX_VALUES = 10_000;
+
+/** Whether `value` holds more than `limit` values (stops counting there). */
+function holdsMoreThan(value: unknown, limit: number): boolean {
+  let count = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const current = stack.pop();
+    if (typeof current !== "object" || current === null) continue;
+    if (Array.isArray(current)) {
+      count += current.length;
+      if (count > limit) return true;
+      for (const child of current) if (typeof child === "object" && child !== null) stack.push(child);
+      continue;
+    }
+    // for-in, not Object.values: no array of a huge object's values is built to count them.
+    for (const key in current) {
+      if (++count > limit) return true;
+      const child = (current as Record<string, unknown>)[key];
+      if (typeof child === "object" && child !== null) stack.push(child);
+    }
+  }
+  return false;
+}
+
+/** First-error validators by schema text (compiled only when a large value arrives). */
+const firstErrorByHash = new Map<string, ValidateFunction>();
+
+function firstErrorValidator(schema: JsonSchema | object): ValidateFunction {
+  const hash = stableStringify(schema);
+  let fn = firstErrorByHash.get(hash);
+  if (!fn) {
+    fn = compileOne(schema as JsonSchema, true);
+    if (firstErrorByHash.size >= MAX_CACHED) {
+      const oldest = firstErrorByHash.keys().next().value;
+      if (oldest !== undefined) firstErrorByHash.delete(oldest);
+    }
+    firstErrorByHash.set(hash, fn);
+  }
+  return fn;
 }
 
 const MAX_CACHED = 4096;
@@ -127,8 +178,8 @@ export function compiledValidator(schema: JsonSchema | object): ValidateFunction
   return fn;
 }
 
-function compileOne(schema: JsonSchema): ValidateFunction {
-  const engine = engineFor(schema);
+function compileOne(schema: JsonSchema, firstErrorOnly = false): ValidateFunction {
+  const engine = engineFor(schema, firstErrorOnly);
   try {
     return engine.compile(rooted(schema));
   } catch (error) {
@@ -146,7 +197,9 @@ export function validatorCacheStats(): { compiles: number; hits: number; size: n
 export function validate(schema: JsonSchema | object, value: unknown): ValidationResult {
   let fn: ValidateFunction;
   try {
-    fn = compiledValidator(schema);
+    fn = holdsMoreThan(value, ALL_ERRORS_MAX_VALUES)
+      ? firstErrorValidator(schema)
+      : compiledValidator(schema);
   } catch (error) {
     return {
       ok: false,

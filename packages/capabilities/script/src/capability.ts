@@ -39,6 +39,7 @@ export function createScriptCapability(options: ScriptCapabilityOptions = {}): C
           signal: ctx.signal,
           call: (tool, toolArgs, callOptions) => calls.call(tool, toolArgs, callOptions),
           ...(ctx.pauseTimeout ? { pauseTimeout: ctx.pauseTimeout } : {}),
+          owner: ctx.resources,
         });
         return scriptResult(outcome, Math.min(limits.outputBytes, ctx.limits.outputBytes), limits);
       },
@@ -152,6 +153,12 @@ function scriptResult(outcome: ScriptOutcome, outputBytes: number, limits: Scrip
     summary: lines.join("\n"),
     data: {
       ...(value !== undefined ? { value } : {}),
+      // A value too large for data is in the summary only, cut in the middle.
+      ...(value === undefined && outcome.value !== undefined
+        ? {
+            valueOmitted: `the returned value is ${Buffer.byteLength(outcome.value, "utf8")} bytes, over the ${DATA_VALUE_BYTES} bytes given whole here`,
+          }
+        : {}),
       logs: outcome.logs,
       calls: outcome.calls,
       durationMs: outcome.durationMs,
@@ -160,8 +167,15 @@ function scriptResult(outcome: ScriptOutcome, outputBytes: number, limits: Scrip
   };
 }
 
+/**
+ * Largest returned value given whole in the result's `data` (for `--json` and `/tools/call`
+ * callers; the model reads the summary, cut to the output limit).
+ */
+const DATA_VALUE_BYTES = 1024 * 1024;
+
 function returnedValue(text: string | undefined, limits: ScriptLimits): unknown {
-  if (text === undefined || text.length > limits.valueBytes) return undefined;
+  if (text === undefined || Buffer.byteLength(text, "utf8") > Math.min(limits.valueBytes, DATA_VALUE_BYTES))
+    return undefined;
   // The strict reader: a returned `__proto__` key must not become a prototype in a host that copies the value.
   const parsed = parseJsonStrict(text, { maxDepth: limits.valueDepth });
   return parsed.ok ? parsed.value : undefined;

@@ -80,7 +80,9 @@ export function resultValue(result: ToolResult): Record<string, unknown> {
   };
 }
 
-export type ParsedArgs = { ok: true; value: Record<string, unknown> } | { ok: false; info: CallErrorInfo };
+export type ParsedArgs =
+  | { ok: true; value: Record<string, unknown>; bytes: number }
+  | { ok: false; info: CallErrorInfo };
 
 /**
  * A call's arguments as the script sent them (JSON text made inside the engine), read
@@ -90,7 +92,7 @@ export type ParsedArgs = { ok: true; value: Record<string, unknown> } | { ok: fa
 export function parseArguments(
   tool: string,
   text: string,
-  limits: { valueBytes: number; valueDepth: number },
+  limits: { valueBytes: number; valueDepth: number; valueCount: number },
 ): ParsedArgs {
   const bytes = utf8Bytes(text);
   if (bytes > limits.valueBytes)
@@ -127,5 +129,42 @@ export function parseArguments(
         message: `Arguments for ${tool} must be an object, e.g. { path: "notes.txt" }.`,
       },
     };
-  return { ok: true, value: value as Record<string, unknown> };
+  if (countsMoreThan(value, limits.valueCount))
+    return {
+      ok: false,
+      info: {
+        tool,
+        code: "too_large",
+        property: "arguments",
+        message: `The arguments of ${tool} hold more than ${limits.valueCount} values (array items and object members together); pass fewer at once, e.g. in several calls.`,
+      },
+    };
+  return { ok: true, value: value as Record<string, unknown>, bytes };
+}
+
+/**
+ * Whether a parsed value holds more than `limit` values (array items and object members
+ * at any depth). Bytes alone do not bound the host's work on a call: 8 MiB of JSON is two
+ * million array items or object keys, and the gate's work on a value (copying it across,
+ * checking it against the tool's schema) grows with the count, on the host's thread.
+ */
+function countsMoreThan(value: unknown, limit: number): boolean {
+  let count = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const current = stack.pop();
+    if (typeof current !== "object" || current === null) continue;
+    if (Array.isArray(current)) {
+      count += current.length;
+      if (count > limit) return true;
+      for (const child of current) if (typeof child === "object" && child !== null) stack.push(child);
+      continue;
+    }
+    for (const key in current) {
+      if (++count > limit) return true;
+      const child = (current as Record<string, unknown>)[key];
+      if (typeof child === "object" && child !== null) stack.push(child);
+    }
+  }
+  return false;
 }

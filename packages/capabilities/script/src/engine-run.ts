@@ -8,10 +8,12 @@ import {
   abortedFailure,
   type DoneMessage,
   type FromEngineThread,
+  lifetimeFailure,
   type ScriptCall,
   type ScriptFailure,
   type ScriptFailureKind,
   STOP_ABORTED,
+  STOP_LIFETIME,
   STOP_NONE,
   STOP_SLOT,
   timeoutFailure,
@@ -74,6 +76,9 @@ export class EngineRun {
   /** Numbers of the calls handed to the host whose replies the script has not been given. */
   readonly #pending = new Set<number>();
   #nextCall = 0;
+  /** Bytes of arguments of each call not yet answered (sent, or waiting to be sent). */
+  readonly #pendingBytes = new Map<number, number>();
+  #pendingTotal = 0;
   /** Calls made since the engine last yielded, sent to the host together when it does. */
   #outbox: ScriptCall[] = [];
   /** `deliver(number, text)` inside the engine; set while the script runs. */
@@ -114,8 +119,10 @@ export class EngineRun {
       const vm = runtime.newContext();
       this.#vm = vm;
       try {
-        this.#checkStopFlag();
-        const outcome = await this.#execute(vm, runtime);
+        // Stopped before it began (a deadline of a millisecond or two, an early abort).
+        const outcome = this.#checkStopFlag()
+          ? { failure: this.#stopReason ?? this.#pastDeadline() }
+          : await this.#execute(vm, runtime);
         value = outcome.value;
         failure = outcome.failure;
         // An allocation failed somewhere in the engine's C code: do not trust the instance again.
@@ -130,10 +137,17 @@ export class EngineRun {
         vm.dispose();
       }
     } catch (error) {
-      // The engine failed inside its own code: most often the stack ran out during native
-      // recursion (JSON of a deeply nested value). The instance is not reused.
-      clean = false;
-      failure = engineFailure(error);
+      if (this.#stopReason) {
+        // Stopped while the prelude or the script was being set up: the stop made the
+        // engine refuse to enter a function (an ordinary engine exception, the instance is
+        // sound). The failure is the stop's reason.
+        failure = this.#stopReason;
+      } else {
+        // The engine failed inside its own code: most often the stack ran out during native
+        // recursion (JSON of a deeply nested value). The instance is not reused.
+        clean = false;
+        failure = engineFailure(error);
+      }
     } finally {
       // A failed instance is dropped whole: freeing its runtime would run its C code again.
       if (clean) {
@@ -158,6 +172,8 @@ export class EngineRun {
   /** The host answered call `number` (ignored once the script no longer waits for it). */
   reply(number: number, text: string): void {
     if (!this.#pending.delete(number)) return;
+    this.#pendingTotal -= this.#pendingBytes.get(number) ?? 0;
+    this.#pendingBytes.delete(number);
     const deliver = this.#deliver;
     const vm = this.#vm;
     if (!this.#stopped && deliver && vm) {
@@ -192,7 +208,13 @@ export class EngineRun {
   #checkStopFlag(): boolean {
     const flag = Atomics.load(this.#options.control, STOP_SLOT);
     if (flag === STOP_NONE) return false;
-    this.#stop(flag === STOP_ABORTED ? abortedFailure() : this.#pastDeadline());
+    this.#stop(
+      flag === STOP_ABORTED
+        ? abortedFailure()
+        : flag === STOP_LIFETIME
+          ? lifetimeFailure(this.#limits.maxLifetimeMs)
+          : this.#pastDeadline(),
+    );
     return true;
   }
 
@@ -439,8 +461,17 @@ export class EngineRun {
     const args = parseArguments(name, argsText, this.#limits);
     if (!args.ok) return refuse(args.info);
 
+    if (this.#pendingTotal + args.bytes > this.#limits.pendingBytes)
+      return refuse({
+        tool: name,
+        code: "too_large",
+        property: "arguments",
+        message: `${name} was not called: the script's calls still waiting for an answer hold ${this.#pendingTotal} bytes of arguments, and this one's ${args.bytes} would pass the ${this.#limits.pendingBytes}-byte limit. Await some calls before making more.`,
+      });
     const number = ++this.#nextCall;
     this.#pending.add(number);
+    this.#pendingBytes.set(number, args.bytes);
+    this.#pendingTotal += args.bytes;
     this.#outbox.push({ call: number, tool: name, args: args.value });
     return vm.newNumber(number);
   }

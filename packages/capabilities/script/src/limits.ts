@@ -21,6 +21,18 @@ export interface ScriptLimits {
   valueBytes: number;
   /** Deepest nesting of a value crossing the boundary (the action parser's limit). */
   valueDepth: number;
+  /**
+   * Most values (array items and object members, at any depth) in one call's arguments:
+   * the host's work on a call grows with the count, not only the bytes.
+   */
+  valueCount: number;
+  /**
+   * Most bytes of arguments in the script's calls not yet answered (sent to the host or
+   * waiting for a slot); a call past it is refused. Bounds the host's memory per script.
+   */
+  pendingBytes: number;
+  /** Longest a script may live, waiting for approvals included (ms of wall time). */
+  maxLifetimeMs: number;
   /** Largest script source, in bytes. */
   sourceBytes: number;
 }
@@ -35,5 +47,8 @@ export const DEFAULT_SCRIPT_LIMITS: Readonly<ScriptLimits> = Object.freeze({
   outputBytes: 64 * 1024,
   valueBytes: 8 * 1024 * 1024,
   valueDepth: 64,
+  valueCount: 100_000,
+  pendingBytes: 32 * 1024 * 1024,
+  maxLifetimeMs: 60 * 60 * 1000,
   sourceBytes: 256 * 1024,
 });

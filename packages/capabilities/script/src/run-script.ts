@@ -8,9 +8,11 @@ import {
   abortedFailure,
   type DoneMessage,
   type FromEngineThread,
+  lifetimeFailure,
   type ScriptCall,
   type ScriptFailure,
   STOP_ABORTED,
+  STOP_LIFETIME,
   STOP_NONE,
   STOP_SLOT,
   STOP_TIMEOUT,
@@ -35,6 +37,12 @@ export interface RunScriptOptions {
   call: ScriptCaller;
   /** Stops the enclosing call's timeout while an approval is asked (ToolContext.pauseTimeout). */
   pauseTimeout?: () => () => void;
+  /**
+   * Whose script this is (a session's or a run's own object, ToolContext.resources): one
+   * owner may run at most MAX_RUNNING_PER_OWNER scripts at once, so one session cannot take
+   * every slot of a shared host.
+   */
+  owner?: object;
 }
 
 export interface ScriptOutcome {
@@ -51,7 +59,10 @@ export interface ScriptOutcome {
 
 /** Most scripts running at once in this process (each holds a thread, an engine instance and its heap). */
 const MAX_RUNNING = 16;
+/** Most scripts running at once for one owner (a session, a run). */
+const MAX_RUNNING_PER_OWNER = 4;
 let running = 0;
+const runningByOwner = new WeakMap<object, number>();
 
 /**
  * How long a script asked to stop may take to notice it before its thread is ended. The
@@ -79,12 +90,17 @@ let nextRun = 0;
  * not notice within STOP_GRACE_MS: no script can hold the host, whatever native loop it runs.
  */
 export async function runScript(options: RunScriptOptions): Promise<ScriptOutcome> {
-  if (running >= MAX_RUNNING) {
+  const owner = options.owner;
+  const mine = owner ? (runningByOwner.get(owner) ?? 0) : 0;
+  const busy =
+    running >= MAX_RUNNING
+      ? `${MAX_RUNNING} scripts are already running in this host`
+      : mine >= MAX_RUNNING_PER_OWNER
+        ? `${MAX_RUNNING_PER_OWNER} scripts of this session are already running`
+        : undefined;
+  if (busy) {
     return {
-      failure: {
-        kind: "busy",
-        message: `${MAX_RUNNING} scripts are already running in this host; try again when one has finished.`,
-      },
+      failure: { kind: "busy", message: `${busy}; try again when one has finished.` },
       logs: [],
       droppedLogLines: 0,
       calls: 0,
@@ -92,10 +108,12 @@ export async function runScript(options: RunScriptOptions): Promise<ScriptOutcom
     };
   }
   running++;
+  if (owner) runningByOwner.set(owner, mine + 1);
   try {
     return await new HostRun(options).run();
   } finally {
     running--;
+    if (owner) runningByOwner.set(owner, (runningByOwner.get(owner) ?? 1) - 1);
   }
 }
 
@@ -117,6 +135,14 @@ class HostRun {
   #deadline: Deadline | undefined;
   #watch: ReturnType<typeof setInterval> | undefined;
   #grace: ReturnType<typeof setTimeout> | undefined;
+  #lifetime: ReturnType<typeof setTimeout> | undefined;
+  /** Calls now waiting for a person's answer. */
+  #waitingApproval = 0;
+  /** Resumes the clocks, while they are stopped because every call in flight waits for a person. */
+  #clocksPaused: (() => void) | undefined;
+  /** Calls received and not yet started (started one per turn of the event loop). */
+  readonly #toStart: ScriptCall[] = [];
+  #starting = false;
   /** Calls the host has seen (the thread's own count, refusals included, comes with its result). */
   #callsMade = 0;
   #finish: ((outcome: Omit<DoneMessage, "type" | "run">) => void) | undefined;
@@ -146,6 +172,11 @@ class HostRun {
         );
         this.#watch = setInterval(() => this.#watchEngine(), WATCH_INTERVAL_MS);
         this.#watch.unref?.();
+        // However long its approvals take, a script ends by this time.
+        this.#lifetime = setTimeout(
+          () => this.#stop(lifetimeFailure(this.#limits.maxLifetimeMs), STOP_LIFETIME),
+          this.#limits.maxLifetimeMs,
+        );
         if (signal.aborted) onAbort();
         else signal.addEventListener("abort", onAbort, { once: true });
         thread.post({
@@ -161,6 +192,9 @@ class HostRun {
       this.#deadline?.stop();
       clearInterval(this.#watch);
       clearTimeout(this.#grace);
+      clearTimeout(this.#lifetime);
+      this.#clocksPaused?.();
+      this.#clocksPaused = undefined;
       signal.removeEventListener("abort", onAbort);
       this.#callsAbort.abort(new Error("the script has ended"));
       if (thread.exited) thread.detach();
@@ -182,7 +216,7 @@ class HostRun {
   #message(message: FromEngineThread): void {
     if (message.run !== this.#run || this.#ended) return;
     if (message.type === "log") this.#logs.push(message.line);
-    else if (message.type === "calls") for (const call of message.calls) this.#call(call);
+    else if (message.type === "calls") this.#received(message.calls);
     else {
       const { type: _type, run: _run, ...outcome } = message;
       this.#finish?.(outcome);
@@ -217,6 +251,30 @@ class HostRun {
     this.#grace = setTimeout(() => thread.terminate(), STOP_GRACE_MS);
   }
 
+  /**
+   * Start the calls of a batch one per turn of the event loop: checking a call's arguments
+   * against its schema is work on this thread, and a batch of heavy ones started together
+   * would hold it (other sessions, timers, the deadline) until all were checked.
+   */
+  #received(calls: readonly ScriptCall[]): void {
+    this.#toStart.push(...calls);
+    if (this.#starting) return;
+    this.#starting = true;
+    const next = () => {
+      // The script has ended: calls it left unstarted are never made.
+      const call = this.#ended ? undefined : this.#toStart.shift();
+      if (!call) {
+        this.#toStart.length = 0;
+        this.#starting = false;
+        return;
+      }
+      this.#call(call);
+      if (this.#toStart.length > 0) setImmediate(next);
+      else this.#starting = false;
+    };
+    next();
+  }
+
   #call(message: ScriptCall): void {
     const { call: number, tool: name, args } = message;
     this.#callsMade++;
@@ -235,7 +293,7 @@ class HostRun {
         } else {
           const result = await this.#options.call(name, args, {
             signal: this.#callsAbort.signal,
-            onApprovalWait: () => this.#pauseClocks(),
+            onApprovalWait: () => this.#approvalWait(),
           });
           text = result.success
             ? valueReply(name, resultValue(result), this.#limits)
@@ -257,23 +315,49 @@ class HostRun {
     void settled.finally(() => this.#inFlightCalls.delete(settled));
   }
 
-  #pauseClocks(): () => void {
-    const resumeDeadline = this.#deadline?.pause();
-    const resumeTimeout = this.#options.pauseTimeout?.();
+  /**
+   * A call starts waiting for a person. The clocks (the script's deadline, the enclosing
+   * call's timeout) stop only while *every* call in flight waits for a person: a script
+   * whose other calls go on working keeps using its time.
+   */
+  #approvalWait(): () => void {
+    this.#waitingApproval++;
+    this.#updateClocks();
+    let ended = false;
     return () => {
-      resumeDeadline?.();
-      resumeTimeout?.();
+      if (ended) return;
+      ended = true;
+      this.#waitingApproval--;
+      this.#updateClocks();
     };
+  }
+
+  #updateClocks(): void {
+    const pause = this.#waitingApproval > 0 && this.#waitingApproval >= this.#inFlight && !this.#ended;
+    if (pause && !this.#clocksPaused) {
+      const resumeDeadline = this.#deadline?.pause();
+      const resumeTimeout = this.#options.pauseTimeout?.();
+      this.#clocksPaused = () => {
+        resumeDeadline?.();
+        resumeTimeout?.();
+      };
+    } else if (!pause && this.#clocksPaused) {
+      const resume = this.#clocksPaused;
+      this.#clocksPaused = undefined;
+      resume();
+    }
   }
 
   #whenSlotFree(): Promise<void> {
     if (this.#inFlight < this.#limits.maxConcurrentCalls) {
       this.#inFlight++;
+      this.#updateClocks();
       return Promise.resolve();
     }
     return new Promise((resolve) => {
       this.#queued.push(() => {
         this.#inFlight++;
+        this.#updateClocks();
         resolve();
       });
     });
@@ -281,6 +365,7 @@ class HostRun {
 
   #slotDone(): void {
     this.#inFlight--;
+    this.#updateClocks();
     this.#queued.shift()?.();
   }
 }

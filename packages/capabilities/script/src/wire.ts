@@ -109,6 +109,7 @@ export const STOP_SLOT = 0;
 export const STOP_NONE = 0;
 export const STOP_TIMEOUT = 1;
 export const STOP_ABORTED = 2;
+export const STOP_LIFETIME = 3;
 
 /** Milliseconds the engine has run the current script (entries that ended). */
 export const USED_SLOT = 0;
@@ -119,6 +120,13 @@ export function timeoutFailure(timeoutMs: number): ScriptFailure {
   return {
     kind: "timeout",
     message: `the script ran past its deadline of ${timeoutMs} ms and was stopped`,
+  };
+}
+
+export function lifetimeFailure(lifetimeMs: number): ScriptFailure {
+  return {
+    kind: "timeout",
+    message: `the script was stopped after ${lifetimeMs} ms in all, the longest a script may live (waiting for approvals included)`,
   };
 }
 

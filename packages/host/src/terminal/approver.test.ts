@@ -34,6 +34,27 @@ describe("the terminal approver", () => {
     expect(io.asked[0]).toContain("[y/N/a = always for this run]");
   });
 
+  it("a question the call's stop withdraws is answered as not allowed, and says so", async () => {
+    // Found by an outside review of code mode: a script stopped while its nested call's
+    // question was open waited for the person to answer before script.run could end.
+    const controller = new AbortController();
+    const errs: string[] = [];
+    const approve = terminalApprover({
+      out: () => undefined,
+      err: (line: string) => errs.push(line),
+      color: false,
+      interactive: true,
+      prompt: (_question: string, signal?: AbortSignal) =>
+        new Promise<string>((_resolve, reject) => {
+          signal?.addEventListener("abort", () => reject(new Error("aborted")), { once: true });
+        }),
+    });
+    const answered = approve(request, controller.signal);
+    setTimeout(() => controller.abort(), 20);
+    expect(await answered).toEqual({ approved: false, decidedBy: "cli" });
+    expect(errs.at(-1)).toContain("withdrawn: the call was stopped before an answer; not allowed");
+  });
+
   it("a configured rule's question (not grantable) offers y/N only, and shows the whole arguments, escaped", async () => {
     const io = scriptedIO(["a", "y"]);
     const errs: string[] = [];

@@ -34,7 +34,7 @@ export function terminalApprover(
   offerRun = true,
 ): LoopApprovalHook {
   const p = paint(io);
-  return async (request): Promise<ApprovalDecision> => {
+  return async (request, signal): Promise<ApprovalDecision> => {
     if (!io.interactive || !io.prompt) {
       io.err(
         `${p.yellow("approval required")} for ${request.tool} (${request.risk}) — denied: no terminal to ask on. Run interactively or use --approval never.`,
@@ -50,11 +50,21 @@ export function terminalApprover(
       // What the answer binds (its hash) is the whole arguments: they are shown, one a line,
       // escaped and cut per argument, as every approval surface shows them.
       for (const line of approvalText(request).split("\n")) io.err(`  ${line}`);
-      const answer = (
-        await io.prompt(
-          `${p.yellow("?")} allow ${p.bold(terminalSafe(request.tool))} (${terminalSafe(request.risk)}) ${choices} `,
-        )
-      ).trim();
+      let answer: string;
+      try {
+        answer = (
+          await io.prompt(
+            `${p.yellow("?")} allow ${p.bold(terminalSafe(request.tool))} (${terminalSafe(request.risk)}) ${choices} `,
+            signal,
+          )
+        ).trim();
+      } catch (error) {
+        // The call was stopped while the question was open (its script's deadline, the
+        // run's abort): the question is withdrawn and the call is not allowed.
+        if (!signal?.aborted) throw error;
+        io.err(`  ${p.dim("(withdrawn: the call was stopped before an answer; not allowed)")}`);
+        return { approved: false, decidedBy: "cli" };
+      }
       if (runScope && /^a(lways)?$/i.test(answer)) return { approved: true, scope: "run", decidedBy: "cli" };
       return { approved: /^y(es)?$/i.test(answer), decidedBy: "cli" };
     } finally {

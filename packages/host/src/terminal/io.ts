@@ -8,8 +8,8 @@ export interface TerminalIO {
   color: boolean;
   /** stdin/stdout are a terminal someone can answer on. */
   interactive: boolean;
-  /** Read one line from the user (interactive only). */
-  prompt?: (question: string) => Promise<string>;
+  /** Read one line from the user (interactive only); an aborted `signal` withdraws the question (rejects). */
+  prompt?: (question: string, signal?: AbortSignal) => Promise<string>;
   /**
    * Aborted when stdout's reader went away (`capgate … | head -1`): long commands stop
    * their work, clean up and exit 0. Writes after that are dropped.
@@ -33,11 +33,11 @@ export function processIO(): TerminalIO {
     interactive,
     closed: stdout.closed,
     prompt: interactive
-      ? async (question) => {
+      ? async (question, signal) => {
           const { createInterface } = await import("node:readline/promises");
           const rl = createInterface({ input: process.stdin, output: process.stdout });
           try {
-            return await rl.question(question);
+            return await rl.question(question, signal ? { signal } : {});
           } finally {
             rl.close();
           }
