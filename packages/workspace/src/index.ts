@@ -19,7 +19,14 @@ export {
   workspacePathPolicy,
 } from "./path-guard.js";
 export type { PinnedDirectory, RemoveCheck } from "./pinned-dir.js";
-export { makeDirectories, removeEntry, renameEntry, withPinnedDirectory } from "./pinned-dir.js";
+export {
+  makeDirectories,
+  RemoveStoppedError,
+  readDirectory,
+  removeEntry,
+  renameEntry,
+  withPinnedDirectory,
+} from "./pinned-dir.js";
 export type { PolicyFileProtection } from "./policy-file.js";
 export {
   isPolicyFile,

@@ -12,7 +12,15 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { makeDirectories, removeEntry, renameEntry, withPinnedDirectory } from "./pinned-dir.js";
+import {
+  MAX_REMOVE_DEPTH,
+  makeDirectories,
+  RemoveStoppedError,
+  readDirectory,
+  removeEntry,
+  renameEntry,
+  withPinnedDirectory,
+} from "./pinned-dir.js";
 
 /**
  * The guard approves a real path; then something swaps a directory on it for a link (a
@@ -118,5 +126,35 @@ describe.runIf(process.platform === "linux")("directories held open while they c
     );
     expect(readdirSync(join(ws, "to.moved"))).toEqual(["f"]);
     expect(readdirSync(outside)).toEqual(["victim"]);
+  });
+
+  it("a listing is of the directory approved, or none: one swapped for a link is not read", async () => {
+    mkdirSync(join(ws, "d"));
+    writeFileSync(join(ws, "d", "mine"), "x");
+    expect((await readDirectory(join(ws, "d")))?.map((e) => e.name)).toEqual(["mine"]);
+    rmSync(join(ws, "d"), { recursive: true });
+    symlinkSync(outside, join(ws, "d"));
+    expect(await readDirectory(join(ws, "d"))).toBeNull();
+  });
+
+  it("a removal that cannot go on says where it stopped, why, and how much was removed, in the caller's names", async () => {
+    let dir = join(ws, "deep");
+    mkdirSync(dir);
+    writeFileSync(join(dir, "first"), "x");
+    for (let i = 0; i <= MAX_REMOVE_DEPTH; i++) {
+      dir = join(dir, "d");
+      mkdirSync(dir);
+    }
+    const error = await withPinnedDirectory(ws, (parent) =>
+      removeEntry(parent, "deep", undefined, "work/deep"),
+    ).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(RemoveStoppedError);
+    const stopped = error as RemoveStoppedError;
+    expect(stopped.at).toBe(`work/deep${"/d".repeat(MAX_REMOVE_DEPTH)}`);
+    expect(stopped.message).toContain(`nested more than ${MAX_REMOVE_DEPTH} directories deep`);
+    expect(stopped.message).not.toContain("/proc/self/fd");
   });
 });

@@ -1,6 +1,7 @@
-import { constants, existsSync } from "node:fs";
+import { constants, type Dirent, existsSync } from "node:fs";
 import { type FileHandle, lstat, mkdir, open, readdir, rename, rmdir, unlink } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
+import { PolicyDeniedError } from "@capgate/tools";
 import { openedFileRefusal } from "./opened-file.js";
 
 /**
@@ -32,11 +33,16 @@ function haveProcFd(): boolean {
   return procChecked;
 }
 
-/** A directory moved, replaced by a link, or removed while a file tool was working in it. */
-export class DirectoryChangedError extends Error {
-  readonly code = "directory_changed";
+/**
+ * A directory moved, replaced by a link, or removed while a file tool was working in it: a
+ * refusal (`policy_denied`), as when the guard refuses a path — what was approved is no
+ * longer there.
+ */
+export class DirectoryChangedError extends PolicyDeniedError {
   constructor(what: string) {
-    super(`${what} changed while it was being worked on (a directory replaced, moved or removed); stopped`);
+    super(
+      `${what} changed while it was being worked on (a directory replaced by a link, moved or removed); nothing more was done there. Try again once it holds still.`,
+    );
     this.name = "DirectoryChangedError";
   }
 }
@@ -106,6 +112,72 @@ export async function withPinnedDirectory<T>(
 }
 
 /**
+ * The entries of the directory at `real` (a real path the guard approved), read through the
+ * directory held open: if a directory on the way was swapped for a link, the listing is not
+ * of somewhere else — it is refused (null), as is a directory that cannot be read.
+ */
+export async function readDirectory(real: string): Promise<Dirent[] | null> {
+  let dir: PinnedDirectory;
+  try {
+    dir = await PinnedDirectory.open(real);
+  } catch {
+    return null;
+  }
+  try {
+    return await readdir(dir.at(""), { withFileTypes: true });
+  } catch {
+    return null;
+  } finally {
+    await dir.close();
+  }
+}
+
+/** What went wrong with a file-system call, in words (the path it named is /proc/self/fd/…). */
+export function fsReason(error: unknown): string {
+  if (error instanceof DirectoryChangedError) return "a directory was replaced, moved or removed meanwhile";
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  switch (code) {
+    case "EBUSY":
+      return "it is a mount point or in use (EBUSY)";
+    case "EACCES":
+    case "EPERM":
+      return `permission denied (${code})`;
+    case "ENOTEMPTY":
+      return "entries kept appearing in it (ENOTEMPTY)";
+    case "ENOENT":
+      return "it was removed meanwhile (ENOENT)";
+    case "EROFS":
+      return "the file system is read-only (EROFS)";
+    case "ENOSPC":
+      return "no space left on the device (ENOSPC)";
+    case "EISDIR":
+    case "ENOTDIR":
+      return `it changed between a directory and a file meanwhile (${code})`;
+    default:
+      return code ?? (error instanceof Error ? error.message : String(error));
+  }
+}
+
+/** A removal that stopped part-way: where, why, and how much was already removed. */
+export class RemoveStoppedError extends Error {
+  readonly code = "remove_stopped";
+  constructor(
+    /** The entry the walk stopped at (the caller's naming, e.g. workspace-relative). */
+    readonly at: string,
+    readonly reason: string,
+    /** Entries inside the tree already removed when it stopped. */
+    readonly removed: number,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      `stopped at '${at}': ${reason}.${removed > 0 ? ` ${removed} entr${removed === 1 ? "y" : "ies"} inside had already been removed; the rest is as it was.` : " Nothing had been removed."}`,
+      options,
+    );
+    this.name = "RemoveStoppedError";
+  }
+}
+
+/**
  * `mkdir -p` of `target` (an absolute path inside `root`, both real), each missing
  * directory created inside its parent held open from `root` down: a link put on the way
  * is never followed. Returns the deepest directory, open (the caller closes it), and
@@ -131,7 +203,10 @@ export async function makeDirectories(
           await mkdir(dir.at(name));
           created = true;
         } catch (mkdirError) {
-          if ((mkdirError as NodeJS.ErrnoException).code !== "EEXIST") throw mkdirError;
+          if ((mkdirError as NodeJS.ErrnoException).code !== "EEXIST")
+            throw new Error(`could not create ${join(dir.real, name)}: ${fsReason(mkdirError)}`, {
+              cause: mkdirError,
+            });
         }
         next = await dir.child(name);
       }
@@ -152,16 +227,45 @@ export type RemoveCheck = (relPath: string, isDirectory: boolean) => void;
  * Remove the entry `name` of `parent` and, for a directory, everything in it: each
  * directory is opened through its parent without following links and emptied through its
  * own descriptor, so a directory swapped for a link mid-way stops the walk (its link alone
- * would be removed, never what it points to). Returns how many entries were inside.
+ * would be removed, never what it points to). `shown` names the entry in errors and in what
+ * `check` gets (default: `name`). Returns how many entries were inside.
+ * @throws RemoveStoppedError naming where it stopped, why, and how much was removed; or
+ *   what `check` threw.
  */
 export async function removeEntry(
   parent: PinnedDirectory,
   name: string,
   check?: RemoveCheck,
+  shown = name,
 ): Promise<{ inside: number }> {
   const counter = { inside: 0 };
-  await removeIn(parent, name, name, 0, counter, check);
+  try {
+    await removeIn(parent, name, shown, 0, counter, check);
+  } catch (error) {
+    if (error instanceof WalkStop)
+      throw new RemoveStoppedError(error.at, fsReason(error.cause), counter.inside, { cause: error.cause });
+    throw error;
+  }
   return counter;
+}
+
+/** A file-system failure inside the walk, with the entry it happened at. */
+class WalkStop extends Error {
+  constructor(
+    readonly at: string,
+    override readonly cause: unknown,
+  ) {
+    super(at);
+  }
+}
+
+async function step<T>(at: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof WalkStop) throw error;
+    throw new WalkStop(at, error);
+  }
 }
 
 async function removeIn(
@@ -172,35 +276,36 @@ async function removeIn(
   counter: { inside: number },
   check: RemoveCheck | undefined,
 ): Promise<void> {
-  const info = await lstat(parent.at(name));
+  const info = await step(rel, () => lstat(parent.at(name)));
   if (!info.isDirectory()) {
     // unlink never follows the name: a link is removed, not its target.
-    await unlink(parent.at(name));
+    await step(rel, () => unlink(parent.at(name)));
     return;
   }
   if (depth >= MAX_REMOVE_DEPTH)
-    throw new Error(
-      `${rel} is nested more than ${MAX_REMOVE_DEPTH} directories deep; remove its inner parts first`,
+    throw new WalkStop(
+      rel,
+      new Error(`nested more than ${MAX_REMOVE_DEPTH} directories deep; remove its inner parts first`),
     );
-  const dir = await parent.child(name);
+  const dir = await step(rel, () => parent.child(name));
   try {
     // A few passes: entries created while the walk runs are removed too, or it stops.
     for (let pass = 0; pass < 3; pass++) {
-      const entries = await readdir(dir.at(""));
+      const entries = await step(rel, () => readdir(dir.at("")));
       if (entries.length === 0) break;
       for (const entry of entries) {
         const entryRel = `${rel}/${entry}`;
         const entryInfo = await lstat(dir.at(entry)).catch(() => undefined);
         if (!entryInfo) continue;
         check?.(entryRel, entryInfo.isDirectory());
-        counter.inside++;
         await removeIn(dir, entry, entryRel, depth + 1, counter, check);
+        counter.inside++;
       }
     }
   } finally {
     await dir.close();
   }
-  await rmdir(parent.at(name));
+  await step(rel, () => rmdir(parent.at(name)));
 }
 
 /** Rename `fromName` in `from` to `toName` in `to` (rename never follows either name). */
@@ -210,5 +315,15 @@ export async function renameEntry(
   to: PinnedDirectory,
   toName: string,
 ): Promise<void> {
-  await rename(from.at(fromName), to.at(toName));
+  try {
+    await rename(from.at(fromName), to.at(toName));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    // EXDEV is the caller's to handle (another file system); the rest say where, in words.
+    if (code === "EXDEV") throw error;
+    throw new Error(
+      `could not rename ${join(from.real, fromName)} to ${join(to.real, toName)}: ${fsReason(error)}`,
+      { cause: error },
+    );
+  }
 }

@@ -1,13 +1,15 @@
 import type { Stats } from "node:fs";
-import { cp, lstat, readlink, rm, unlink } from "node:fs/promises";
+import { lstat, readlink, unlink } from "node:fs/promises";
 import { basename, dirname } from "node:path";
 import { PolicyDeniedError, type ToolContext, type ToolResult } from "@capgate/tools";
 import {
   describeFileType,
   type FileType,
   fileTypeOf,
+  isPolicyFile,
   makeDirectories,
   POLICY_FILE_NAME,
+  RemoveStoppedError,
   removeEntry,
   renameEntry,
   withPinnedDirectory,
@@ -50,7 +52,15 @@ export async function statPath(args: { path: string }, ctx: ToolContext): Promis
     throw error;
   }
   const { abs, rel } = await resolveLinkLocation(ctx, args.path).catch(() => checked);
-  const info = await lstat(abs).catch(() => null);
+  // The entry read in its directory held open: a directory on the way swapped for a link
+  // meanwhile (a background command can) does not make this describe what is outside.
+  const described = await withPinnedDirectory(dirname(abs), async (parent) => {
+    const at = parent.at(basename(abs));
+    const found = await lstat(at).catch(() => null);
+    const link = found?.isSymbolicLink() ? await readlink(at) : undefined;
+    return { info: found, link };
+  }).catch(() => ({ info: null, link: undefined }));
+  const info = described.info;
   if (!info) {
     return {
       success: true,
@@ -69,7 +79,7 @@ export async function statPath(args: { path: string }, ctx: ToolContext): Promis
   };
   let what: string = type;
   if (type === "symlink") {
-    const target = await readlink(abs);
+    const target = described.link ?? "?";
     data.target = target;
     what = `symlink -> ${target}`;
   } else if (type === "file") what = `file, ${formatBytes(info.size)}`;
@@ -83,7 +93,7 @@ export async function statPath(args: { path: string }, ctx: ToolContext): Promis
 
 /**
  * fs.move: rename a file or directory, creating the parents of `to`; refuses when `to`
- * exists (never overwrites). Across file systems it copies then deletes the source.
+ * exists (never overwrites). Only renames: across file systems (EXDEV) it refuses.
  */
 export async function movePath(args: { from: string; to: string }, ctx: ToolContext): Promise<ToolResult> {
   return withExisting(ctx, args.from, async () => {
@@ -112,20 +122,12 @@ export async function movePath(args: { from: string; to: string }, ctx: ToolCont
           await renameEntry(source, basename(from.abs), target.dir, basename(to.abs));
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code !== "EXDEV") throw error;
-          // Another file system: copy, and only remove the source once the copy is complete.
-          const copy = target.dir.at(basename(to.abs));
-          try {
-            await cp(source.at(basename(from.abs)), copy, {
-              recursive: true,
-              errorOnExist: true,
-              force: false,
-              verbatimSymlinks: true,
-            });
-          } catch (copyError) {
-            await rm(copy, { recursive: true, force: true });
-            throw copyError;
-          }
-          await removeEntry(source, basename(from.abs), refusePolicyFile(args.from, "fs.move"));
+          // Another file system (a mount point inside the workspace). A copy then a delete
+          // walks both trees by name, which a command swapping a directory for a link could
+          // lead outside; fs.move only renames, which the kernel does in one step.
+          throw new Error(
+            `${from.rel} and the place of ${to.rel} are on different file systems (a mount point lies between them), and fs.move only renames within one; nothing was moved. Copy it with the shell, or move it to a place on the same file system.`,
+          );
         }
       });
     } finally {
@@ -166,9 +168,19 @@ export async function deletePath(args: { path: string }, ctx: ToolContext): Prom
     // Each directory of the tree is opened through its parent without following links and
     // emptied through its own descriptor: a directory swapped for a link mid-way stops the
     // walk instead of leading it outside the workspace.
-    const { inside } = await withPinnedDirectory(dirname(abs), (parent) =>
-      removeEntry(parent, basename(abs), refusePolicyFile(args.path, "fs.delete")),
-    );
+    let inside: number;
+    try {
+      ({ inside } = await withPinnedDirectory(dirname(abs), (parent) =>
+        removeEntry(parent, basename(abs), refusePolicyFile(args.path, "fs.delete"), rel),
+      ));
+    } catch (error) {
+      if (!(error instanceof RemoveStoppedError)) throw error;
+      return failure(`Deleting ${rel}/ ${error.message}`, {
+        path: rel,
+        stoppedAt: error.at,
+        removed: error.removed,
+      });
+    }
     const what = inside === 0 ? "it was empty" : `with ${inside} entr${inside === 1 ? "y" : "ies"} inside`;
     return {
       success: true,
@@ -184,7 +196,7 @@ export async function deletePath(args: { path: string }, ctx: ToolContext): Prom
  */
 function refusePolicyFile(userPath: string, tool: string) {
   return (relPath: string) => {
-    if (basename(relPath) === POLICY_FILE_NAME)
+    if (isPolicyFile(relPath))
       throw new PolicyDeniedError(
         `${tool} stopped at '${relPath}': ${POLICY_FILE_NAME} (capgate's policy file) appeared in ${JSON.stringify(userPath)} while it was being changed; the entries before it were already removed.`,
         { property: tool === "fs.move" ? "from" : "path" },

@@ -2,7 +2,7 @@ import type { Dirent } from "node:fs";
 import { lstat, readdir, readlink, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { ToolContext, ToolResult } from "@capgate/tools";
-import { hiddenPathAt, workspaceHiddenPaths } from "@capgate/workspace";
+import { hiddenPathAt, withPinnedDirectory, workspaceHiddenPaths } from "@capgate/workspace";
 import { SKIPPED_DIRS } from "./gitignore.js";
 import { failure, relTo, resolvePath, withExisting } from "./paths.js";
 
@@ -52,26 +52,29 @@ export async function listDir(args: ListArgs, ctx: ToolContext): Promise<ToolRes
     for (let d = 1; d <= depth && level.length > 0 && !truncated; d++) {
       const next: string[] = [];
       for (const dir of level) {
-        let dirents: Dirent[];
+        // Each directory read through itself held open: one swapped for a link since it
+        // was listed in its parent (a background command can) is not read at all.
         try {
-          dirents = await readdir(dir, { withFileTypes: true });
+          await withPinnedDirectory(dir, async (pinned) => {
+            const dirents = await readdir(pinned.at(""), { withFileTypes: true });
+            for (const dirent of dirents) {
+              if (entries.length >= MAX_LIST_ENTRIES) {
+                truncated = true;
+                break;
+              }
+              const full = join(dir, dirent.name);
+              if (hidden.length > 0 && hiddenPathAt(hidden, full)) {
+                withheld++;
+                continue;
+              }
+              const entry = await describe(root, full, pinned.at(dirent.name), dirent);
+              entries.push(entry);
+              if (entry.type === "dir" && !entry.notExpanded) next.push(full);
+            }
+          });
         } catch {
+          // Unreadable, or not the directory it was when its parent was listed.
           unreadable++;
-          continue;
-        }
-        for (const dirent of dirents) {
-          if (entries.length >= MAX_LIST_ENTRIES) {
-            truncated = true;
-            break;
-          }
-          const full = join(dir, dirent.name);
-          if (hidden.length > 0 && hiddenPathAt(hidden, full)) {
-            withheld++;
-            continue;
-          }
-          const entry = await describe(root, full, dirent);
-          entries.push(entry);
-          if (entry.type === "dir" && !entry.notExpanded) next.push(full);
         }
         if (truncated) break;
       }
@@ -120,10 +123,11 @@ export async function listDir(args: ListArgs, ctx: ToolContext): Promise<ToolRes
   });
 }
 
-async function describe(root: string, full: string, dirent: Dirent): Promise<ListEntry> {
+/** One entry: `full` names it for the listing, `at` reaches it in its directory held open. */
+async function describe(root: string, full: string, at: string, dirent: Dirent): Promise<ListEntry> {
   const path = relTo(root, full);
   if (dirent.isSymbolicLink()) {
-    const target = await readlink(full).catch(() => "?");
+    const target = await readlink(at).catch(() => "?");
     return { path, type: "symlink", target };
   }
   if (dirent.isDirectory()) {
@@ -132,7 +136,7 @@ async function describe(root: string, full: string, dirent: Dirent): Promise<Lis
       : { path: `${path}/`, type: "dir" };
   }
   if (dirent.isFile()) {
-    const size = await lstat(full).then(
+    const size = await lstat(at).then(
       (s) => s.size,
       () => undefined,
     );

@@ -1,4 +1,3 @@
-import { readdir } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, normalize, relative, sep } from "node:path";
 import { CapgateError, closestMatch } from "@capgate/schema";
 import type { ToolContext, ToolResult } from "@capgate/tools";
@@ -7,6 +6,7 @@ import {
   isInside,
   type NotRegularFileError,
   type ResolveInWorkspaceOptions,
+  readDirectory,
   realWorkspace,
   resolveInWorkspace,
   workspaceHiddenPaths,
@@ -96,7 +96,10 @@ async function suggestSibling(ctx: ToolContext, userPath: string): Promise<strin
     const parentText = dirname(userPath);
     const parent = await resolveInWorkspace(ctx, parentText === "" ? "." : parentText);
     const hidden = await workspaceHiddenPaths(ctx);
-    const names = (await readdir(parent)).filter((name) => !hiddenPathAt(hidden, join(parent, name)));
+    // Read through the directory held open (not a directory swapped in for it meanwhile).
+    const entries = await readDirectory(parent);
+    if (!entries) return undefined;
+    const names = entries.map((e) => e.name).filter((name) => !hiddenPathAt(hidden, join(parent, name)));
     const guess = closestMatch(basename(userPath), names);
     return guess === undefined ? undefined : relTo(root, join(parent, guess));
   } catch {

@@ -102,4 +102,27 @@ describe.runIf(process.platform === "linux")("file tools racing a directory swap
     await stopSwapper();
     expect(readdirSync(outside).sort()).toEqual(Array.from({ length: ROUNDS }, (_, i) => `f${i}`).sort());
   }, 120_000);
+
+  it("fs.list, fs.glob and fs.stat never describe what is outside", async () => {
+    // Found by an outside review: they checked the path, then read the directory again by
+    // name — a swap in between listed the outside directory (names, sizes, modes).
+    writeFileSync(join(outside, "outside-secret-name"), "x");
+    writeFileSync(join(fx.ws, "a", "inside"), "x");
+    await startSwapper();
+    const seen: string[] = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      for (const [tool, args] of [
+        ["fs.list", { path: "a" }],
+        ["fs.glob", { pattern: "a/**" }],
+        ["fs.stat", { path: "a/outside-secret-name" }],
+      ] as const) {
+        const result = await call(fx.ctx, tool, args).catch((error: unknown) => ({ summary: String(error) }));
+        const text = JSON.stringify(result);
+        if (text.includes("outside-secret-name") && !(tool === "fs.stat" && !text.includes('"exists":true')))
+          seen.push(`${tool}: ${text.slice(0, 200)}`);
+      }
+    }
+    await stopSwapper();
+    expect(seen).toEqual([]);
+  }, 120_000);
 });

@@ -1,8 +1,12 @@
 import { randomBytes } from "node:crypto";
+import { constants } from "node:fs";
 import { open, rename, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { PolicyDeniedError } from "@capgate/tools";
-import { openedFileRefusal, openRegularFile } from "@capgate/workspace";
+import { openedFileRefusal, openRegularFile, withPinnedDirectory } from "@capgate/workspace";
+
+/** Create a new file, never through a link at its name. */
+const OPEN_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
 
 /** How many leading bytes are inspected for NUL bytes (git's heuristic uses the same 8000). */
 export const BINARY_SNIFF_BYTES = 8000;
@@ -70,36 +74,37 @@ export async function loadTextFile(abs: string, maxBytes: number, shown?: string
  * hard link elsewhere keeps the old content. `mode` keeps an existing file's permissions.
  */
 export async function writeAtomic(abs: string, content: string | Uint8Array, mode?: number): Promise<number> {
-  const temp = join(
-    dirname(abs),
-    `.${basename(abs).slice(0, 200)}.${randomBytes(6).toString("hex")}.capgate-tmp`,
-  );
-  const handle = await open(temp, "wx", mode ?? 0o666);
-  let renamed = false;
-  try {
-    // Created where the guard approved (a directory swapped for a link mid-way would put it
-    // elsewhere): checked on the file itself before any content is written to it.
-    const misplaced = openedFileRefusal(handle.fd, temp);
-    if (misplaced)
-      throw new PolicyDeniedError(
-        `${basename(abs)} was not written: ${misplaced}. Nothing was written; try again.`,
-      );
-    await handle.writeFile(content);
-    // The umask applied at creation; restore the original file's exact mode.
-    if (mode !== undefined) await handle.chmod(mode);
-    await handle.sync();
-    const size = (await handle.stat()).size;
-    await rename(temp, abs);
-    renamed = true;
-    // Still open: where the rename put it, by the kernel's account.
-    const moved = openedFileRefusal(handle.fd, abs);
-    if (moved)
-      throw new PolicyDeniedError(
-        `${basename(abs)} may not be where it was meant to be: ${moved}. Check the file and try again.`,
-      );
-    return size;
-  } finally {
-    await handle.close();
-    if (!renamed) await unlink(temp).catch(() => undefined);
-  }
+  const name = basename(abs);
+  const tempName = `.${name.slice(0, 200)}.${randomBytes(6).toString("hex")}.capgate-tmp`;
+  // The temporary file is made, renamed and (on failure) removed in the directory held
+  // open, never by a path a swapped directory could lead elsewhere.
+  return withPinnedDirectory(dirname(abs), async (dir) => {
+    const temp = join(dirname(abs), tempName);
+    const handle = await open(dir.at(tempName), OPEN_NEW, mode ?? 0o666);
+    let renamed = false;
+    try {
+      // Created where the guard approved: checked on the file itself before any content is
+      // written to it (the descriptor check answers where there is no /proc too, by path).
+      const misplaced = openedFileRefusal(handle.fd, temp);
+      if (misplaced)
+        throw new PolicyDeniedError(`${name} was not written: ${misplaced}. Nothing was written; try again.`);
+      await handle.writeFile(content);
+      // The umask applied at creation; restore the original file's exact mode.
+      if (mode !== undefined) await handle.chmod(mode);
+      await handle.sync();
+      const size = (await handle.stat()).size;
+      await rename(dir.at(tempName), dir.at(name));
+      renamed = true;
+      // Still open: where the rename put it, by the kernel's account.
+      const moved = openedFileRefusal(handle.fd, abs);
+      if (moved)
+        throw new PolicyDeniedError(
+          `${name} may not be where it was meant to be: ${moved}. Check the file and try again.`,
+        );
+      return size;
+    } finally {
+      await handle.close();
+      if (!renamed) await unlink(dir.at(tempName)).catch(() => undefined);
+    }
+  });
 }

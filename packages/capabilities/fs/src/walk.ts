@@ -1,7 +1,6 @@
 import type { Dirent } from "node:fs";
-import { readdir } from "node:fs/promises";
 import { sep } from "node:path";
-import { type HiddenPath, hiddenPathAt } from "@capgate/workspace";
+import { type HiddenPath, hiddenPathAt, readDirectory } from "@capgate/workspace";
 import { type GitignoreRules, SKIPPED_DIRS } from "./gitignore.js";
 import { relTo } from "./paths.js";
 
@@ -87,6 +86,11 @@ function pending(abs: string, rel: string, prefetch: boolean): Pending {
   return prefetch ? { abs, rel, listing: list(abs) } : { abs, rel };
 }
 
+/**
+ * A directory's entries, read through the directory held open: one swapped for a link
+ * since it was listed in its parent (a background command can) is not read — its
+ * listing would be of wherever the link points.
+ */
 function list(dir: string): Promise<Dirent[] | null> {
-  return readdir(dir, { withFileTypes: true }).catch(() => null);
+  return readDirectory(dir);
 }
