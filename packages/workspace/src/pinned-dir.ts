@@ -1,4 +1,4 @@
-import { constants, type Dirent, existsSync } from "node:fs";
+import { closeSync, constants, type Dirent, existsSync, openSync, readdirSync } from "node:fs";
 import { type FileHandle, lstat, mkdir, open, readdir, rename, rmdir, unlink } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import { PolicyDeniedError } from "@capgate/tools";
@@ -117,18 +117,22 @@ export async function withPinnedDirectory<T>(
  * of somewhere else — it is refused (null), as is a directory that cannot be read.
  */
 export async function readDirectory(real: string): Promise<Dirent[] | null> {
-  let dir: PinnedDirectory;
+  if (!haveProcFd()) return readdir(real, { withFileTypes: true }).catch(() => null);
+  // Synchronous: four short system calls, where the thread pool's round trip for each would
+  // cost more than the calls (a walk lists thousands of directories; measured 3–4× slower).
+  let fd: number;
   try {
-    dir = await PinnedDirectory.open(real);
+    fd = openSync(real, DIRECTORY_FLAGS);
   } catch {
     return null;
   }
   try {
-    return await readdir(dir.at(""), { withFileTypes: true });
+    if (openedFileRefusal(fd, real)) return null;
+    return readdirSync(`/proc/self/fd/${fd}`, { withFileTypes: true });
   } catch {
     return null;
   } finally {
-    await dir.close();
+    closeSync(fd);
   }
 }
 
