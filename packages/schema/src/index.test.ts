@@ -24,6 +24,7 @@ describe("@capgate/schema public surface", () => {
       "compiledValidator",
       "describeIssues",
       "fitListing",
+      "holdsMoreValuesThan",
       "isAppOnlyMcpTool",
       "isTopLevelToolName",
       "mcpCallableToolName",

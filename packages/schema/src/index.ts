@@ -34,6 +34,7 @@ export {
   addPrecompiledValidators,
   compiledValidator,
   describeIssues,
+  holdsMoreValuesThan,
   sentence,
   validate,
   validatorCacheStats,

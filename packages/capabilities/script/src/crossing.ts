@@ -1,4 +1,4 @@
-import { parseJsonStrict } from "@capgate/schema";
+import { holdsMoreValuesThan, parseJsonStrict } from "@capgate/schema";
 import type { ToolResult } from "@capgate/tools";
 
 /** What a failed call looks like inside the script: an Error with these fields. */
@@ -129,7 +129,7 @@ export function parseArguments(
         message: `Arguments for ${tool} must be an object, e.g. { path: "notes.txt" }.`,
       },
     };
-  if (countsMoreThan(value, limits.valueCount))
+  if (holdsMoreValuesThan(value, limits.valueCount))
     return {
       ok: false,
       info: {
@@ -140,31 +140,4 @@ export function parseArguments(
       },
     };
   return { ok: true, value: value as Record<string, unknown>, bytes };
-}
-
-/**
- * Whether a parsed value holds more than `limit` values (array items and object members
- * at any depth). Bytes alone do not bound the host's work on a call: 8 MiB of JSON is two
- * million array items or object keys, and the gate's work on a value (copying it across,
- * checking it against the tool's schema) grows with the count, on the host's thread.
- */
-function countsMoreThan(value: unknown, limit: number): boolean {
-  let count = 0;
-  const stack: unknown[] = [value];
-  while (stack.length > 0) {
-    const current = stack.pop();
-    if (typeof current !== "object" || current === null) continue;
-    if (Array.isArray(current)) {
-      count += current.length;
-      if (count > limit) return true;
-      for (const child of current) if (typeof child === "object" && child !== null) stack.push(child);
-      continue;
-    }
-    for (const key in current) {
-      if (++count > limit) return true;
-      const child = (current as Record<string, unknown>)[key];
-      if (typeof child === "object" && child !== null) stack.push(child);
-    }
-  }
-  return false;
 }
