@@ -71,10 +71,16 @@ export class EngineThread {
     if (!this.#exited) this.worker.postMessage(message);
   }
 
-  /** End the thread now, whatever it is running. */
+  /** End the thread now, whatever it is running; a fresh one is started for the pool meanwhile. */
   terminate(): void {
     if (!this.#exited) this.#exited = new Error("terminated by the host");
     void this.worker.terminate();
+    // Starting a thread takes a few hundred milliseconds on a busy machine: the next script
+    // should not wait for it because this one had to be ended.
+    if (idle.length < MAX_IDLE_THREADS)
+      void compiledModule()
+        .then((module) => releaseThread(new EngineThread(module)))
+        .catch(() => undefined);
   }
 
   #ended(error: Error): void {
