@@ -111,6 +111,11 @@ describe.runIf(process.platform === "linux")("directories held open while they c
     const again = await makeDirectories(ws, join(ws, "x", "y"));
     await again.dir.close();
     expect(again.created).toBe(false);
+    // A name that merely starts with two dots is inside.
+    const dotted = await makeDirectories(ws, join(ws, "..cache", "z"));
+    await dotted.dir.close();
+    expect(existsSync(join(ws, "..cache", "z"))).toBe(true);
+    await expect(makeDirectories(ws, base)).rejects.toThrow("is not inside");
   });
 
   it("rename between two held directories lands in them, whatever the paths became", async () => {

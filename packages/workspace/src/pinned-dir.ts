@@ -1,6 +1,6 @@
 import { closeSync, constants, type Dirent, existsSync, openSync, readdirSync } from "node:fs";
 import { type FileHandle, lstat, mkdir, open, readdir, rename, rmdir, unlink } from "node:fs/promises";
-import { join, relative, sep } from "node:path";
+import { isAbsolute, join, relative, sep } from "node:path";
 import { PolicyDeniedError } from "@capgate/tools";
 import { openedFileRefusal } from "./opened-file.js";
 
@@ -192,7 +192,9 @@ export async function makeDirectories(
   target: string,
 ): Promise<{ dir: PinnedDirectory; created: boolean }> {
   const rel = relative(root, target);
-  if (rel.startsWith("..") || rel.startsWith(sep)) throw new Error(`${target} is not inside ${root}`);
+  // ("..cache" is a name inside; ".." and "../x" are outside.)
+  if (rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel))
+    throw new Error(`${target} is not inside ${root}`);
   const names = rel === "" ? [] : rel.split(sep);
   let dir = await PinnedDirectory.open(root);
   let created = false;

@@ -175,7 +175,8 @@ class HostRun {
         // However long its approvals take, a script ends by this time.
         this.#lifetime = setTimeout(
           () => this.#stop(lifetimeFailure(this.#limits.maxLifetimeMs), STOP_LIFETIME),
-          this.#limits.maxLifetimeMs,
+          // setTimeout fires at once past 2^31 − 1 ms.
+          Math.min(this.#limits.maxLifetimeMs, 2_147_483_647),
         );
         if (signal.aborted) onAbort();
         else signal.addEventListener("abort", onAbort, { once: true });
