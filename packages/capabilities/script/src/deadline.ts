@@ -18,21 +18,6 @@ export class Deadline {
     this.#arm();
   }
 
-  /** True once the time is up. */
-  get expired(): boolean {
-    if (this.#expired) return true;
-    if (this.#pauses > 0 || this.#stopped) return false;
-    return this.expiredAt(Date.now());
-  }
-
-  /** `expired` with the time read by the caller (the engine's interrupt check reads it once for both clocks). */
-  expiredAt(now: number): boolean {
-    if (this.#expired) return true;
-    if (this.#pauses > 0 || this.#stopped) return false;
-    if (now - this.#since >= this.#leftMs) this.#expire();
-    return this.#expired;
-  }
-
   pause(): () => void {
     if (this.#expired || this.#stopped) return () => undefined;
     if (this.#pauses++ === 0) {
@@ -78,9 +63,8 @@ export class Deadline {
  * processed — so the engine's interrupt check is the only thing that can stop it.
  */
 export class EngineTime {
-  #usedMs = 0;
-  /** When the outermost engine entry now running began (undefined while the engine is idle). */
-  #since: number | undefined;
+  /** [ms used by entries that ended, Date.now() when the entry now running began or 0]. */
+  readonly #clock: Float64Array;
   #depth = 0;
 
   /**
@@ -90,41 +74,32 @@ export class EngineTime {
    */
   constructor(
     readonly totalMs: number,
-    private readonly shared?: Float64Array,
+    shared?: Float64Array,
   ) {
-    if (shared) {
-      shared[0] = 0;
-      shared[1] = 0;
-    }
+    this.#clock = shared ?? new Float64Array(2);
+    this.#clock.fill(0);
   }
 
   /** Run `work` (one entry into the engine) and count its time. */
   run<T>(work: () => T): T {
-    if (this.#depth++ === 0) {
-      this.#since = Date.now();
-      if (this.shared) this.shared[1] = this.#since;
-    }
+    if (this.#depth++ === 0) this.#clock[1] = Date.now();
     try {
       return work();
     } finally {
       if (--this.#depth === 0) {
-        this.#usedMs += Date.now() - (this.#since ?? Date.now());
-        this.#since = undefined;
-        if (this.shared) {
-          this.shared[0] = this.#usedMs;
-          this.shared[1] = 0;
-        }
+        this.#clock[0] = (this.#clock[0] ?? 0) + Date.now() - (this.#clock[1] ?? 0);
+        this.#clock[1] = 0;
       }
     }
   }
 
   /** True once the engine's time, the entry now running included, reaches the total (`now` from Date.now()). */
   spentAt(now: number): boolean {
-    return this.#usedMs + (this.#since === undefined ? 0 : now - this.#since) >= this.totalMs;
+    return sharedEngineTimeSpent(this.#clock, this.totalMs, now);
   }
 }
 
-/** `EngineTime.spentAt` read from another thread through the shared clock. */
+/** Whether an EngineTime clock (possibly another thread's) has reached `totalMs` at `now`. */
 export function sharedEngineTimeSpent(shared: Float64Array, totalMs: number, now: number): boolean {
   const used = shared[0] ?? 0;
   const since = shared[1] ?? 0;
