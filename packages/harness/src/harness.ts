@@ -375,7 +375,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     callTool: telemetry
       ? (tool, args, callOptions = {}) =>
           telemetry.traceToolCall({ tool, arguments: args ?? {} }, (approval) =>
-            callTool(environment, workspace, tool, args ?? {}, { ...callOptions, onApproval: approval }),
+            callTool(environment, workspace, tool, args ?? {}, callOptions, approval),
           )
       : (tool, args, callOptions = {}) => callTool(environment, workspace, tool, args ?? {}, callOptions),
     indexMcpTools: (indexOptions = {}) => indexer.indexNow(indexOptions.connectTimeoutMs),

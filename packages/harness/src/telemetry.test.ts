@@ -135,4 +135,42 @@ describe("telemetry through the harness", () => {
     // Argument values stay home unless the operator turns content capture on.
     expect(JSON.stringify(spans)).not.toContain("private-content");
   }, 120_000);
+
+  it("records a direct call's approval on its span and still tells the caller's own observer", async () => {
+    const h = await createHarness({
+      ...dirs(),
+      processEnv: { PATH: process.env.PATH, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint },
+      config: { shell: shellForTests() },
+    });
+    const seen: string[] = [];
+    try {
+      const outcome = await h.callTool(
+        "fs.write",
+        { path: "direct-approved.txt", content: "x" },
+        {
+          approval: "always",
+          approve: async () => true,
+          onApproval: {
+            requested: (request) => seen.push(`requested ${request.tool}`),
+            resolved: (answer) => seen.push(`resolved ${answer.approved}`),
+          },
+        },
+      );
+      expect(outcome.result.success).toBe(true);
+    } finally {
+      await h.close();
+    }
+    expect(seen).toEqual(["requested fs.write", "resolved true"]);
+    const spans = await receiver.waitFor((all) =>
+      all.some((s) => s.name === "execute_tool fs.write" && s.parentSpanId === "" && s.events.length > 0),
+    );
+    const direct = spans.find(
+      (s) => s.name === "execute_tool fs.write" && s.parentSpanId === "" && s.events.length > 0,
+    ) as ReceivedSpan;
+    expect(direct.events.map((e) => e.name)).toEqual([
+      "capgate.approval.requested",
+      "capgate.approval.resolved",
+    ]);
+    expect(direct.events[1]?.attributes["capgate.approval.approved"]).toBe(true);
+  }, 60_000);
 });
