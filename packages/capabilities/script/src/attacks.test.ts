@@ -2,7 +2,7 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { defineCapability } from "@capgate/tools";
 import { describe, expect, it } from "vitest";
-import { testGate } from "../test-support/gate.js";
+import { afterAskProbe, testGate } from "../test-support/gate.js";
 
 // The attack pass on the isolate: what a hostile script tried, and what it gets. Each
 // attack was first run against the built capability; the ones that got through were fixed.
@@ -223,32 +223,7 @@ describe("attacks on the isolate", () => {
     // A tool that returns once the approval has been asked (the approver answers "yes" three
     // seconds later, long after the script has been stopped: the host is free while the
     // engine loops on its own thread, so an earlier answer would be a granted write).
-    const probe = defineCapability({
-      manifest: {
-        name: "probe",
-        version: "0.1.0",
-        description: "Returns once the pending approval has been asked.",
-        profileFit: ["Orchestrator"],
-        tools: [
-          {
-            name: "probe.afterAsk",
-            description: "Return once the approval has been asked.",
-            risk: "read",
-            inputSchema: { type: "object", additionalProperties: false, properties: {} },
-          },
-        ],
-      } as const,
-      handlers: {
-        afterAsk: async (_args, ctx) => {
-          // (Or once stopped: a script stopped before the approval was asked must not hang here.)
-          await Promise.race([
-            approvalAsked,
-            new Promise((resolve) => ctx.signal.addEventListener("abort", resolve, { once: true })),
-          ]);
-          return { success: true, summary: "asked" };
-        },
-      },
-    });
+    const probe = afterAskProbe(() => approvalAsked);
     const gate = testGate({
       extra: [probe],
       loaded: ["script", "notes", "probe"],

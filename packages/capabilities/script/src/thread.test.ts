@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { defineCapability, executeTool } from "@capgate/tools";
+import { executeTool } from "@capgate/tools";
 import { describe, expect, it } from "vitest";
-import { testGate } from "../test-support/gate.js";
+import { afterAskProbe, testGate } from "../test-support/gate.js";
 
 const value = (r: { data?: unknown }) => (r.data as { value?: unknown }).value;
 const failure = (r: { data?: unknown }) =>
@@ -69,31 +69,7 @@ describe("the engine's thread", () => {
     const approvalAsked = new Promise<void>((resolve) => {
       asked = resolve;
     });
-    const probe = defineCapability({
-      manifest: {
-        name: "probe",
-        version: "0.1.0",
-        description: "Returns once the pending approval has been asked.",
-        profileFit: ["Orchestrator"],
-        tools: [
-          {
-            name: "probe.afterAsk",
-            description: "Return once the approval has been asked.",
-            risk: "read",
-            inputSchema: { type: "object", additionalProperties: false, properties: {} },
-          },
-        ],
-      } as const,
-      handlers: {
-        afterAsk: async (_args, ctx) => {
-          await Promise.race([
-            approvalAsked,
-            new Promise((resolve) => ctx.signal.addEventListener("abort", resolve, { once: true })),
-          ]);
-          return { success: true, summary: "asked" };
-        },
-      },
-    });
+    const probe = afterAskProbe(() => approvalAsked);
     const gate = testGate({
       extra: [probe],
       loaded: ["script", "notes", "probe"],

@@ -94,6 +94,39 @@ export const notes = defineCapability({
   policies: { read: workspacePathPolicy("path"), write: workspacePathPolicy("path") },
 });
 
+/**
+ * A capability whose one tool, `probe.afterAsk`, returns once `asked()` has resolved (a test
+ * resolves it when its approver is asked) or once the call is stopped: a script stopped
+ * before the approval was asked must not hang there.
+ */
+export function afterAskProbe(asked: () => Promise<unknown>): Capability {
+  return defineCapability({
+    manifest: {
+      name: "probe",
+      version: "0.1.0",
+      description: "Returns once the pending approval has been asked.",
+      profileFit: ["Orchestrator"],
+      tools: [
+        {
+          name: "probe.afterAsk",
+          description: "Return once the approval has been asked.",
+          risk: "read",
+          inputSchema: { type: "object", additionalProperties: false, properties: {} },
+        },
+      ],
+    } as const,
+    handlers: {
+      afterAsk: async (_args, ctx) => {
+        await Promise.race([
+          asked(),
+          new Promise((resolve) => ctx.signal.addEventListener("abort", resolve, { once: true })),
+        ]);
+        return { success: true, summary: "asked" };
+      },
+    },
+  });
+}
+
 export interface TestGate {
   workspace: string;
   /** Every nested call the service made, in order. */
