@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { needs } from "@capgate/test-system-parts";
 import { describe, expect, it } from "vitest";
-import { cli, type Sandbox, sandbox } from "../test-support/cli.js";
+import { BIN, cli, type Sandbox, sandbox } from "../test-support/cli.js";
 
 // `capgate hook claude-code` as Claude Code runs it: the built CLI, the payload on stdin.
 // The hook's decisions are @capgate/shell-policy/claude-code's and tested there
@@ -62,6 +62,38 @@ describe("capgate hook claude-code", () => {
     const garbage = await hook("not json", box);
     expect(garbage.code).toBe(1);
     expect(garbage.stderr).toContain("not the hook's JSON payload");
+  });
+
+  // stdin is read synchronously while that works (the stream costs start time); a stdin a
+  // parent left non-blocking answers EAGAIN, and the part read before it must not be lost.
+  it.each([
+    ["blocking", false],
+    ["non-blocking", true],
+  ])("reads a payload that arrives in pieces on a %s stdin", (_kind, nonBlocking) => {
+    const box = sandbox();
+    const payload = bashPayload(box, "npm run build && xdg-open dist/index.html");
+    const writer = [
+      "import os, subprocess, sys, time",
+      "r, w = os.pipe()",
+      `os.set_blocking(r, ${nonBlocking ? "False" : "True"})`,
+      "p = subprocess.Popen(sys.argv[1:], stdin=r, stdout=subprocess.PIPE, stderr=subprocess.PIPE)",
+      "os.close(r)",
+      "data = os.environ['PAYLOAD'].encode()",
+      "for i in range(0, len(data), 97):",
+      "    os.write(w, data[i:i + 97]); time.sleep(0.05)",
+      "os.close(w)",
+      "out, err = p.communicate()",
+      "sys.stdout.write(out.decode()); sys.stderr.write(err.decode()); sys.exit(p.returncode)",
+    ].join("\n");
+    const run = spawnSync("python3", ["-c", writer, process.execPath, BIN, "hook", "claude-code"], {
+      cwd: box.root,
+      env: { ...box.env, PAYLOAD: payload },
+      encoding: "utf8",
+    });
+    expect(run.stderr).toBe("");
+    expect(run.status).toBe(0);
+    expect(decision(run.stdout)).toMatchObject({ permissionDecision: "deny" });
+    expect(decision(run.stdout).permissionDecisionReason).toContain("xdg-open");
   });
 });
 
