@@ -177,6 +177,7 @@ class Extractor {
             reason: "prompt expansion (@P) runs substitutions found in a value",
           });
         }
+        this.#expansionAssignment(node);
         break;
       case "heredoc_redirect": {
         const start = node.namedChildren.find((n) => n?.type === "heredoc_start")?.text ?? "";
@@ -376,6 +377,56 @@ class Extractor {
         value,
         text: `${nameNode.text}=${value?.raw ?? ""}`,
       })),
+    });
+  }
+
+  /**
+   * `${NAME:=word}` and `${NAME=word}` assign NAME when it is unset (or empty), as a side
+   * effect of expanding the word they are in: `: ${PS4:='$(cmd)'}` sets PS4 as surely as
+   * `PS4='$(cmd)'` does. The assignment is recorded as a bare one, so every check of a
+   * variable's value applies (code variables, programs run from variables, startup files).
+   * `${!ref:=word}` assigns the variable ref names: a name only run time knows.
+   */
+  #expansionAssignment(node: Node): void {
+    let operator = -1;
+    for (let i = 0; i < node.childCount; i++) {
+      const type = node.child(i)?.type;
+      if (type === ":=" || type === "=") {
+        operator = i;
+        break;
+      }
+    }
+    if (operator === -1) return;
+    let name: string | undefined;
+    let indirect = false;
+    for (let i = 0; i < operator; i++) {
+      const child = node.child(i);
+      if (child?.type === "!") indirect = true;
+      else if (child?.type === "variable_name") name = child.text;
+      else if (child?.type === "subscript") name = child.childForFieldName("name")?.text;
+    }
+    const parts: Node[] = [];
+    for (let i = operator + 1; i < node.childCount; i++) {
+      const child = node.child(i);
+      if (child && child.type !== "}") parts.push(child);
+    }
+    const value: ShellWord =
+      parts.length === 0
+        ? literalWordOf("")
+        : parts.length === 1 && parts[0]!.isNamed
+          ? wordOf(parts[0]!)
+          : {
+              raw: parts.map((p) => p.text).join(""),
+              value: undefined,
+              splits: false,
+              glob: false,
+              dynamic: `the default value in ${clip(node.text)}`,
+            };
+    this.commands.push({
+      words: [],
+      text: node.text,
+      stdin: { kind: "inherited" },
+      assignments: [{ name: indirect ? undefined : name, value, text: node.text }],
     });
   }
 
@@ -774,7 +825,12 @@ const SIMPLE_ESCAPES: Record<string, string> = {
   "?": "?",
 };
 
-/** Decode the body of `$'…'` the way bash does. */
+/**
+ * Decode the body of `$'…'` the way bash does. An escape that makes a NUL (`\0`, `\x00`,
+ * `\u0000`, `\c@` …) ends the string there: bash's strings are C strings, so
+ * `$'xdg-open\0junk'` runs `xdg-open`, and the policy must read that word, not
+ * `xdg-open\0junk`.
+ */
 export function decodeAnsiC(body: string): string {
   let out = "";
   for (let i = 0; i < body.length; i++) {
@@ -784,12 +840,13 @@ export function decodeAnsiC(body: string): string {
       continue;
     }
     const n = body[++i]!;
+    let decoded: string;
     const simple = SIMPLE_ESCAPES[n];
     if (simple !== undefined) {
-      out += simple;
+      decoded = simple;
     } else if (/[0-7]/.test(n)) {
       const m = /^[0-7]{1,3}/.exec(body.slice(i))![0];
-      out += String.fromCharCode(Number.parseInt(m, 8) & 0xff);
+      decoded = String.fromCharCode(Number.parseInt(m, 8) & 0xff);
       i += m.length - 1;
     } else if (n === "x" || n === "u" || n === "U") {
       const max = n === "x" ? 2 : n === "u" ? 4 : 8;
@@ -799,13 +856,15 @@ export function decodeAnsiC(body: string): string {
         continue;
       }
       const code = Number.parseInt(m[0], 16);
-      out += code <= 0x10ffff ? String.fromCodePoint(code) : "";
+      decoded = code <= 0x10ffff ? String.fromCodePoint(code) : "";
       i += m[0].length;
     } else if (n === "c" && i + 1 < body.length) {
-      out += String.fromCharCode(body.charCodeAt(++i) & 0x1f);
+      decoded = String.fromCharCode(body.charCodeAt(++i) & 0x1f);
     } else {
-      out += `\\${n}`;
+      decoded = `\\${n}`;
     }
+    if (decoded === "\0") return out;
+    out += decoded;
   }
   return out;
 }

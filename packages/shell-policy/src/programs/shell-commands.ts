@@ -1,6 +1,7 @@
 import { type GetoptResult, getopt, type ParsedOption } from "../parse/shell-getopt.js";
 import { globMayBeOption, wordMayBe } from "../parse/shell-glob.js";
 import { literalWord, type ShellWord, type StdinSource } from "../parse/shell-words.js";
+import { isDescriptorPath } from "./descriptor-path.js";
 import { GIT_GLOBAL_VALUE } from "./git-programs.js";
 import type { Continuation, ResolvedCommand } from "./resolved-command.js";
 import { builtinContinuations } from "./shell-indirection.js";
@@ -35,31 +36,6 @@ export function unresolvableWord(word: ShellWord, what: string): Continuation {
     kind: "unresolvable",
     reason: `${what} \`${word.raw}\` is only known at run time (${word.dynamic ?? "glob or brace expansion"})`,
   };
-}
-
-/**
- * A path read as a script: is it standard input or a descriptor in disguise? Absolute paths
- * under /dev or /proc (except /dev/null), after collapsing `//`, `/./` and `..`, and relative
- * ones that climb (`../../dev/stdin`) into a dev/ or proc/ directory.
- */
-export function isDescriptorPath(path: string): boolean {
-  const parts: string[] = [];
-  let climbs = 0;
-  for (const part of path.split("/")) {
-    if (part === "" || part === ".") continue;
-    if (part === "..") {
-      if (parts.length > 0) parts.pop();
-      else climbs++;
-      continue;
-    }
-    parts.push(part);
-  }
-  const joined = parts.join("/");
-  if (path.startsWith("/") || climbs > 0) {
-    if (joined === "dev/null") return false;
-    return /^(dev|proc)(\/|$)/.test(joined);
-  }
-  return false;
 }
 
 /** A shell (or interpreter) reading its program from standard input: check it if it is literal. */

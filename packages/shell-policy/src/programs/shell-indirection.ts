@@ -57,6 +57,8 @@ const TOOL_CODE_VARIABLES: Readonly<Record<string, string>> = {
   MANROFFOPT: "man passes it to groff, whose options (-U, -m, -M, -P) let a page or macro file run commands",
   GROFF_COMMAND_PREFIX: "groff prefixes the names of the programs it runs (troff, preprocessors) with it",
   GROFF_BIN_PATH: "groff looks up the programs it runs (troff, preprocessors) there",
+  PERL5DB: "perl -d runs it as the debugger's code (`BEGIN { … }`)",
+  PERLDB_OPTS: "perl's debugger reads its options there, among them commands to run (`NonStop`, `TTY`, `RemotePort`) and files of commands",
 };
 
 /** Variables that say where shells read their startup files; assigning one makes an interactive or login shell run other code. */
@@ -154,6 +156,15 @@ function lessOptions(value: string): string | undefined {
 export function isProgramVariable(name: string): boolean {
   // less 661+: LESS_OSC8_<scheme> is the command that opens an OSC 8 link of that scheme.
   return PROGRAM_VARIABLES.has(name) || /^LESS_OSC8_/.test(name);
+}
+
+/**
+ * What assigning `name` a value only run time knows would make run (nothing for an ordinary
+ * variable): the checks of `assignmentContinuations` with the value unknown.
+ */
+function runTimeAssignment(name: string, dynamic: string, via: string): Continuation[] {
+  const value: ShellWord = { raw: `<${dynamic}>`, value: undefined, splits: false, glob: false, dynamic };
+  return assignmentContinuations({ name, value, text: `${name}=<${dynamic}>` }, via);
 }
 
 /** What an assignment makes run: denials for code variables, the value as a command line for program variables. */
@@ -420,8 +431,14 @@ export function builtinContinuations(cmd: ResolvedCommand): Continuation[] {
         value: { raw: w.raw, value: undefined, splits: false, glob: false, dynamic: `set by ${name}` },
       });
     }
-    const why = codeVariable(bare);
-    if (why) out.push({ kind: "unresolvable", reason: `${name} ${bare}: ${why}` });
+    if (declareLike) {
+      const why = codeVariable(bare);
+      if (why) out.push({ kind: "unresolvable", reason: `${name} ${bare}: ${why}` });
+    } else {
+      // `read NAME`, `printf -v NAME`, `mapfile NAME`, `getopts … NAME`: an assignment whose
+      // value only run time knows, checked as one (a code variable, a program's variable).
+      out.push(...runTimeAssignment(bare, `set by ${name}`, `\`${name} ${bare}\``));
+    }
     if (SUBSCRIPT_CODE.test(v)) {
       out.push({
         kind: "unresolvable",
@@ -452,8 +469,20 @@ export function builtinContinuations(cmd: ResolvedCommand): Continuation[] {
           reason: `the nameref target in \`${a.text}\` is only known at run time`,
         });
       else if (target !== undefined) {
-        const why = codeVariable(target.replace(/\[.*$/s, ""));
+        // Every later assignment through the reference sets the target: one the policy
+        // checks by name (a code variable, a program's variable, a startup directory) can
+        // then be set under another name, so the reference itself is refused.
+        const bare = target.replace(/\[.*$/s, "");
+        const why = codeVariable(bare);
         if (why) out.push({ kind: "unresolvable", reason: `${name} -n ${a.name}=${target}: ${why}` });
+        else if (
+          STARTUP_DIR_VARIABLES.has(bare) ||
+          runTimeAssignment(bare, "a nameref", `\`${name} -n ${a.name}=${target}\``).length > 0
+        )
+          out.push({
+            kind: "unresolvable",
+            reason: `${name} -n ${a.name}=${target}: assignments to ${a.name} set \`${bare}\`, whose value bash or a program acts on; set ${bare} by name`,
+          });
       }
     }
   }

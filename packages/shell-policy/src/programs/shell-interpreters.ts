@@ -15,6 +15,7 @@
  * Script files are not read. This is a first line only: the OS sandbox under every command
  * is what holds for interpreter code (docs/shell-policy.md).
  */
+import { isDescriptorPath } from "./descriptor-path.js";
 import type { Continuation, ResolvedCommand } from "./resolved-command.js";
 
 interface Language {
@@ -139,7 +140,7 @@ function pythonSource(cmd: ResolvedCommand): CodeSource | { unknown: string } | 
       const next = argv[i + 1];
       return next === undefined && cmd.argv.length <= i + 1 ? { lang: PY, from: "stdin" } : undefined;
     }
-    if (!a.startsWith("-") || a === "-") return isStdinPath(a) ? { lang: PY, from: "stdin" } : undefined; // a script file
+    if (!a.startsWith("-") || a === "-") return isDescriptorPath(a) ? { lang: PY, from: "stdin" } : undefined; // a script file
     if (a.startsWith("--")) {
       // Python prints its version or help and exits before running anything.
       if (/^--(version|help|help-env|help-xoptions|help-all)$/.test(a)) return undefined;
@@ -176,10 +177,6 @@ function pythonSource(cmd: ResolvedCommand): CodeSource | { unknown: string } | 
   // With the input it inherited (a terminal, or capgate's /dev/null) Python reads what the
   // operator types, not what the command line gives it; a pipe, a file or a here-document is read.
   return cmd.stdin.kind === "inherited" ? undefined : { lang: PY, from: "stdin" };
-}
-
-function isStdinPath(path: string): boolean {
-  return /^\/+(dev\/+(stdin|fd\/|tty)|proc\/+[^/]+\/+fd\/)/.test(path.replace(/\/\.(?=\/)/g, ""));
 }
 
 /** `-e code` style interpreters: the code options, the options that take a value, and the language. */
@@ -277,10 +274,21 @@ function evalSource(cmd: ResolvedCommand, spec: EvalSpec): CodeSource[] | { unkn
       const mod = eq !== -1 ? a.slice(eq + 1) : argv[++i];
       if (mod === undefined)
         return { unknown: `the ${name} module of ${cmd.name} is only known at run time` };
-      out.push({ lang: spec.lang, code: moduleCode(spec.lang, mod), preload: mod });
+      // A preload read from standard input (`node -r /dev/stdin`, `-r /proc/self/fd/0`) is code
+      // from wherever stdin comes from, not a module name.
+      if (mod === "-" || isDescriptorPath(mod)) out.push({ lang: spec.lang, from: "stdin" });
+      else out.push({ lang: spec.lang, code: moduleCode(spec.lang, mod), preload: mod });
       continue;
     }
-    if (name === "-f" || name === "--file") sawProgram = true;
+    if (name === "-f" || name === "--file") {
+      sawProgram = true;
+      // awk's program file: `-f -` and descriptor paths read it from standard input.
+      const file = eq !== -1 ? a.slice(eq + 1) : argv[i + 1];
+      if (file === undefined && i + 1 < argv.length)
+        return { unknown: `the ${name} program file of ${cmd.name} is only known at run time` };
+      if (spec.programOperand && file !== undefined && (file === "-" || isDescriptorPath(file)))
+        out.push({ lang: spec.lang, from: "stdin" });
+    }
     if (!a.startsWith("--") && a.length > 2) {
       // A short cluster (`perl -lne CODE`, `node -pe CODE`, `ruby -rlaunchy`), letter by letter.
       let consumed = false;
@@ -300,11 +308,19 @@ function evalSource(cmd: ResolvedCommand, spec: EvalSpec): CodeSource[] | { unkn
           if (spec.code.includes(letter)) {
             out.push({ lang: spec.lang, code: value });
             sawProgram = true;
-          } else out.push({ lang: spec.lang, code: moduleCode(spec.lang, value), preload: value });
+          } else if (value === "-" || isDescriptorPath(value)) out.push({ lang: spec.lang, from: "stdin" });
+          else out.push({ lang: spec.lang, code: moduleCode(spec.lang, value), preload: value });
           consumed = true;
           break;
         }
         if (spec.value.includes(letter)) {
+          if (letter === "-f" && spec.programOperand) {
+            // awk's program file in a cluster (`-f-`, `-f/dev/stdin`, `-vx=1 -f …`).
+            sawProgram = true;
+            const file = rest !== "" ? rest : argv[i + 1];
+            if (file !== undefined && (file === "-" || isDescriptorPath(file)))
+              out.push({ lang: spec.lang, from: "stdin" });
+          }
           if (rest === "") i++;
           consumed = true;
           break;
@@ -323,7 +339,7 @@ function evalSource(cmd: ResolvedCommand, spec: EvalSpec): CodeSource[] | { unkn
       !spec.programOperand
     ) {
       out.push({ lang: spec.lang, from: "stdin" });
-    } else if (script !== undefined && isStdinPath(script)) out.push({ lang: spec.lang, from: "stdin" });
+    } else if (script !== undefined && isDescriptorPath(script)) out.push({ lang: spec.lang, from: "stdin" });
   }
   return out;
 }
