@@ -76,6 +76,10 @@ export const ROUND_34_ATTACKS: readonly Round34Attack[] = [
   open(`awk -f /dev/stdin <<< 'BEGIN{system("xdg-open u")}'`),
   open(`awk -f- <<< 'BEGIN{system("xdg-open u")}'`),
   open(`PERL5DB='BEGIN{system("xdg-open u")}' perl -d -e 1`, "perl"),
+  // 6. ssh's config from standard input, with a ProxyCommand in it.
+  push(`ssh -F /dev/stdin h <<< 'ProxyCommand git push -q origin main'`, "ssh"),
+  push(`ssh -vF/dev/stdin h <<< 'ProxyCommand git push -q origin main'`, "ssh"),
+  push(`make -f ../../../../../../../dev/stdin <<< 'x:; git push -q origin main'`, "make"),
 ];
 
 /** Everyday forms next to the fixed ones that must stay allowed (under `RULES_CONFIG`). */
@@ -90,4 +94,7 @@ export const ROUND_34_ALLOW: readonly string[] = [
   "awk -F, '{print $1}' data.csv",
   "node -r ts-node/register app.ts",
   "python3 scripts/build.py",
+  "ssh -F ~/.ssh/work_config host",
+  "ssh -p 2222 -i key host",
+  "make -f build.mk all",
 ];

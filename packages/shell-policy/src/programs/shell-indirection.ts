@@ -58,7 +58,8 @@ const TOOL_CODE_VARIABLES: Readonly<Record<string, string>> = {
   GROFF_COMMAND_PREFIX: "groff prefixes the names of the programs it runs (troff, preprocessors) with it",
   GROFF_BIN_PATH: "groff looks up the programs it runs (troff, preprocessors) there",
   PERL5DB: "perl -d runs it as the debugger's code (`BEGIN { … }`)",
-  PERLDB_OPTS: "perl's debugger reads its options there, among them commands to run (`NonStop`, `TTY`, `RemotePort`) and files of commands",
+  PERLDB_OPTS:
+    "perl's debugger reads its options there, among them commands to run (`NonStop`, `TTY`, `RemotePort`) and files of commands",
 };
 
 /** Variables that say where shells read their startup files; assigning one makes an interactive or login shell run other code. */

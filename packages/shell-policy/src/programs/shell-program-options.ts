@@ -8,6 +8,7 @@
  */
 
 import { wordMayBe } from "../parse/shell-glob.js";
+import { isDescriptorPath } from "./descriptor-path.js";
 import { configValue, GIT_COMMAND_KEYS, gitSubcommand, gitSubcommandContinuations } from "./git-programs.js";
 import type { Continuation, ResolvedCommand } from "./resolved-command.js";
 
@@ -170,6 +171,34 @@ function soft(script: string, via: string): Continuation {
 }
 
 /** What the program-running options of `cmd` make run. */
+/** ssh's options that take a value (OpenBSD ssh, scp and sftp share these letters). */
+const SSH_VALUE_LETTERS = new Set("BbcDEeFIiJLlmOoPpQRSWwX".split(""));
+
+/**
+ * `ssh -F FILE` reads a config file, whose `ProxyCommand`, `LocalCommand` and `Match exec`
+ * are commands. A file on disk is out of scope (docs/shell-policy.md §8); one read from
+ * standard input or a descriptor (`-F /dev/stdin <<< 'ProxyCommand …'`) is written in the
+ * command line itself, and cannot be checked.
+ */
+function sshConfigFromDescriptor(cmd: ResolvedCommand): string | undefined {
+  const args = cmd.argv;
+  for (let i = 1; i < args.length; i++) {
+    const a = args[i];
+    if (a === undefined || a === "--" || !a.startsWith("-") || a.length < 2) continue;
+    for (let j = 1; j < a.length; j++) {
+      const letter = a[j]!;
+      if (!SSH_VALUE_LETTERS.has(letter)) continue;
+      const rest = a.slice(j + 1);
+      const value = rest !== "" ? rest : args[i + 1];
+      if (rest === "") i++;
+      if (letter === "F" && (value === undefined || value === "-" || isDescriptorPath(value)))
+        return `${cmd.name} -F would read its config (ProxyCommand, LocalCommand: commands) from standard input, a descriptor or a name only known at run time, which cannot be checked`;
+      break;
+    }
+  }
+  return undefined;
+}
+
 export function programOptionContinuations(cmd: ResolvedCommand): Continuation[] {
   const args = cmd.argv;
   const out: Continuation[] = [];
@@ -204,6 +233,10 @@ export function programOptionContinuations(cmd: ResolvedCommand): Continuation[]
     }
     return [];
   }
+  if (cmd.name === "ssh" || cmd.name === "scp" || cmd.name === "sftp") {
+    const why = sshConfigFromDescriptor(cmd);
+    if (why) return [{ kind: "unresolvable", reason: why }];
+  }
   if (cmd.name === "sed" || cmd.name === "gsed") return sedContinuations(cmd);
   if (cmd.name === "socat") return socatContinuations(cmd);
   if (cmd.name === "sqlite3" || cmd.name === "sqlite") return sqliteContinuations(cmd);
@@ -220,7 +253,7 @@ export function programOptionContinuations(cmd: ResolvedCommand): Continuation[]
               ? a.slice(a.indexOf("=") + 1)
               : null;
       if (file === null) continue;
-      if (file === undefined || file === "-" || /^\/dev\/(stdin|fd\/)|^\/proc\//.test(file)) {
+      if (file === undefined || file === "-" || isDescriptorPath(file)) {
         return [
           {
             kind: "unresolvable",
