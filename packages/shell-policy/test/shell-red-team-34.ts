@@ -80,6 +80,39 @@ export const ROUND_34_ATTACKS: readonly Round34Attack[] = [
   push(`ssh -F /dev/stdin h <<< 'ProxyCommand git push -q origin main'`, "ssh"),
   push(`ssh -vF/dev/stdin h <<< 'ProxyCommand git push -q origin main'`, "ssh"),
   push(`make -f ../../../../../../../dev/stdin <<< 'x:; git push -q origin main'`, "make"),
+  // The second pass over these fixes (helper, same stop): variants they missed.
+  // 7. Option values joined to their letter in the builtins' clusters.
+  push(`printf -vGIT_SSH_COMMAND %s ${PUSH_LINE}; ${VIA_SSH}`),
+  push(`read -rdz GIT_SSH_COMMAND <<< 'git push -q origin main #z'; ${VIA_SSH}`),
+  push(`read -rpq GIT_SSH_COMMAND <<< ${PUSH_LINE}; ${VIA_SSH}`),
+  open("mapfile -tdz PS4 <<< '$(xdg-open u)z'; set -x; :"),
+  // 8. Namerefs whose target is set after the declaration, or quoted.
+  push(`a=GIT_SSH_COMMAND; declare -n a; a=${PUSH_LINE}; ${VIA_SSH}`),
+  push(`declare -n a; a=GIT_SSH_COMMAND; a=${PUSH_LINE}; ${VIA_SSH}`),
+  push(`declare -n a; for a in GIT_SSH_COMMAND; do :; done; a=${PUSH_LINE}; ${VIA_SSH}`),
+  push(`declare -n 'a=GIT_SSH_COMMAND'; a=${PUSH_LINE}; ${VIA_SSH}`),
+  // 9. \c\\ takes both backslashes: what follows is not a NUL.
+  push("bash -c $'echo \\c\\\\x00; git push -q origin main'"),
+  // 10. Paths from a home directory, and relative to a cwd the policy does not follow.
+  push(`python3 ~root/../dev/stdin <<< 'import os; os.system("git push -q origin main")'`, "python3"),
+  push(`awk -f ~root/../dev/stdin <<< 'BEGIN{system("git push -q origin main")}'`),
+  push(
+    `d=$PWD; cd /dev && python3 stdin <<< "import os; os.chdir('$d'); os.system('git push -q origin main')"`,
+    "python3",
+  ),
+  // 11. \`--\` before the script, a preload before it, an option the table does not know.
+  push(`python3 -- /dev/stdin <<< 'import os; os.system("git push -q origin main")'`, "python3"),
+  push(`perl -- /dev/stdin <<< 'system("git push -q origin main")'`, "perl"),
+  push(`perl -Mstrict /dev/stdin <<< 'system("git push -q origin main")'`, "perl"),
+  push(`awk -- 'BEGIN{system("git push -q origin main")}'`),
+  push(
+    `echo 'require("child_process").execSync("git push -q origin main")' > p.js; node --title x /dev/stdin < p.js`,
+  ),
+  // 12. awk program files by other options, make clusters, Tcl from a descriptor.
+  push(`awk -W exec /dev/stdin <<< 'BEGIN{system("git push -q origin main")}'`, "mawk"),
+  push(`make -rf /dev/stdin <<< 'x:; git push -q origin main'`, "make"),
+  push(`make --mak=/dev/stdin <<< 'x:; git push -q origin main'`, "make"),
+  push(`tclsh /dev/stdin <<< 'exec git push -q origin main'`, "tclsh"),
 ];
 
 /** Everyday forms next to the fixed ones that must stay allowed (under `RULES_CONFIG`). */
@@ -97,4 +130,14 @@ export const ROUND_34_ALLOW: readonly string[] = [
   "ssh -F ~/.ssh/work_config host",
   "ssh -p 2222 -i key host",
   "make -f build.mk all",
+  "make -rf build.mk",
+  "read -rd '' body < msg.txt",
+  "read -rp 'name? ' name",
+  "printf -vstamp '%s' now",
+  "declare -n ref=config_values",
+  "python3 -- scripts/build.py",
+  "perl -Mstrict -w tool.pl",
+  "node --title server app.js",
+  "awk -- '{print $1}' data.txt",
+  "tclsh build.tcl",
 ];

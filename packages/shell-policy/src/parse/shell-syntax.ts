@@ -859,6 +859,8 @@ export function decodeAnsiC(body: string): string {
       decoded = code <= 0x10ffff ? String.fromCodePoint(code) : "";
       i += m[0].length;
     } else if (n === "c" && i + 1 < body.length) {
+      // `\c\\` is control-backslash and takes both backslashes (bash's ansicstr).
+      if (body[i + 1] === "\\" && body[i + 2] === "\\") i++;
       decoded = String.fromCharCode(body.charCodeAt(++i) & 0x1f);
     } else {
       decoded = `\\${n}`;

@@ -385,18 +385,23 @@ export function builtinContinuations(cmd: ResolvedCommand): Continuation[] {
           `\`${name} -C\` runs a callback as shell code for every line read, which cannot be checked`,
         );
       }
-      // `printf -v NAME`, `read -a NAME`, `wait -p NAME`: the value is a name.
-      const nameOption =
-        (name === "printf" && letters.includes("v")) ||
-        (name === "read" && letters.endsWith("a")) ||
-        (name === "wait" && letters.endsWith("p"));
-      const takesValue = [...letters].some((l) => valueOptions.includes(l)) && !/\d/.test(letters);
-      if (nameOption || takesValue) {
-        const next = args[++i];
-        if (next && nameOption) names.push(next);
-        if (next?.value === undefined && next) {
+      // Letter by letter, as getopt reads a cluster: the first letter that takes a value takes
+      // the rest of the word (`printf -vNAME`, `read -rdz`) or, when nothing is left, the next
+      // word. `printf -v NAME`, `read -a NAME`, `wait -p NAME`: that value is a name.
+      for (let j = 0; j < letters.length; j++) {
+        const letter = letters[j]!;
+        const nameOption =
+          (name === "printf" && letter === "v") ||
+          (name === "read" && letter === "a") ||
+          (name === "wait" && letter === "p");
+        if (!nameOption && !valueOptions.includes(letter)) continue;
+        const rest = letters.slice(j + 1);
+        const value: ShellWord | undefined = rest !== "" ? { ...w, raw: rest, value: rest } : args[++i];
+        if (value && nameOption) names.push(value);
+        if (value && value.value === undefined) {
           out.push({ kind: "unresolvable", reason: `\`${name} ${v}\` gets a value only known at run time` });
         }
+        break;
       }
       continue;
     }
@@ -461,6 +466,32 @@ export function builtinContinuations(cmd: ResolvedCommand): Continuation[] {
     }
   }
   if (nameref) {
+    // A reference declared without a target here gets one later — from its current value
+    // or its first assignment (`declare -n a; a=PS4`), which the policy cannot follow; and a
+    // quoted `'a=PS4'` word is a target all the same.
+    for (const w of names) {
+      const v = w.value;
+      if (v === undefined) continue;
+      const eq = v.indexOf("=");
+      if (eq === -1) {
+        out.push({
+          kind: "unresolvable",
+          reason: `\`${name} -n ${v}\` declares a reference whose target is set later, which cannot be checked; write the target in the declaration`,
+        });
+        continue;
+      }
+      const target = v.slice(eq + 1);
+      const bare = target.replace(/\[.*$/s, "");
+      if (
+        codeVariable(bare) ||
+        STARTUP_DIR_VARIABLES.has(bare) ||
+        runTimeAssignment(bare, "a nameref", `\`${name} -n ${v}\``).length > 0
+      )
+        out.push({
+          kind: "unresolvable",
+          reason: `${name} -n ${v}: assignments through the reference set \`${bare}\`, whose value bash or a program acts on`,
+        });
+    }
     // `declare -n ref=PS4`: the value of a nameref is itself a variable name.
     for (const a of cmd.assignments ?? []) {
       const target = a.value?.value;

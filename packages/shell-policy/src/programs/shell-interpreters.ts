@@ -137,8 +137,12 @@ function pythonSource(cmd: ResolvedCommand): CodeSource | { unknown: string } | 
     if (a === undefined) return { unknown: `an argument of ${cmd.name} is only known at run time` };
     if (a === "-") return { lang: PY, from: "stdin" };
     if (a === "--") {
+      // The script follows (`python3 -- /dev/stdin`), or stdin is the program.
+      if (i + 1 >= argv.length)
+        return cmd.stdin.kind === "inherited" ? undefined : { lang: PY, from: "stdin" };
       const next = argv[i + 1];
-      return next === undefined && cmd.argv.length <= i + 1 ? { lang: PY, from: "stdin" } : undefined;
+      if (next === undefined) return { unknown: `the script of ${cmd.name} is only known at run time` };
+      return next === "-" || isDescriptorPath(next) ? { lang: PY, from: "stdin" } : undefined;
     }
     if (!a.startsWith("-") || a === "-") return isDescriptorPath(a) ? { lang: PY, from: "stdin" } : undefined; // a script file
     if (a.startsWith("--")) {
@@ -223,16 +227,31 @@ const EVAL: Readonly<Record<string, EvalSpec>> = {
   luajit: { lang: LUA, code: ["-e"], value: ["-l", "-j", "-O"] },
   rscript: { lang: R, code: ["-e"], value: [] },
   r: { lang: R, code: ["-e"], value: [] },
+  // `awk` is gawk, mawk or another awk: the options of each that take a value.
   awk: {
     lang: AWK,
     code: ["--source"],
-    value: ["-f", "-v", "-F", "--file", "--assign", "--field-separator"],
+    value: [
+      "-f",
+      "-v",
+      "-F",
+      "-E",
+      "-i",
+      "-l",
+      "-W",
+      "--file",
+      "--assign",
+      "--field-separator",
+      "--exec",
+      "--include",
+      "--load",
+    ],
     programOperand: true,
   },
   gawk: {
     lang: AWK,
     code: ["--source", "-e"],
-    value: ["-f", "-v", "-F", "-i", "-l", "--file", "--assign", "--include", "--load"],
+    value: ["-f", "-v", "-F", "-E", "-i", "-l", "-W", "--file", "--assign", "--include", "--load", "--exec"],
     programOperand: true,
   },
   mawk: { lang: AWK, code: [], value: ["-f", "-v", "-F", "-W"], programOperand: true },
@@ -280,14 +299,26 @@ function evalSource(cmd: ResolvedCommand, spec: EvalSpec): CodeSource[] | { unkn
       else out.push({ lang: spec.lang, code: moduleCode(spec.lang, mod), preload: mod });
       continue;
     }
-    if (name === "-f" || name === "--file") {
-      sawProgram = true;
-      // awk's program file: `-f -` and descriptor paths read it from standard input.
-      const file = eq !== -1 ? a.slice(eq + 1) : argv[i + 1];
-      if (file === undefined && i + 1 < argv.length)
-        return { unknown: `the ${name} program file of ${cmd.name} is only known at run time` };
-      if (spec.programOperand && file !== undefined && (file === "-" || isDescriptorPath(file)))
-        out.push({ lang: spec.lang, from: "stdin" });
+    if (spec.programOperand && (AWK_PROGRAM_FILES.has(name) || name === "-W")) {
+      // awk's program files (`-f`, gawk's `-E`/`--exec` and `-i`/`--include`, mawk's
+      // `-W exec`): `-` and descriptor paths read the program from standard input.
+      let file = eq !== -1 ? a.slice(eq + 1) : argv[i + 1];
+      let isFile = AWK_PROGRAM_FILES.has(name);
+      if (name === "-W") {
+        const exec = file === undefined ? undefined : MAWK_EXEC.exec(file);
+        isFile = exec !== null;
+        if (exec) {
+          file = exec[1] !== undefined ? exec[1] : argv[i + 2];
+          if (exec[1] === undefined) i++;
+        }
+      }
+      if (isFile) {
+        sawProgram = true;
+        const known = programFile(file, i + 1 < argv.length);
+        if (known === "unknown")
+          return { unknown: `the ${name} program file of ${cmd.name} is only known at run time` };
+        if (known === "stdin") out.push({ lang: spec.lang, from: "stdin" });
+      }
     }
     if (!a.startsWith("--") && a.length > 2) {
       // A short cluster (`perl -lne CODE`, `node -pe CODE`, `ruby -rlaunchy`), letter by letter.
@@ -314,12 +345,25 @@ function evalSource(cmd: ResolvedCommand, spec: EvalSpec): CodeSource[] | { unkn
           break;
         }
         if (spec.value.includes(letter)) {
-          if (letter === "-f" && spec.programOperand) {
-            // awk's program file in a cluster (`-f-`, `-f/dev/stdin`, `-vx=1 -f …`).
-            sawProgram = true;
-            const file = rest !== "" ? rest : argv[i + 1];
-            if (file !== undefined && (file === "-" || isDescriptorPath(file)))
-              out.push({ lang: spec.lang, from: "stdin" });
+          if (spec.programOperand && (AWK_PROGRAM_FILES.has(letter) || letter === "-W")) {
+            // awk's program file in a cluster (`-f-`, `-f/dev/stdin`, `-Wexec /dev/stdin`).
+            let file = rest !== "" ? rest : argv[i + 1];
+            let isFile = AWK_PROGRAM_FILES.has(letter);
+            if (letter === "-W") {
+              const exec = file === undefined ? undefined : MAWK_EXEC.exec(file);
+              isFile = exec !== null;
+              if (exec) {
+                file = exec[1] !== undefined ? exec[1] : argv[rest !== "" ? i + 1 : i + 2];
+                if (exec[1] === undefined) i++;
+              }
+            }
+            if (isFile) {
+              sawProgram = true;
+              const known = programFile(file, true);
+              if (known === "unknown")
+                return { unknown: `the ${letter} program file of ${cmd.name} is only known at run time` };
+              if (known === "stdin") out.push({ lang: spec.lang, from: "stdin" });
+            }
           }
           if (rest === "") i++;
           consumed = true;
@@ -330,8 +374,30 @@ function evalSource(cmd: ResolvedCommand, spec: EvalSpec): CodeSource[] | { unkn
     }
     if (spec.value.includes(name) && eq === -1) i++;
   }
-  if (out.length === 0 && !sawProgram) {
+  if (argv[i] === "--") {
+    // Options end; for awk the next word is the program text, for the others the script.
+    i++;
+    if (spec.programOperand && !sawProgram && !out.some((s) => s.code !== undefined)) {
+      if (i < argv.length && argv[i] === undefined)
+        return { unknown: `the program of ${cmd.name} is only known at run time` };
+      if (argv[i] !== undefined) out.push({ lang: spec.lang, code: argv[i]! });
+    }
+  }
+  // A preload (`-r mod`, `-Mstrict`) does not stand for the script: the script still runs.
+  if (!sawProgram && !out.some((s) => s.code !== undefined && s.preload === undefined)) {
     const script = argv[i];
+    // An option this table does not know may have taken the word before the script
+    // (`node --title x /dev/stdin`): the word after it is checked too.
+    const previous = argv[i - 1];
+    const next = argv[i + 1];
+    if (
+      !spec.programOperand &&
+      previous?.startsWith("--") === true &&
+      !previous.includes("=") &&
+      next !== undefined &&
+      (next === "-" || isDescriptorPath(next))
+    )
+      out.push({ lang: spec.lang, from: "stdin" });
     if (script === undefined && cmd.openArgs) out.push({ lang: spec.lang, from: "open" });
     else if (
       (script === undefined || script === "-") &&
@@ -342,6 +408,17 @@ function evalSource(cmd: ResolvedCommand, spec: EvalSpec): CodeSource[] | { unkn
     } else if (script !== undefined && isDescriptorPath(script)) out.push({ lang: spec.lang, from: "stdin" });
   }
   return out;
+}
+
+/** awk options whose value is a file of program text. */
+const AWK_PROGRAM_FILES = new Set(["-f", "--file", "-E", "--exec", "-i", "--include"]);
+/** mawk's `-W exec FILE` (any prefix of `exec`, the file after `=` or in the next word). */
+const MAWK_EXEC = /^e(?:x(?:e(?:c)?)?)?(?:=(.*))?$/s;
+
+/** A program file: read from standard input, only known at run time, or a file on disk. */
+function programFile(file: string | undefined, present: boolean): "stdin" | "unknown" | "file" {
+  if (file === undefined) return present ? "unknown" : "file";
+  return file === "-" || isDescriptorPath(file) ? "stdin" : "file";
 }
 
 function moduleCode(lang: Language, mod: string): string {

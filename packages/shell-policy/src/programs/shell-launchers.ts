@@ -9,6 +9,7 @@
 
 import { globMayBeOption } from "../parse/shell-glob.js";
 import { literalWord, type ShellWord } from "../parse/shell-words.js";
+import { isDescriptorPath } from "./descriptor-path.js";
 import type { Continuation, ResolvedCommand } from "./resolved-command.js";
 
 function deny(reason: string): Continuation[] {
@@ -298,7 +299,11 @@ export function peelTcl(cmd: ResolvedCommand): Continuation[] {
   const tcl = "Tcl code, which can run any program (`exec`, `spawn`), and capgate does not read Tcl";
   if (name !== "expect") {
     const script = words[1];
-    if (script === undefined || script.value === "-") {
+    if (
+      script === undefined ||
+      script.value === "-" ||
+      (script.value !== undefined && isDescriptorPath(script.value))
+    ) {
       if (cmd.stdin.kind === "file" && cmd.stdin.path === "/dev/null") return [];
       return deny(`${name} would read ${tcl} from standard input`);
     }
@@ -308,9 +313,14 @@ export function peelTcl(cmd: ResolvedCommand): Continuation[] {
     const w = words[i]!;
     if (mayBeOption(w)) return runTime(w, "an argument where expect reads its options");
     const v = w.value!;
-    if (v === "--") return words[i + 1] ? [] : deny(`expect would read ${tcl} from standard input`);
+    if (v === "--") {
+      const next = words[i + 1];
+      return next && next.value !== "-" && !(next.value !== undefined && isDescriptorPath(next.value))
+        ? []
+        : deny(`expect would read ${tcl} from standard input`);
+    }
     if (v === "-" || !v.startsWith("-")) {
-      return v === "-" ? deny(`expect would read ${tcl} from standard input`) : [];
+      return v === "-" || isDescriptorPath(v) ? deny(`expect would read ${tcl} from standard input`) : [];
     }
     if (/^-[dinNv]*c/.test(v)) return deny(`expect -c runs ${tcl}`);
     if (/^-[dnNv]*i/.test(v)) return deny(`expect -i reads ${tcl} from standard input`);
@@ -320,7 +330,9 @@ export function peelTcl(cmd: ResolvedCommand): Continuation[] {
       const script = words[i + 1];
       if (!script) return deny(`expect ${v} needs a script`);
       if (script.value === undefined) return runTime(script, "the script of expect");
-      return script.value === "-" ? deny(`expect would read ${tcl} from standard input`) : [];
+      return script.value === "-" || isDescriptorPath(script.value)
+        ? deny(`expect would read ${tcl} from standard input`)
+        : [];
     }
     if (v === "-D") {
       i++;

@@ -171,6 +171,35 @@ function soft(script: string, via: string): Continuation {
 }
 
 /** What the program-running options of `cmd` make run. */
+/** GNU make's short options that take a value in the next word or the rest of the cluster. */
+const MAKE_VALUE_LETTERS = new Set(["C", "f", "I", "o", "W", "E"]);
+
+/**
+ * The makefile word `args[i]` names (`-f FILE`, `-rfFILE`, `--file=FILE`, `--mak FILE` — long
+ * options by any prefix getopt_long takes), undefined when only run time knows it, null when
+ * the word names none.
+ */
+function makefileOf(
+  args: readonly (string | undefined)[],
+  i: number,
+  tool: string,
+): string | undefined | null {
+  const a = args[i];
+  if (a === undefined || !a.startsWith("-") || a === "-" || a === "--") return null;
+  if (a.startsWith("--")) {
+    if (!isLongSpelling(a, "--file", tool) && !isLongSpelling(a, "--makefile", tool)) return null;
+    return a.includes("=") ? a.slice(a.indexOf("=") + 1) : args[i + 1];
+  }
+  for (let j = 1; j < a.length; j++) {
+    const letter = a[j]!;
+    if (!MAKE_VALUE_LETTERS.has(letter)) continue;
+    if (letter !== "f") return null;
+    const rest = a.slice(j + 1);
+    return rest !== "" ? rest : args[i + 1];
+  }
+  return null;
+}
+
 /** ssh's options that take a value (OpenBSD ssh, scp and sftp share these letters). */
 const SSH_VALUE_LETTERS = new Set("BbcDEeFIiJLlmOoPpQRSWwX".split(""));
 
@@ -243,15 +272,7 @@ export function programOptionContinuations(cmd: ResolvedCommand): Continuation[]
   if (cmd.name === "make" || cmd.name === "gmake") {
     // `make -f -` reads the makefile — recipes are commands — from standard input.
     for (let i = 1; i < args.length; i++) {
-      const a = args[i];
-      const file =
-        a === "-f" || a === "--file" || a === "--makefile"
-          ? args[i + 1]
-          : a?.startsWith("-f") && a.length > 2
-            ? a.slice(2)
-            : a !== undefined && /^--(file|makefile)=/.test(a)
-              ? a.slice(a.indexOf("=") + 1)
-              : null;
+      const file = makefileOf(args, i, cmd.name);
       if (file === null) continue;
       if (file === undefined || file === "-" || isDescriptorPath(file)) {
         return [
