@@ -113,6 +113,28 @@ export const ROUND_34_ATTACKS: readonly Round34Attack[] = [
   push(`make -rf /dev/stdin <<< 'x:; git push -q origin main'`, "make"),
   push(`make --mak=/dev/stdin <<< 'x:; git push -q origin main'`, "make"),
   push(`tclsh /dev/stdin <<< 'exec git push -q origin main'`, "tclsh"),
+  // A third pass (same stop): make's directory, a bare descriptor number, Tcl's -encoding,
+  // deno and bun running a script from standard input.
+  push(`d=$PWD; make -C /dev/fd -f 0 <<< "x:; cd $d && git push -q origin main"`, "make"),
+  push(`d=$PWD; make --directory=/proc/self/fd --file=0 <<< "x:; cd $d && git push -q origin main"`, "make"),
+  push(
+    `d=$PWD; echo "import os; os.chdir('$d'); os.system('git push -q origin main')" | (cd /dev/fd && python3 0)`,
+    "python3",
+  ),
+  push(`d=$PWD; echo "cd $d && git push -q origin main" | (cd /dev/fd && bash 0)`),
+  push(`tclsh -encoding utf-8 /dev/stdin <<< 'exec git push -q origin main'`, "tclsh"),
+  // The code calls git through the runtime's API, not a shell string: unreadable, so asked.
+  {
+    ...push(
+      `deno run -A /dev/stdin <<< 'new Deno.Command("git", { args: ["push", "-q", "origin", "main"] }).outputSync()'`,
+      "deno",
+    ),
+    verdict: "ask",
+  },
+  {
+    ...push(`bun run /dev/stdin <<< 'Bun.spawnSync(["git", "push", "-q", "origin", "main"])'`, "bun"),
+    verdict: "ask",
+  },
 ];
 
 /** Everyday forms next to the fixed ones that must stay allowed (under `RULES_CONFIG`). */
@@ -140,4 +162,8 @@ export const ROUND_34_ALLOW: readonly string[] = [
   "node --title server app.js",
   "awk -- '{print $1}' data.txt",
   "tclsh build.tcl",
+  "tclsh -encoding utf-8 build.tcl",
+  "make -C build -f rules.mk",
+  "deno run -A main.ts",
+  "bun run dev",
 ];

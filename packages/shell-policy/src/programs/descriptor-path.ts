@@ -3,7 +3,8 @@
  * under /dev or /proc (except /dev/null), after collapsing `//`, `/./` and `..`, and relative
  * ones that climb (`../../dev/stdin`) into a dev/ or proc/ directory. A `~` or `~user` start
  * is a directory of unknown depth: climbing out of it may reach `/` (`~root/../dev/stdin`).
- * A relative path ending in `stdin` or `fd/N` is one too: the policy does not follow `cd`.
+ * A relative path ending in `stdin` or `fd/N`, or a bare number (`cd /dev/fd && python3 0`), is
+ * one too: the policy does not follow `cd`.
  */
 export function isDescriptorPath(path: string): boolean {
   const parts: string[] = [];
@@ -29,5 +30,5 @@ export function isDescriptorPath(path: string): boolean {
   }
   // Relative to a directory the policy does not track (`cd /dev && python3 stdin`): the
   // names a descriptor has there.
-  return /(^|\/)(stdin|fd\/\d+)$/.test(joined);
+  return /(^|\/)(stdin|fd\/\d+)$|^\d+$/.test(joined);
 }

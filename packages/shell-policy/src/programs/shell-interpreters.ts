@@ -264,7 +264,11 @@ function evalSource(cmd: ResolvedCommand, spec: EvalSpec): CodeSource[] | { unkn
   const out: CodeSource[] = [];
   let i = 1;
   if (spec.evalSub) {
-    if (argv[1] !== spec.evalSub) return [];
+    // `deno run /dev/stdin`, `deno run -`: the script of another subcommand from standard input.
+    if (argv[1] !== spec.evalSub)
+      return argv.slice(2).some((a) => a !== undefined && (a === "-" || isDescriptorPath(a)))
+        ? [{ lang: spec.lang, from: "stdin" }]
+        : [];
     const code = argv[argv.length - 1];
     if (code === undefined) return { unknown: `the code of ${cmd.name} eval is only known at run time` };
     return [{ lang: spec.lang, code }];
@@ -384,6 +388,8 @@ function evalSource(cmd: ResolvedCommand, spec: EvalSpec): CodeSource[] | { unkn
     }
   }
   // A preload (`-r mod`, `-Mstrict`) does not stand for the script: the script still runs.
+  // `bun run SCRIPT`: the script follows the subcommand.
+  if (cmd.name === "bun" && argv[i] === "run") i++;
   if (!sawProgram && !out.some((s) => s.code !== undefined && s.preload === undefined)) {
     const script = argv[i];
     // An option this table does not know may have taken the word before the script

@@ -298,7 +298,8 @@ export function peelTcl(cmd: ResolvedCommand): Continuation[] {
   const { words, name } = cmd;
   const tcl = "Tcl code, which can run any program (`exec`, `spawn`), and capgate does not read Tcl";
   if (name !== "expect") {
-    const script = words[1];
+    // `tclsh ?-encoding NAME? ?script?` (Tcl 8.6+).
+    const script = words[1]?.value === "-encoding" ? words[3] : words[1];
     if (
       script === undefined ||
       script.value === "-" ||

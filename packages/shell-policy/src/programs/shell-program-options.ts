@@ -184,16 +184,27 @@ function makefileOf(
   i: number,
   tool: string,
 ): string | undefined | null {
+  return makeOptionValue(args, i, tool, "f", ["--file", "--makefile"]);
+}
+
+/** The value `args[i]` gives make's option `-LETTER` / one of `longs` (as `makefileOf`). */
+function makeOptionValue(
+  args: readonly (string | undefined)[],
+  i: number,
+  tool: string,
+  letter: string,
+  longs: readonly string[],
+): string | undefined | null {
   const a = args[i];
   if (a === undefined || !a.startsWith("-") || a === "-" || a === "--") return null;
   if (a.startsWith("--")) {
-    if (!isLongSpelling(a, "--file", tool) && !isLongSpelling(a, "--makefile", tool)) return null;
+    if (!longs.some((long) => isLongSpelling(a, long, tool))) return null;
     return a.includes("=") ? a.slice(a.indexOf("=") + 1) : args[i + 1];
   }
   for (let j = 1; j < a.length; j++) {
-    const letter = a[j]!;
-    if (!MAKE_VALUE_LETTERS.has(letter)) continue;
-    if (letter !== "f") return null;
+    const l = a[j]!;
+    if (!MAKE_VALUE_LETTERS.has(l)) continue;
+    if (l !== letter) return null;
     const rest = a.slice(j + 1);
     return rest !== "" ? rest : args[i + 1];
   }
@@ -271,6 +282,18 @@ export function programOptionContinuations(cmd: ResolvedCommand): Continuation[]
   if (cmd.name === "sqlite3" || cmd.name === "sqlite") return sqliteContinuations(cmd);
   if (cmd.name === "make" || cmd.name === "gmake") {
     // `make -f -` reads the makefile — recipes are commands — from standard input.
+    for (let i = 1; i < args.length; i++) {
+      // `-C DIR` first: make looks for the makefile there (`make -C /dev/fd -f 0`).
+      const dir = makeOptionValue(args, i, cmd.name, "C", ["--directory"]);
+      if (dir !== null && (dir === undefined || isDescriptorPath(dir) || /^\/+(dev|proc)\/*$/.test(dir)))
+        return [
+          {
+            kind: "unresolvable",
+            reason:
+              "make -C into /dev, /proc or a directory only known at run time: a makefile named there can be a descriptor, which cannot be checked",
+          },
+        ];
+    }
     for (let i = 1; i < args.length; i++) {
       const file = makefileOf(args, i, cmd.name);
       if (file === null) continue;
