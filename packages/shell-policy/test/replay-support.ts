@@ -4,11 +4,47 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { expect } from "vitest";
-import type { RedTeamAttack } from "./shell-red-team-3.js";
+import { describe, expect } from "vitest";
+import { EFFECT_NAMES, type RedTeamAttack } from "./shell-red-team-3.js";
 
 /** The system directories on a replay's PATH (git-core follows them, so `git-push` resolves). */
 export const SYSTEM_DIRS = ["/usr/bin", "/bin", "/usr/sbin", "/sbin"];
+
+/** Whether `program` is in one of the replay's system directories. */
+export function installed(program: string): boolean {
+  return SYSTEM_DIRS.some((d) => existsSync(join(d, program)));
+}
+
+/**
+ * `describe` for a replay that needs `tools` (absolute paths) and git-core, else
+ * `describe.skip`; with CAPGATE_REQUIRE_SYSTEM_TESTS set, a missing one is an error naming
+ * `what` needs it, not a skip.
+ */
+export function describeReplay(
+  tools: readonly string[],
+  what: string,
+): typeof describe | typeof describe.skip {
+  const have = tools.every((p) => existsSync(p)) && existsSync("/usr/lib/git-core/git-push");
+  if (process.env.CAPGATE_REQUIRE_SYSTEM_TESTS && !have)
+    throw new Error(`${what} needs ${tools.join(", ")} and git-core`);
+  return have ? describe : describe.skip;
+}
+
+/**
+ * The attack really has its effect here (or the test proves nothing), unless it needs a
+ * program this machine does not have: then only the verdict is checked.
+ */
+export function expectEffect(
+  replay: AttackReplay,
+  i: number,
+  attack: RedTeamAttack & { needs?: string },
+): void {
+  if (attack.needs !== undefined && !installed(attack.needs)) return;
+  expect(
+    replay.hadEffect(i, attack),
+    `${attack.command} must have its effect (${EFFECT_NAMES[attack.effect]})`,
+  ).toBe(true);
+}
 
 export interface ReplayOptions {
   /**

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkShellCommand } from "../src/policy/shell-policy.js";
-import { AttackReplay } from "./replay-support.js";
+import { AttackReplay, describeReplay } from "./replay-support.js";
 import { RULES_CONFIG } from "./shell-corpus.js";
 import {
   EFFECT_NAMES,
@@ -11,8 +11,6 @@ import {
   RED_TEAM_DENY_OTHER,
 } from "./shell-red-team-3.js";
 
-const REQUIRED = Boolean(process.env.CAPGATE_REQUIRE_SYSTEM_TESTS);
-const TOOLS = ["/usr/bin/git", "/usr/bin/python3", "/usr/bin/node", "/usr/bin/perl", "/usr/bin/socat"];
 /** Programs some attacks use that CI need not have: where one is missing, only the verdict is checked. */
 const OPTIONAL = ["make", "sqlite3", "python3.11", "perl5.36.0", "setpriv", "capsh", "cmake"];
 const missingOptional = (command: string) =>
@@ -22,9 +20,10 @@ const missingOptional = (command: string) =>
       !existsSync(`/usr/bin/${p}`) &&
       !existsSync(`/usr/sbin/${p}`),
   );
-const have = TOOLS.every((p) => existsSync(p)) && existsSync("/usr/lib/git-core/git-push");
-if (REQUIRED && !have) throw new Error(`the red-team replay needs ${TOOLS.join(", ")} and git-core`);
-const describeReal = have ? describe : describe.skip;
+const describeReal = describeReplay(
+  ["/usr/bin/git", "/usr/bin/python3", "/usr/bin/node", "/usr/bin/perl", "/usr/bin/socat"],
+  "the red-team replay",
+);
 
 describeReal("red-team round three, replayed for real: every form that has its effect is refused", () => {
   const replay = new AttackReplay("capgate-red-team-3-");

@@ -168,6 +168,21 @@ function runTimeAssignment(name: string, dynamic: string, via: string): Continua
   return assignmentContinuations({ name, value, text: `${name}=<${dynamic}>` }, via);
 }
 
+/**
+ * Why a nameref `ref` to `target` cannot be checked, or undefined. Every later assignment
+ * through the reference sets the target: one the policy checks by name (a code variable, a
+ * program's variable, a startup directory) could then be set under another name.
+ */
+function namerefTarget(builtin: string, ref: string, target: string): string | undefined {
+  const bare = target.replace(/\[.*$/s, "");
+  const written = `${builtin} -n ${ref}=${target}`;
+  const why = codeVariable(bare);
+  if (why) return `${written}: ${why}`;
+  if (STARTUP_DIR_VARIABLES.has(bare) || runTimeAssignment(bare, "a nameref", `\`${written}\``).length > 0)
+    return `${written}: assignments to ${ref} set \`${bare}\`, whose value bash or a program acts on; set ${bare} by name`;
+  return undefined;
+}
+
 /** What an assignment makes run: denials for code variables, the value as a command line for program variables. */
 export function assignmentContinuations(a: Assignment, via: string): Continuation[] {
   if (a.name === undefined) {
@@ -480,17 +495,8 @@ export function builtinContinuations(cmd: ResolvedCommand): Continuation[] {
         });
         continue;
       }
-      const target = v.slice(eq + 1);
-      const bare = target.replace(/\[.*$/s, "");
-      if (
-        codeVariable(bare) ||
-        STARTUP_DIR_VARIABLES.has(bare) ||
-        runTimeAssignment(bare, "a nameref", `\`${name} -n ${v}\``).length > 0
-      )
-        out.push({
-          kind: "unresolvable",
-          reason: `${name} -n ${v}: assignments through the reference set \`${bare}\`, whose value bash or a program acts on`,
-        });
+      const why = namerefTarget(name, v.slice(0, eq), v.slice(eq + 1));
+      if (why) out.push({ kind: "unresolvable", reason: why });
     }
     // `declare -n ref=PS4`: the value of a nameref is itself a variable name.
     for (const a of cmd.assignments ?? []) {
@@ -501,20 +507,8 @@ export function builtinContinuations(cmd: ResolvedCommand): Continuation[] {
           reason: `the nameref target in \`${a.text}\` is only known at run time`,
         });
       else if (target !== undefined) {
-        // Every later assignment through the reference sets the target: one the policy
-        // checks by name (a code variable, a program's variable, a startup directory) can
-        // then be set under another name, so the reference itself is refused.
-        const bare = target.replace(/\[.*$/s, "");
-        const why = codeVariable(bare);
-        if (why) out.push({ kind: "unresolvable", reason: `${name} -n ${a.name}=${target}: ${why}` });
-        else if (
-          STARTUP_DIR_VARIABLES.has(bare) ||
-          runTimeAssignment(bare, "a nameref", `\`${name} -n ${a.name}=${target}\``).length > 0
-        )
-          out.push({
-            kind: "unresolvable",
-            reason: `${name} -n ${a.name}=${target}: assignments to ${a.name} set \`${bare}\`, whose value bash or a program acts on; set ${bare} by name`,
-          });
+        const why = namerefTarget(name, a.name ?? "", target);
+        if (why) out.push({ kind: "unresolvable", reason: why });
       }
     }
   }

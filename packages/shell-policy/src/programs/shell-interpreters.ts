@@ -297,32 +297,19 @@ function evalSource(cmd: ResolvedCommand, spec: EvalSpec): CodeSource[] | { unkn
       const mod = eq !== -1 ? a.slice(eq + 1) : argv[++i];
       if (mod === undefined)
         return { unknown: `the ${name} module of ${cmd.name} is only known at run time` };
-      // A preload read from standard input (`node -r /dev/stdin`, `-r /proc/self/fd/0`) is code
-      // from wherever stdin comes from, not a module name.
-      if (mod === "-" || isDescriptorPath(mod)) out.push({ lang: spec.lang, from: "stdin" });
-      else out.push({ lang: spec.lang, code: moduleCode(spec.lang, mod), preload: mod });
+      out.push(preloadSource(spec.lang, mod));
       continue;
     }
-    if (spec.programOperand && (AWK_PROGRAM_FILES.has(name) || name === "-W")) {
-      // awk's program files (`-f`, gawk's `-E`/`--exec` and `-i`/`--include`, mawk's
-      // `-W exec`): `-` and descriptor paths read the program from standard input.
-      let file = eq !== -1 ? a.slice(eq + 1) : argv[i + 1];
-      let isFile = AWK_PROGRAM_FILES.has(name);
-      if (name === "-W") {
-        const exec = file === undefined ? undefined : MAWK_EXEC.exec(file);
-        isFile = exec !== null;
-        if (exec) {
-          file = exec[1] !== undefined ? exec[1] : argv[i + 2];
-          if (exec[1] === undefined) i++;
-        }
-      }
-      if (isFile) {
-        sawProgram = true;
-        const known = programFile(file, i + 1 < argv.length);
-        if (known === "unknown")
-          return { unknown: `the ${name} program file of ${cmd.name} is only known at run time` };
-        if (known === "stdin") out.push({ lang: spec.lang, from: "stdin" });
-      }
+    const program = spec.programOperand
+      ? awkProgramFile(name, eq !== -1 ? a.slice(eq + 1) : argv[i + 1], argv[i + 2])
+      : undefined;
+    if (program) {
+      if (program.following) i++;
+      sawProgram = true;
+      const known = programFile(program.file, i + 1 < argv.length);
+      if (known === "unknown")
+        return { unknown: `the ${name} program file of ${cmd.name} is only known at run time` };
+      if (known === "stdin") out.push({ lang: spec.lang, from: "stdin" });
     }
     if (!a.startsWith("--") && a.length > 2) {
       // A short cluster (`perl -lne CODE`, `node -pe CODE`, `ruby -rlaunchy`), letter by letter.
@@ -343,31 +330,22 @@ function evalSource(cmd: ResolvedCommand, spec: EvalSpec): CodeSource[] | { unkn
           if (spec.code.includes(letter)) {
             out.push({ lang: spec.lang, code: value });
             sawProgram = true;
-          } else if (value === "-" || isDescriptorPath(value)) out.push({ lang: spec.lang, from: "stdin" });
-          else out.push({ lang: spec.lang, code: moduleCode(spec.lang, value), preload: value });
+          } else out.push(preloadSource(spec.lang, value));
           consumed = true;
           break;
         }
         if (spec.value.includes(letter)) {
-          if (spec.programOperand && (AWK_PROGRAM_FILES.has(letter) || letter === "-W")) {
-            // awk's program file in a cluster (`-f-`, `-f/dev/stdin`, `-Wexec /dev/stdin`).
-            let file = rest !== "" ? rest : argv[i + 1];
-            let isFile = AWK_PROGRAM_FILES.has(letter);
-            if (letter === "-W") {
-              const exec = file === undefined ? undefined : MAWK_EXEC.exec(file);
-              isFile = exec !== null;
-              if (exec) {
-                file = exec[1] !== undefined ? exec[1] : argv[rest !== "" ? i + 1 : i + 2];
-                if (exec[1] === undefined) i++;
-              }
-            }
-            if (isFile) {
-              sawProgram = true;
-              const known = programFile(file, true);
-              if (known === "unknown")
-                return { unknown: `the ${letter} program file of ${cmd.name} is only known at run time` };
-              if (known === "stdin") out.push({ lang: spec.lang, from: "stdin" });
-            }
+          // awk's program file in a cluster (`-f-`, `-f/dev/stdin`, `-Wexec /dev/stdin`).
+          const program = spec.programOperand
+            ? awkProgramFile(letter, rest !== "" ? rest : argv[i + 1], argv[rest !== "" ? i + 1 : i + 2])
+            : undefined;
+          if (program) {
+            if (program.following) i++;
+            sawProgram = true;
+            const known = programFile(program.file, true);
+            if (known === "unknown")
+              return { unknown: `the ${letter} program file of ${cmd.name} is only known at run time` };
+            if (known === "stdin") out.push({ lang: spec.lang, from: "stdin" });
           }
           if (rest === "") i++;
           consumed = true;
@@ -420,6 +398,35 @@ function evalSource(cmd: ResolvedCommand, spec: EvalSpec): CodeSource[] | { unkn
 const AWK_PROGRAM_FILES = new Set(["-f", "--file", "-E", "--exec", "-i", "--include"]);
 /** mawk's `-W exec FILE` (any prefix of `exec`, the file after `=` or in the next word). */
 const MAWK_EXEC = /^e(?:x(?:e(?:c)?)?)?(?:=(.*))?$/s;
+
+/**
+ * The program file awk's option `option` names, given the option's value and the word after
+ * that (mawk's `-W exec FILE` takes it: `following`); undefined when the option names none
+ * (`-v`, `-W version`).
+ */
+function awkProgramFile(
+  option: string,
+  value: string | undefined,
+  after: string | undefined,
+): { file: string | undefined; following: boolean } | undefined {
+  if (AWK_PROGRAM_FILES.has(option)) return { file: value, following: false };
+  if (option !== "-W") return undefined;
+  // A value only run time knows (or none) may be `exec`: the program file is not known.
+  if (value === undefined) return { file: undefined, following: false };
+  const exec = MAWK_EXEC.exec(value);
+  if (!exec) return undefined;
+  return exec[1] !== undefined ? { file: exec[1], following: false } : { file: after, following: true };
+}
+
+/**
+ * A preload (`node -r X`, `perl -MX`, `ruby -rX`): a module's code, or — read from standard
+ * input (`-r /dev/stdin`, `-r /proc/self/fd/0`) — code from wherever stdin comes from.
+ */
+function preloadSource(lang: Language, mod: string): CodeSource {
+  return mod === "-" || isDescriptorPath(mod)
+    ? { lang, from: "stdin" }
+    : { lang, code: moduleCode(lang, mod), preload: mod };
+}
 
 /** A program file: read from standard input, only known at run time, or a file on disk. */
 function programFile(file: string | undefined, present: boolean): "stdin" | "unknown" | "file" {

@@ -170,24 +170,38 @@ function soft(script: string, via: string): Continuation {
   return { kind: "script", script, via, soft: true };
 }
 
-/** What the program-running options of `cmd` make run. */
 /** GNU make's short options that take a value in the next word or the rest of the cluster. */
 const MAKE_VALUE_LETTERS = new Set(["C", "f", "I", "o", "W", "E"]);
 
+/** ssh's options that take a value (OpenBSD ssh, scp and sftp share these letters). */
+const SSH_VALUE_LETTERS = new Set("BbcDEeFIiJLlmOoPpQRSWwX".split(""));
+
 /**
- * The makefile word `args[i]` names (`-f FILE`, `-rfFILE`, `--file=FILE`, `--mak FILE` — long
- * options by any prefix getopt_long takes), undefined when only run time knows it, null when
- * the word names none.
+ * In the short-option word `args[i]`, the first letter that takes a value and that value, as
+ * getopt reads a cluster: the rest of the word (`-rfFILE`), else the next word (`next`).
+ * Undefined when the word is no option cluster or none of its letters takes a value.
  */
-function makefileOf(
+function clusterValue(
   args: readonly (string | undefined)[],
   i: number,
-  tool: string,
-): string | undefined | null {
-  return makeOptionValue(args, i, tool, "f", ["--file", "--makefile"]);
+  valueLetters: ReadonlySet<string>,
+): { letter: string; value: string | undefined; next: boolean } | undefined {
+  const a = args[i];
+  if (a === undefined || a === "--" || !a.startsWith("-") || a.length < 2) return undefined;
+  for (let j = 1; j < a.length; j++) {
+    const letter = a[j]!;
+    if (!valueLetters.has(letter)) continue;
+    const rest = a.slice(j + 1);
+    return { letter, value: rest !== "" ? rest : args[i + 1], next: rest === "" };
+  }
+  return undefined;
 }
 
-/** The value `args[i]` gives make's option `-LETTER` / one of `longs` (as `makefileOf`). */
+/**
+ * The value `args[i]` gives make's option `-LETTER` or one of `longs` (`-f FILE`, `-rfFILE`,
+ * `--file=FILE`, `--mak FILE`: long options by any prefix getopt_long takes); undefined when
+ * only run time knows it, null when the word does not give that option.
+ */
 function makeOptionValue(
   args: readonly (string | undefined)[],
   i: number,
@@ -196,23 +210,13 @@ function makeOptionValue(
   longs: readonly string[],
 ): string | undefined | null {
   const a = args[i];
-  if (a === undefined || !a.startsWith("-") || a === "-" || a === "--") return null;
-  if (a.startsWith("--")) {
+  if (a?.startsWith("--") && a !== "--") {
     if (!longs.some((long) => isLongSpelling(a, long, tool))) return null;
     return a.includes("=") ? a.slice(a.indexOf("=") + 1) : args[i + 1];
   }
-  for (let j = 1; j < a.length; j++) {
-    const l = a[j]!;
-    if (!MAKE_VALUE_LETTERS.has(l)) continue;
-    if (l !== letter) return null;
-    const rest = a.slice(j + 1);
-    return rest !== "" ? rest : args[i + 1];
-  }
-  return null;
+  const hit = clusterValue(args, i, MAKE_VALUE_LETTERS);
+  return hit?.letter === letter ? hit.value : null;
 }
-
-/** ssh's options that take a value (OpenBSD ssh, scp and sftp share these letters). */
-const SSH_VALUE_LETTERS = new Set("BbcDEeFIiJLlmOoPpQRSWwX".split(""));
 
 /**
  * `ssh -F FILE` reads a config file, whose `ProxyCommand`, `LocalCommand` and `Match exec`
@@ -223,22 +227,17 @@ const SSH_VALUE_LETTERS = new Set("BbcDEeFIiJLlmOoPpQRSWwX".split(""));
 function sshConfigFromDescriptor(cmd: ResolvedCommand): string | undefined {
   const args = cmd.argv;
   for (let i = 1; i < args.length; i++) {
-    const a = args[i];
-    if (a === undefined || a === "--" || !a.startsWith("-") || a.length < 2) continue;
-    for (let j = 1; j < a.length; j++) {
-      const letter = a[j]!;
-      if (!SSH_VALUE_LETTERS.has(letter)) continue;
-      const rest = a.slice(j + 1);
-      const value = rest !== "" ? rest : args[i + 1];
-      if (rest === "") i++;
-      if (letter === "F" && (value === undefined || value === "-" || isDescriptorPath(value)))
-        return `${cmd.name} -F would read its config (ProxyCommand, LocalCommand: commands) from standard input, a descriptor or a name only known at run time, which cannot be checked`;
-      break;
-    }
+    const hit = clusterValue(args, i, SSH_VALUE_LETTERS);
+    if (!hit) continue;
+    if (hit.next) i++;
+    const { value } = hit;
+    if (hit.letter === "F" && (value === undefined || value === "-" || isDescriptorPath(value)))
+      return `${cmd.name} -F would read its config (ProxyCommand, LocalCommand: commands) from standard input, a descriptor or a name only known at run time, which cannot be checked`;
   }
   return undefined;
 }
 
+/** What the program-running options of `cmd` make run. */
 export function programOptionContinuations(cmd: ResolvedCommand): Continuation[] {
   const args = cmd.argv;
   const out: Continuation[] = [];
@@ -285,7 +284,7 @@ export function programOptionContinuations(cmd: ResolvedCommand): Continuation[]
     for (let i = 1; i < args.length; i++) {
       // `-C DIR` first: make looks for the makefile there (`make -C /dev/fd -f 0`).
       const dir = makeOptionValue(args, i, cmd.name, "C", ["--directory"]);
-      if (dir !== null && (dir === undefined || isDescriptorPath(dir) || /^\/+(dev|proc)\/*$/.test(dir)))
+      if (dir !== null && (dir === undefined || isDescriptorPath(dir)))
         return [
           {
             kind: "unresolvable",
@@ -295,7 +294,7 @@ export function programOptionContinuations(cmd: ResolvedCommand): Continuation[]
         ];
     }
     for (let i = 1; i < args.length; i++) {
-      const file = makefileOf(args, i, cmd.name);
+      const file = makeOptionValue(args, i, cmd.name, "f", ["--file", "--makefile"]);
       if (file === null) continue;
       if (file === undefined || file === "-" || isDescriptorPath(file)) {
         return [
