@@ -44,7 +44,8 @@ export interface SearchRanker {
   createIndex(): RankerIndex;
   /**
    * Share of the ranker's similarity in the blended score, 0–1 (the lexical score, scaled
-   * to the best lexical hit, has the rest). Default 0.5.
+   * to the best lexical hit, has the rest). Default 0.5. The registry gives a query less of
+   * it the more of the query its best lexical hit covers: `weight · (1 − coverage⁴)`.
    */
   readonly weight?: number;
   /**

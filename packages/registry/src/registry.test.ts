@@ -392,6 +392,47 @@ describe("Registry: an optional ranker", () => {
     expect(indexes - before).toBe(2);
   });
 
+  it("gives the ranker less say the more of the request one document's words cover", () => {
+    // A ranker that always finds get_team nearer, as word vectors do for near-identical
+    // siblings whose descriptions differ by noise.
+    const leaning: SearchRanker = {
+      name: "leaning",
+      weight: 0.7,
+      createIndex() {
+        const ids = new Set<string>();
+        return {
+          add: (doc) => void ids.add(doc.id),
+          remove: (id) => ids.delete(id),
+          get size() {
+            return ids.size;
+          },
+          query: () => ({
+            similarity: (id) => (ids.has(id) ? (id.endsWith("get_team") ? 0.9 : 0.2) : undefined),
+            nearest: (k) =>
+              [...ids]
+                .map((id) => ({ id, similarity: id.endsWith("get_team") ? 0.9 : 0.2 }))
+                .sort((a, b) => b.similarity - a.similarity)
+                .slice(0, k),
+          }),
+        };
+      },
+    };
+    const teams = () =>
+      manifest("teams", "People and teams.", [
+        ["list_teams", "List the teams.", []],
+        ["get_team", "Show one team.", []],
+      ]);
+    const r = new Registry({ ranker: leaning });
+    r.register(teams());
+    r.register(cars());
+    // "list teams": all of it in list_teams' words, so the lexical order stands (at a fixed
+    // share of 0.7, get_team's similarity would win: it matches "teams" too).
+    expect(r.search("list teams", { level: "tool" })[0]?.tool).toBe("teams.list_teams");
+    // A request in other words than the index's ("every group of people" covers little):
+    // the ranker decides.
+    expect(r.search("every group of people on the teams", { level: "tool" })[0]?.tool).toBe("teams.get_team");
+  });
+
   it("searches the same whether changes came before or after its first search", () => {
     const eager = new Registry({ ranker });
     eager.search("warm up"); // empty: no index yet

@@ -2,7 +2,13 @@ import type { CapabilityManifest } from "@capgate/schema";
 import { describe, expect, it } from "vitest";
 import { analyze, analyzeQuery } from "./analyze.js";
 import type { RankerIndex, SearchRanker } from "./ranker.js";
-import { Registry, type SearchHit } from "./registry.js";
+import {
+  createCapabilityIndex,
+  DEFAULT_SEARCH_WEIGHTS,
+  Registry,
+  rankerShare,
+  type SearchHit,
+} from "./registry.js";
 import { SubstringIndex } from "./substring-index.js";
 import { manifest } from "./test-fixtures.js";
 import { createTextIndex } from "./text-index.js";
@@ -350,6 +356,8 @@ describe("Registry: the blend over candidates equals blending every document", (
       }
       const capIndex = ranker.createIndex();
       for (const m of manifests) capIndex.add({ id: m.name, texts: [] });
+      const lexicalIndex = createCapabilityIndex(DEFAULT_SEARCH_WEIGHTS);
+      for (const m of manifests) lexicalIndex.add(m);
       for (let q = 0; q < 25; q++) {
         const query = randomQuery(random);
         const limit = 1 + Math.floor(random() * 10);
@@ -357,11 +365,13 @@ describe("Registry: the blend over candidates equals blending every document", (
         const lex = lexical.search(query, { limit: 1000 }).filter((h) => h.match === "ranked");
         const best = Math.max(0, ...lex.map((h) => h.score));
         const rq = capIndex.query(query)!;
+        // The ranker's share for this query: 0.7, less as the best lexical hit covers more of it.
+        const w = rankerShare(0.7, lexicalIndex.query(query).coverage);
         const all = new Map<string, number>();
         for (const h of lex)
-          all.set(h.capability, 0.3 * (h.score / best) + 0.7 * Math.max(0, rq.similarity(h.capability)!));
+          all.set(h.capability, (1 - w) * (h.score / best) + w * Math.max(0, rq.similarity(h.capability)!));
         for (const { id, similarity } of rq.nearest(Math.max(20, 2 * limit)))
-          if (!all.has(id) && similarity >= 0.35) all.set(id, 0.7 * similarity);
+          if (!all.has(id) && similarity >= 0.35) all.set(id, w * similarity);
         const expected = [...all]
           .filter(([, s]) => s > 0)
           .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))

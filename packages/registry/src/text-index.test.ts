@@ -26,6 +26,20 @@ describe("createTextIndex", () => {
     expect(hits[0]!.score).toBeGreaterThan(hits[1]!.score);
   });
 
+  it("says how much of the query its best hit covers, by the IDF of the words matched", () => {
+    const index = notes();
+    // Every word of the query is in "a": all of it covered.
+    expect(index.query("deploy checklist").coverage).toBe(1);
+    // "milk" is only in "b", the best hit for "deploy milk" is one of the two: part of it.
+    const part = index.query("deploy milk").coverage;
+    expect(part).toBeGreaterThan(0.3);
+    expect(part).toBeLessThan(0.7);
+    // A word no document holds counts against coverage with the highest IDF there is.
+    expect(index.query("deploy zeppelin").coverage).toBeLessThan(0.5);
+    expect(index.query("zeppelin").coverage).toBe(0);
+    expect(index.query("").coverage).toBe(0);
+  });
+
   it("adds and removes incrementally", () => {
     const index = notes();
     expect(index.size).toBe(3);

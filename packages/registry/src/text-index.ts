@@ -40,6 +40,12 @@ export interface TextQuery {
   readonly size: number;
   /** The highest score (0 when nothing matches). */
   readonly best: number;
+  /**
+   * How much of the query the best hit matched, 0–1: the IDF of the query words it matched
+   * (through any field, a prefix or a typo included) over the IDF of all of them. 1 says the
+   * request is all in that document's words; 0 when nothing matches.
+   */
+  readonly coverage: number;
   /** The best `k` hits, best first, ties by id: a heap selection, not a sort of every match. */
   top(k: number): TextHit[];
   /** A document's score (0 when it does not match or is not indexed). */
@@ -177,6 +183,7 @@ function withinOneEdit(a: string, b: string): boolean {
 const EMPTY_QUERY: TextQuery = Object.freeze({
   size: 0,
   best: 0,
+  coverage: 0,
   top: () => [],
   score: () => 0,
 });
@@ -464,6 +471,7 @@ function evaluate<T>(state: IndexState, settings: Settings<T>, scratch: Scratch,
   const slots: number[] = [];
   const scores: number[] = [];
   let best = 0;
+  let bestMatched = 0;
   for (const slot of touched) {
     const total = acc[slot]!;
     finalScore[slot] = 0;
@@ -473,10 +481,17 @@ function evaluate<T>(state: IndexState, settings: Settings<T>, scratch: Scratch,
     finalScore[slot] = score;
     slots.push(slot);
     scores.push(score);
-    if (score > best) best = score;
+    // Of hits tied for best, the one matching more (so coverage does not depend on their order).
+    if (score > best || (score === best && matchedIdf[slot]! > bestMatched)) {
+      best = score;
+      bestMatched = matchedIdf[slot]!;
+    }
   }
   if (slots.length === 0) return EMPTY_QUERY;
-  return rankedQuery(state, scratch, stamp, slots, scores, best);
+  let queryIdf = 0;
+  for (const v of idfOf.values()) queryIdf += v;
+  const coverage = queryIdf > 0 ? Math.min(1, bestMatched / queryIdf) : 0;
+  return rankedQuery(state, scratch, stamp, slots, scores, best, coverage);
 }
 
 /** A query's hits: the best `count` picked with a heap, and any document's score. */
@@ -487,6 +502,7 @@ function rankedQuery(
   slots: number[],
   scores: number[],
   best: number,
+  coverage: number,
 ): TextQuery {
   const ids = slots.map((s) => state.bySlot[s]!.id);
   const version = state.mutations;
@@ -496,6 +512,7 @@ function rankedQuery(
   return {
     size: ids.length,
     best,
+    coverage,
     top(count) {
       return topIndices(ids.length, count, before).map((i) => ({ id: ids[i]!, score: scores[i]! }));
     },
