@@ -5,7 +5,14 @@ export { mcpCapabilityName, mcpManifest } from "./mcp.js";
 export type { RankerDocument, RankerIndex, RankerQuery, RankerQueryOptions, SearchRanker } from "./ranker.js";
 export type { RegistryOptions, SearchHit, SearchHitTool, SearchOptions, SearchWeights } from "./registry.js";
 export { Registry } from "./registry.js";
-export type { FieldExtractor, TextHit, TextIndex, TextIndexOptions, TextQuery } from "./text-index.js";
+export type {
+  FieldExtractor,
+  TextHit,
+  TextIndex,
+  TextIndexOptions,
+  TextQuery,
+  TextScores,
+} from "./text-index.js";
 export { createTextIndex } from "./text-index.js";
 export { topIndices } from "./top-k.js";
 export type { ManifestProblem, ManifestValidation, ValidateManifestOptions } from "./validate-manifest.js";

@@ -431,6 +431,9 @@ describe("Registry: an optional ranker", () => {
     // A request in other words than the index's ("every group of people" covers little):
     // the ranker decides.
     expect(r.search("every group of people on the teams", { level: "tool" })[0]?.tool).toBe("teams.get_team");
+    // The same rule orders a capability hit's own tools.
+    expect(r.search("list teams")[0]?.tools.map((t) => t.name)).toEqual(["teams.list_teams", "teams.get_team"]);
+    expect(r.search("every group of people on the teams")[0]?.tools[0]?.name).toBe("teams.get_team");
   });
 
   it("searches the same whether changes came before or after its first search", () => {

@@ -530,19 +530,21 @@ export class Registry {
 
   /**
    * Orders a hit's tools by relevance: lexical over the tool index (scaled to the best tool
-   * of that capability), blended with the ranker; tools that share nothing with the query
-   * keep their manifest order after the others.
+   * of that capability), blended with the ranker at the share `rankerShare` gives that best
+   * tool's coverage; tools that share nothing with the query keep their manifest order after
+   * the others.
    */
   #toolScorer(text: string): (entry: Entry) => SearchHitTool[] {
     // Only a few known tools are compared: no whole-index refinement of the query.
     const q = this.#toolRank?.query(text, { refine: false });
-    const weight = q ? clamp01(this.#ranker?.weight ?? DEFAULT_RANKER_WEIGHT) : 0;
     return (entry) => {
       // Only this capability's tools are scored: no search over every tool.
       const lexical = this.#toolIndex.scoresOf(
         text,
         entry.tools.map((t) => t.manifest.name),
       );
+      // The ranker's share as in `#blend`, by how much of the query this capability's best tool holds.
+      const weight = q ? rankerShare(this.#ranker?.weight ?? DEFAULT_RANKER_WEIGHT, lexical.coverage) : 0;
       let best = 0;
       for (const t of entry.tools) best = Math.max(best, lexical.get(t.manifest.name) ?? 0);
       const scored = entry.tools.map((t, i) => {

@@ -38,6 +38,10 @@ describe("createTextIndex", () => {
     expect(index.query("deploy zeppelin").coverage).toBeLessThan(0.5);
     expect(index.query("zeppelin").coverage).toBe(0);
     expect(index.query("").coverage).toBe(0);
+    // Among a few known documents: the best of those.
+    expect(index.scoresOf("deploy milk", ["a", "b"]).coverage).toBe(part);
+    expect(index.scoresOf("deploy checklist", ["a"]).coverage).toBe(1);
+    expect(index.scoresOf("deploy checklist", ["b", "c"]).coverage).toBe(0);
   });
 
   it("adds and removes incrementally", () => {

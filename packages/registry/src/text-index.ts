@@ -52,6 +52,12 @@ export interface TextQuery {
   score(id: string): number;
 }
 
+/** Scores of a few known documents (`scoresOf`), by id; only positive scores are kept. */
+export interface TextScores extends Map<string, number> {
+  /** `TextQuery.coverage` among these documents: how much of the query the best of them holds. */
+  readonly coverage: number;
+}
+
 /** A ranked full-text index over documents of any shape, with incremental add and remove. */
 export interface TextIndex<T> {
   /** Index a document; throws when its id is already indexed (remove it first to replace it). */
@@ -74,7 +80,7 @@ export interface TextIndex<T> {
    * and the same coordination), without searching the whole index: for ordering a few
    * known documents. Exact words only (no prefix or typo matching).
    */
-  scoresOf(query: string, ids: Iterable<string>): Map<string, number>;
+  scoresOf(query: string, ids: Iterable<string>): TextScores;
   clear(): void;
 }
 
@@ -554,21 +560,30 @@ function scoresOf<T>(
   settings: Settings<T>,
   query: string,
   ids: Iterable<string>,
-): Map<string, number> {
+): TextScores {
   const out = new Map<string, number>();
   const { words, terms: queryTerms } = queryWords(state, query);
   const terms = queryTerms.map((t) => t.term);
-  if (terms.length === 0) return out;
+  if (terms.length === 0) return Object.assign(out, { coverage: 0 });
   const idfOf = new Map<string, number>();
   for (const t of terms) if (!idfOf.has(t)) idfOf.set(t, idf(state, t));
   const meanIdf = terms.reduce((sum, t) => sum + idfOf.get(t)!, 0) / terms.length || 1;
+  let best = 0;
+  let bestMatched = 0;
   for (const id of ids) {
     const doc = state.docs.get(id);
     if (!doc) continue;
-    const score = scoreOne(state, settings, doc, words, idfOf, meanIdf);
-    if (score > 0) out.set(id, score);
+    const { score, matched } = scoreOne(state, settings, doc, words, idfOf, meanIdf);
+    if (!(score > 0)) continue;
+    out.set(id, score);
+    if (score > best || (score === best && matched > bestMatched)) {
+      best = score;
+      bestMatched = matched;
+    }
   }
-  return out;
+  let queryIdf = 0;
+  for (const v of idfOf.values()) queryIdf += v;
+  return Object.assign(out, { coverage: queryIdf > 0 ? Math.min(1, bestMatched / queryIdf) : 0 });
 }
 
 function scoreOne<T>(
@@ -578,7 +593,7 @@ function scoreOne<T>(
   words: ReadonlyMap<string, QueryWord>,
   idfOf: Map<string, number>,
   meanIdf: number,
-): number {
+): { score: number; matched: number } {
   const { bm, boost } = settings;
   let total = 0;
   let matched = 0;
@@ -604,7 +619,7 @@ function scoreOne<T>(
       matched += idfOf.get(t)!;
     }
   }
-  return total > 0 ? total * (matched / meanIdf) ** COORDINATION_POWER : 0;
+  return { score: total > 0 ? total * (matched / meanIdf) ** COORDINATION_POWER : 0, matched };
 }
 
 function addDocument<T>(state: IndexState, settings: Settings<T>, id: string, doc: T): void {
