@@ -432,7 +432,10 @@ describe("Registry: an optional ranker", () => {
     // the ranker decides.
     expect(r.search("every group of people on the teams", { level: "tool" })[0]?.tool).toBe("teams.get_team");
     // The same rule orders a capability hit's own tools.
-    expect(r.search("list teams")[0]?.tools.map((t) => t.name)).toEqual(["teams.list_teams", "teams.get_team"]);
+    expect(r.search("list teams")[0]?.tools.map((t) => t.name)).toEqual([
+      "teams.list_teams",
+      "teams.get_team",
+    ]);
     expect(r.search("every group of people on the teams")[0]?.tools[0]?.name).toBe("teams.get_team");
   });
 
