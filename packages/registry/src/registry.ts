@@ -128,7 +128,8 @@ const DEFAULT_MIN_SIMILARITY = 0.5;
  * differ by noise. A request the index covers in part (conversational wording) keeps
  * nearly the whole share: 0.8 coverage keeps 59% of it, 0.5 keeps 94%. Measured at powers
  * 2, 4 and 8 on every set (docs/search.md, stop 35): 2 costs SGD's tool level 0.6–0.7 points
- * of R@1, 8 gives the MCP sets back half of what 4 gains; 4 costs nothing measurable elsewhere.
+ * of R@1, 8 keeps two thirds of what 4 gains on the MCP lists; 4 costs SGD 0.1–0.2 points
+ * and MetaTool nothing.
  */
 const COVERAGE_POWER = 4;
 
