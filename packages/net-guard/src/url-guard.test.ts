@@ -230,6 +230,26 @@ describe("checkUrl", () => {
     expect(checked).toMatchObject({ hostname: "8.8.8.8", port: 443, allowListed: false });
   });
 
+  it("suggests the allowHosts entry that lets the refused URL through, IPv6 in brackets", async () => {
+    for (const [url, entry] of [
+      ["http://127.0.0.1:3000/", "127.0.0.1:3000"],
+      ["http://[::1]:8080/", "[::1]:8080"],
+      ["http://[::1]:18083/", "[::1]:18083"],
+      ["https://[fd00::2]/", "[fd00::2]:443"],
+      ["http://localhost/", "localhost:80"],
+    ] as const) {
+      const error = await checkUrl(url).then(
+        () => undefined,
+        (e: Error) => e,
+      );
+      expect(error?.message, url).toContain(`Add "${entry}" to the web policy's allowHosts`);
+      // Following the advice works, and allows that port only.
+      expect((await checkUrl(url, { allowHosts: [entry] })).allowListed, url).toBe(true);
+    }
+    // `::1:8080` would have been another address on every port, not ::1 on port 8080.
+    await denied(checkUrl("http://[::1]:8080/", { allowHosts: ["[::1]:8081"] }));
+  });
+
   it("allowHosts: host:port exact, bare host any port, canonicalised", async () => {
     expect((await checkUrl("http://127.0.0.1:3000/", { allowHosts: ["127.0.0.1:3000"] })).allowListed).toBe(
       true,

@@ -130,6 +130,11 @@ interface AllowEntry {
 
 const allowCache = new Map<string, AllowEntry>();
 
+/** The allowHosts entry for host:port, an IPv6 address in brackets (`[::1]:8080`, not `::1:8080`, which is another address). */
+function allowEntry(hostname: string, port: number): string {
+  return hostname.includes(":") ? `[${hostname}]:${port}` : `${hostname}:${port}`;
+}
+
 /** Parse an allowHosts entry; throws `invalid_config` naming it when it is not a host or host:port. */
 export function parseAllowHost(entry: string): AllowEntry {
   const cached = allowCache.get(entry);
@@ -248,7 +253,7 @@ export async function checkUrl(url: string | URL, options: CheckUrlOptions = {})
             ? `names this machine (${address}, ${cls.range}; not looked up)`
             : `resolves to ${address} (${cls.range})`;
       throw new PolicyDeniedError(
-        `${property} host '${hostname}'${spelled} ${what}${cls.embedded ? `, embedding ${cls.embedded}` : ""}; private, loopback, link-local and other non-public addresses are blocked. Add "${hostname}:${port}" to the web policy's allowHosts to reach it deliberately.`,
+        `${property} host '${hostname}'${spelled} ${what}${cls.embedded ? `, embedding ${cls.embedded}` : ""}; private, loopback, link-local and other non-public addresses are blocked. Add "${allowEntry(hostname, port)}" to the web policy's allowHosts to reach it deliberately.`,
         { property },
       );
     }

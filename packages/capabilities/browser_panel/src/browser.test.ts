@@ -1,4 +1,5 @@
-import { mkdirSync, readFileSync, symlinkSync } from "node:fs";
+import { createSocket } from "node:dgram";
+import { existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { needs } from "@capgate/test-system-parts";
 import type { ExecuteContext } from "@capgate/tools";
@@ -41,7 +42,10 @@ afterAll(async () => {
   await server?.close();
   await inner?.close();
   for (const pid of pids) expect(commandLine(pid), `browser ${pid} still running`).toBeUndefined();
-  for (const profile of profiles) expect(processesMentioning(profile), profile).toEqual([]);
+  for (const profile of profiles) {
+    expect(processesMentioning(profile), profile).toEqual([]);
+    expect(existsSync(profile), `profile ${profile} left behind`).toBe(false);
+  }
 });
 
 describe("browser_panel without a browser", () => {
@@ -268,6 +272,44 @@ describe.skipIf(chromium.skip)(`browser_panel with real Chromium${chromium.note}
     expect(toInner.success).toBe(false);
     expect(toInner.summary).toContain(`Blocked by the network guard: ${inner.url}/x`);
     expect(inner.hits.size).toBe(0);
+  }, 60_000);
+
+  it("sends loopback through the guard even where Playwright is told to let Chromium bypass it", async () => {
+    const name = "PLAYWRIGHT_DISABLE_FORCED_CHROMIUM_PROXIED_LOOPBACK";
+    const before = process.env[name];
+    process.env[name] = "1";
+    const own = panelContext({ allowHosts: [`127.0.0.1:${server.port}`] });
+    try {
+      const sneaky = await call("open", { url: `${server.url}/subresource` }, own);
+      track(sneaky.data);
+      expect(sneaky.summary).toContain(`Blocked by the network guard: ${inner.url}/pixel.png`);
+      expect(inner.hits.size).toBe(0);
+    } finally {
+      if (before === undefined) delete process.env[name];
+      else process.env[name] = before;
+      await own.resources.closeAll();
+    }
+  }, 60_000);
+
+  it("sends no UDP around the guard: WebRTC gathers no candidate and reaches no local UDP port", async () => {
+    const socket = createSocket("udp4");
+    const packets: string[] = [];
+    socket.on("message", (message, from) =>
+      packets.push(`${from.address}:${from.port} ${message.length} bytes`),
+    );
+    await new Promise<void>((resolve) => socket.bind(0, "127.0.0.1", resolve));
+    try {
+      const { port } = socket.address();
+      const opened = await call("open", { url: `${server.url}/webrtc?port=${port}` }, ctx);
+      expect(opened.success).toBe(true);
+      // STUN retransmits and ICE checks repeat for seconds: give them time to arrive.
+      await new Promise((resolve) => setTimeout(resolve, 4000));
+      const page = await call("snapshot", {}, ctx);
+      expect(page.summary).toContain("candidates: none");
+      expect(packets).toEqual([]);
+    } finally {
+      socket.close();
+    }
   }, 60_000);
 
   it("answers dialogs, follows new tabs and reports HTTP errors", async () => {

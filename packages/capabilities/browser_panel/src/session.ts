@@ -1,5 +1,7 @@
 import { constants } from "node:fs";
-import { access } from "node:fs/promises";
+import { access, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { ToolContext } from "@capgate/tools";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { type GuardEvent, type GuardProxy, startGuardProxy } from "./guard-proxy.js";
@@ -17,9 +19,18 @@ export const CHROMIUM_ARGS = [
   "--no-first-run",
   "--disable-sync",
   "--disable-dev-shm-usage",
-  // WebRTC may only use the proxy, so it cannot reach private addresses around the guard.
-  "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
 ];
+
+/**
+ * The profile's preferences, written before Chromium starts. WebRTC may only use the proxy
+ * (`disable_non_proxied_udp`): it then gathers no UDP candidate and sends no UDP at all —
+ * STUN, TURN and ICE checks would otherwise reach any address around the guard, which sees
+ * only HTTP and CONNECT. A preference, because Chromium ignores the command-line switch
+ * `--force-webrtc-ip-handling-policy` (measured: Chromium 156 gathered UDP candidates and
+ * sent ICE checks to 127.0.0.1 with it; a test sends a page's STUN, TURN and ICE at a UDP
+ * port on 127.0.0.1 and fails on any packet).
+ */
+const PROFILE_PREFERENCES = { webrtc: { ip_handling_policy: "disable_non_proxied_udp" } };
 
 export const VIEWPORT = { width: 1280, height: 800 };
 const MAX_EVENTS = 200;
@@ -32,9 +43,9 @@ export interface SessionEvents {
 }
 
 /**
- * One browser per host: Chromium, one context (its own temporary profile, created and
- * deleted by Playwright), and the page the tools act on. Every connection of the context
- * goes through the guard proxy. Calls are serialised: one action at a time.
+ * One browser per host: Chromium with its own temporary profile (created here with the
+ * preferences above, deleted when the browser closes or dies), and the page the tools act
+ * on. Every connection goes through the guard proxy. Calls are serialised: one action at a time.
  */
 export class BrowserSession {
   /** The allowHosts of the most recent call, read by the proxy for every request. */
@@ -53,6 +64,8 @@ export class BrowserSession {
     readonly proxy: GuardProxy,
     /** PID of the Chromium browser process. */
     readonly pid: number | undefined,
+    /** The temporary profile directory, removed by `close`. */
+    readonly profile: string,
   ) {
     this.#page = page;
     this.#watch(page);
@@ -81,25 +94,34 @@ export class BrowserSession {
         if (list.length < MAX_EVENTS) list.push(event);
       },
     });
-    let browser: Browser | undefined;
+    let context: BrowserContext | undefined;
+    let profile: string | undefined;
     try {
+      profile = await newProfile();
       // Loaded on first use: playwright-core is large and most runs never open a page.
       const { chromium } = await import("playwright-core");
-      browser = await chromium.launch({ executablePath: executable, headless: true, args: CHROMIUM_ARGS });
-      const context = await browser.newContext({
-        proxy: { server: proxy.url },
+      context = await chromium.launchPersistentContext(profile, {
+        executablePath: executable,
+        headless: true,
+        args: CHROMIUM_ARGS,
+        // Loopback through the proxy too, whatever the environment says (Playwright leaves
+        // Chromium's own loopback bypass in place when PLAYWRIGHT_DISABLE_FORCED_CHROMIUM_PROXIED_LOOPBACK is set).
+        proxy: { server: proxy.url, bypass: "<-loopback>" },
         viewport: VIEWPORT,
         acceptDownloads: false,
         serviceWorkers: "block",
         locale: "en-US",
       });
-      const page = await context.newPage();
-      session = new BrowserSession(browser, context, page, proxy, await browserPid(browser));
+      const browser = context.browser();
+      if (!browser) throw new Error("Playwright gave no browser for the persistent context");
+      const page = context.pages()[0] ?? (await context.newPage());
+      session = new BrowserSession(browser, context, page, proxy, await browserPid(browser), profile);
       session.allowHosts = allowHosts;
       session.#events.network.push(...events);
       return session;
     } catch (error) {
-      await browser?.close().catch(() => undefined);
+      await context?.close().catch(() => undefined);
+      if (profile) await removeProfile(profile);
       await proxy.close();
       throw new Error(
         `Chromium at ${executable} could not be started: ${(error as Error).message.split("\n")[0]}`,
@@ -141,9 +163,10 @@ export class BrowserSession {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    // Closing the browser ends every Chromium process and removes the temporary profile.
-    await this.browser.close().catch(() => undefined);
+    // Closing the context ends every Chromium process (or finds them gone); then the profile goes.
+    await this.context.close().catch(() => undefined);
     await this.proxy.close();
+    await removeProfile(this.profile);
   }
 
   #watch(page: Page): void {
@@ -193,6 +216,21 @@ export function currentSession(ctx: ToolContext): BrowserSession | undefined {
   if (!session || session.closed) return undefined;
   session.allowHosts = ctx.policy.web?.allowHosts ?? [];
   return session;
+}
+
+/** A fresh, private profile directory holding only `PROFILE_PREFERENCES`. */
+async function newProfile(): Promise<string> {
+  const profile = await mkdtemp(join(tmpdir(), "capgate-browser-"));
+  await mkdir(join(profile, "Default"), { mode: 0o700 });
+  await writeFile(join(profile, "Default", "Preferences"), JSON.stringify(PROFILE_PREFERENCES), {
+    mode: 0o600,
+  });
+  return profile;
+}
+
+/** Remove a profile directory; a Chromium helper still exiting may write into it, so retried. */
+async function removeProfile(profile: string): Promise<void> {
+  await rm(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }).catch(() => undefined);
 }
 
 async function assertExecutable(executable: string): Promise<void> {

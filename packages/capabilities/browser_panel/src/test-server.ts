@@ -83,6 +83,38 @@ export async function startPageServer(privateUrl = "http://10.0.0.1/"): Promise<
              <script>fetch(${JSON.stringify(`${privateUrl}api`)}).catch(() => {});</script>`,
           ),
         );
+      case "/webrtc": {
+        // WebRTC sends UDP, which an HTTP proxy never sees: a STUN request, a TURN request
+        // carrying a username the page chose, and ICE checks to a candidate the page made up,
+        // all to a UDP port on 127.0.0.1. The page lists the candidates it gathered.
+        const port = Number(url.searchParams.get("port"));
+        const fingerprint = Array(32).fill("AA").join(":");
+        return html(
+          200,
+          page(
+            "WebRTC",
+            `<p id="out">gathering</p>
+             <script>
+               const found = [];
+               setTimeout(() => { document.getElementById("out").textContent = "candidates: " + (found.length ? found.join(" | ") : "none"); }, 2500);
+               const watch = (pc) => { pc.onicecandidate = (e) => { if (e.candidate) found.push(e.candidate.candidate); }; };
+               (async () => {
+                 const stun = new RTCPeerConnection({ iceServers: [{ urls: "stun:127.0.0.1:${port}" }] });
+                 watch(stun); stun.createDataChannel("x");
+                 await stun.setLocalDescription(await stun.createOffer());
+                 const turn = new RTCPeerConnection({ iceServers: [{ urls: "turn:127.0.0.1:${port}?transport=udp", username: "chosen\\r\\nby the page", credential: "x" }] });
+                 watch(turn); turn.createDataChannel("x");
+                 await turn.setLocalDescription(await turn.createOffer());
+                 const direct = new RTCPeerConnection();
+                 watch(direct); direct.createDataChannel("d");
+                 await direct.setLocalDescription(await direct.createOffer());
+                 await direct.setRemoteDescription({ type: "answer", sdp: "v=0\\r\\no=- 1 2 IN IP4 127.0.0.1\\r\\ns=-\\r\\nt=0 0\\r\\na=group:BUNDLE 0\\r\\nm=application 9 UDP/DTLS/SCTP webrtc-datachannel\\r\\nc=IN IP4 0.0.0.0\\r\\na=ice-ufrag:PAGEufrag\\r\\na=ice-pwd:abcdefghijklmnopqrstuvwx\\r\\na=fingerprint:sha-256 ${fingerprint}\\r\\na=setup:active\\r\\na=mid:0\\r\\na=sctp-port:5000\\r\\n" });
+                 await direct.addIceCandidate({ candidate: "candidate:1 1 udp 2130706431 127.0.0.1 ${port} typ host", sdpMid: "0" });
+               })().catch((e) => { document.getElementById("out").textContent = "webrtc error: " + e; });
+             </script>`,
+          ),
+        );
+      }
       case "/redirect":
         res.writeHead(302, { location: url.searchParams.get("to") ?? "/" });
         return void res.end();
