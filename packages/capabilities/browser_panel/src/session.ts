@@ -23,12 +23,13 @@ export const CHROMIUM_ARGS = [
 
 /**
  * The profile's preferences, written before Chromium starts. WebRTC may only use the proxy
- * (`disable_non_proxied_udp`): it then gathers no UDP candidate and sends no UDP at all —
- * STUN, TURN and ICE checks would otherwise reach any address around the guard, which sees
- * only HTTP and CONNECT. A preference, because Chromium ignores the command-line switch
+ * (`disable_non_proxied_udp`): it then gathers no UDP candidate and sends no STUN, TURN or ICE
+ * packet — those would otherwise reach any address around the guard, which sees only HTTP and
+ * CONNECT. A preference, because Chromium ignores the command-line switch
  * `--force-webrtc-ip-handling-policy` (measured: Chromium 156 gathered UDP candidates and
  * sent ICE checks to 127.0.0.1 with it; a test sends a page's STUN, TURN and ICE at a UDP
- * port on 127.0.0.1 and fails on any packet).
+ * port on 127.0.0.1 and fails on any packet). Still sent: multicast mDNS queries for a remote
+ * candidate's `.local` name (docs/security.md §23 — only a network namespace stops those).
  */
 const PROFILE_PREFERENCES = { webrtc: { ip_handling_policy: "disable_non_proxied_udp" } };
 
