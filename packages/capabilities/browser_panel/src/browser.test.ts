@@ -291,7 +291,7 @@ describe.skipIf(chromium.skip)(`browser_panel with real Chromium${chromium.note}
     }
   }, 60_000);
 
-  it("sends no UDP around the guard: WebRTC gathers no candidate and reaches no local UDP port", async () => {
+  it("sends no STUN, TURN or ICE packet around the guard: WebRTC gathers no candidate and reaches no local UDP port", async () => {
     const socket = createSocket("udp4");
     const packets: string[] = [];
     socket.on("message", (message, from) =>
