@@ -1,5 +1,6 @@
 import { createSocket } from "node:dgram";
-import { existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readlinkSync, symlinkSync } from "node:fs";
+import { networkInterfaces } from "node:os";
 import { join } from "node:path";
 import { needs } from "@capgate/test-system-parts";
 import type { ExecuteContext } from "@capgate/tools";
@@ -12,6 +13,8 @@ import type { PanelData } from "./tools.js";
 // Real Chromium against a real local server. Skipped only where Chromium is missing and
 // CAPGATE_REQUIRE_SYSTEM_TESTS is unset (CI sets it, so there a missing browser fails).
 const chromium = needs(["chromium"]);
+// The network namespace Chromium runs in where bubblewrap and socat are installed.
+const namespace = needs(["chromium", "bwrap", "socat"]);
 
 let inner: PageServer; // a "private" service the page must never reach
 let server: PageServer;
@@ -311,6 +314,46 @@ describe.skipIf(chromium.skip)(`browser_panel with real Chromium${chromium.note}
       socket.close();
     }
   }, 60_000);
+
+  it.skipIf(namespace.skip)(
+    `runs Chromium in a network namespace of its own, whose one way out is the proxy${namespace.note}`,
+    async () => {
+      const opened = await call("open", { url: `${server.url}/` }, ctx);
+      expect(opened.success).toBe(true);
+      const pid = track(opened.data);
+      expect(readlinkSync(`/proc/${pid}/ns/net`)).not.toBe(readlinkSync("/proc/self/ns/net"));
+    },
+    60_000,
+  );
+
+  it.skipIf(namespace.skip)(
+    `sends no multicast DNS for a .local name a page picks${namespace.note}`,
+    async () => {
+      // Chromium looks a remote candidate's .local name up by multicast DNS, whatever the
+      // WebRTC preference says: only the namespace keeps those queries in.
+      const socket = createSocket({ type: "udp4", reuseAddr: true });
+      const queries: string[] = [];
+      socket.on("message", (message, from) => {
+        if (message.includes("capgate-chosen-name")) queries.push(`${from.address}:${from.port}`);
+      });
+      await new Promise<void>((resolve) => socket.bind(5353, "0.0.0.0", resolve));
+      try {
+        // Joined on every IPv4 interface: the queries leave by the machine's own address.
+        const addresses = Object.values(networkInterfaces())
+          .flat()
+          .filter((i) => i?.family === "IPv4")
+          .map((i) => i!.address);
+        for (const address of addresses) socket.addMembership("224.0.0.251", address);
+        const opened = await call("open", { url: `${server.url}/webrtc?port=9999` }, ctx);
+        expect(opened.success).toBe(true);
+        await new Promise((resolve) => setTimeout(resolve, 3000));
+        expect(queries).toEqual([]);
+      } finally {
+        socket.close();
+      }
+    },
+    60_000,
+  );
 
   it("answers dialogs, follows new tabs and reports HTTP errors", async () => {
     await call("open", { url: `${server.url}/dialog` }, ctx);

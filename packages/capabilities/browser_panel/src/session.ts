@@ -5,6 +5,7 @@ import { join } from "node:path";
 import type { ToolContext } from "@capgate/tools";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { type GuardEvent, type GuardProxy, startGuardProxy } from "./guard-proxy.js";
+import { type NamespacedChromium, namespacedChromium } from "./network-namespace.js";
 
 /** The `ctx.resources` key the browser session lives under. */
 export const BROWSER_RESOURCE_KEY = "browser_panel";
@@ -28,8 +29,8 @@ export const CHROMIUM_ARGS = [
  * CONNECT. A preference, because Chromium ignores the command-line switch
  * `--force-webrtc-ip-handling-policy` (measured: Chromium 156 gathered UDP candidates and
  * sent ICE checks to 127.0.0.1 with it; a test sends a page's STUN, TURN and ICE at a UDP
- * port on 127.0.0.1 and fails on any packet). Still sent: multicast mDNS queries for a remote
- * candidate's `.local` name (docs/security.md §23 — only a network namespace stops those).
+ * port on 127.0.0.1 and fails on any packet). What no preference stops — multicast DNS for a
+ * remote candidate's `.local` name — the network namespace does (`namespacedChromium`).
  */
 const PROFILE_PREFERENCES = { webrtc: { ip_handling_policy: "disable_non_proxied_udp" } };
 
@@ -67,6 +68,8 @@ export class BrowserSession {
     readonly pid: number | undefined,
     /** The temporary profile directory, removed by `close`. */
     readonly profile: string,
+    /** The network namespace's bridge, when Chromium runs in one. */
+    readonly namespace: NamespacedChromium | undefined,
   ) {
     this.#page = page;
     this.#watch(page);
@@ -97,17 +100,20 @@ export class BrowserSession {
     });
     let context: BrowserContext | undefined;
     let profile: string | undefined;
+    let namespace: NamespacedChromium | undefined;
     try {
       profile = await newProfile();
+      // In a network namespace whose one way out is the proxy, where bubblewrap can make one.
+      namespace = await namespacedChromium(executable, profile, Number(new URL(proxy.url).port));
       // Loaded on first use: playwright-core is large and most runs never open a page.
       const { chromium } = await import("playwright-core");
       context = await chromium.launchPersistentContext(profile, {
-        executablePath: executable,
+        executablePath: namespace?.executable ?? executable,
         headless: true,
         args: CHROMIUM_ARGS,
         // Loopback through the proxy too, whatever the environment says (Playwright leaves
         // Chromium's own loopback bypass in place when PLAYWRIGHT_DISABLE_FORCED_CHROMIUM_PROXIED_LOOPBACK is set).
-        proxy: { server: proxy.url, bypass: "<-loopback>" },
+        proxy: { server: namespace?.proxyServer ?? proxy.url, bypass: "<-loopback>" },
         viewport: VIEWPORT,
         acceptDownloads: false,
         serviceWorkers: "block",
@@ -116,12 +122,21 @@ export class BrowserSession {
       const browser = context.browser();
       if (!browser) throw new Error("Playwright gave no browser for the persistent context");
       const page = context.pages()[0] ?? (await context.newPage());
-      session = new BrowserSession(browser, context, page, proxy, await browserPid(browser), profile);
+      session = new BrowserSession(
+        browser,
+        context,
+        page,
+        proxy,
+        await browserPid(browser),
+        profile,
+        namespace,
+      );
       session.allowHosts = allowHosts;
       session.#events.network.push(...events);
       return session;
     } catch (error) {
       await context?.close().catch(() => undefined);
+      await namespace?.close();
       if (profile) await removeProfile(profile);
       await proxy.close();
       throw new Error(
@@ -166,6 +181,7 @@ export class BrowserSession {
     this.#closed = true;
     // Closing the context ends every Chromium process (or finds them gone); then the profile goes.
     await this.context.close().catch(() => undefined);
+    await this.namespace?.close();
     await this.proxy.close();
     await removeProfile(this.profile);
   }

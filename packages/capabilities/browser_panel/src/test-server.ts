@@ -109,6 +109,8 @@ export async function startPageServer(privateUrl = "http://10.0.0.1/"): Promise<
                  watch(direct); direct.createDataChannel("d");
                  await direct.setLocalDescription(await direct.createOffer());
                  await direct.setRemoteDescription({ type: "answer", sdp: "v=0\\r\\no=- 1 2 IN IP4 127.0.0.1\\r\\ns=-\\r\\nt=0 0\\r\\na=group:BUNDLE 0\\r\\nm=application 9 UDP/DTLS/SCTP webrtc-datachannel\\r\\nc=IN IP4 0.0.0.0\\r\\na=ice-ufrag:PAGEufrag\\r\\na=ice-pwd:abcdefghijklmnopqrstuvwx\\r\\na=fingerprint:sha-256 ${fingerprint}\\r\\na=setup:active\\r\\na=mid:0\\r\\na=sctp-port:5000\\r\\n" });
+                 // A .local name is looked up by multicast DNS, a name the page picks.
+                 direct.addIceCandidate({ candidate: "candidate:2 1 udp 2130706431 capgate-chosen-name.local ${port} typ host", sdpMid: "0" }).catch(() => {});
                  await direct.addIceCandidate({ candidate: "candidate:1 1 udp 2130706431 127.0.0.1 ${port} typ host", sdpMid: "0" });
                })().catch((e) => { document.getElementById("out").textContent = "webrtc error: " + e; });
              </script>`,
