@@ -1,5 +1,5 @@
 import { createSocket } from "node:dgram";
-import { existsSync, mkdirSync, readFileSync, readlinkSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync } from "node:fs";
 import { networkInterfaces } from "node:os";
 import { join } from "node:path";
 import { needs } from "@capgate/test-system-parts";
@@ -251,7 +251,8 @@ describe.skipIf(chromium.skip)(`browser_panel with real Chromium${chromium.note}
     expect(sneaky.success).toBe(true);
     expect(sneaky.summary).toMatch(
       new RegExp(
-        `Blocked by the network guard: ${inner.url}/pixel\\.png \\(and 1 more request to that host\\) — host '127\\.0\\.0\\.1' is loopback`,
+        // The image and the fetch, whichever reached the guard first.
+        `Blocked by the network guard: ${inner.url}/(pixel\\.png|api) \\(and 1 more request to that host\\) — host '127\\.0\\.0\\.1' is loopback`,
       ),
     );
     const link = await call("click", { target: "Internal admin" }, ctx);
@@ -322,6 +323,40 @@ describe.skipIf(chromium.skip)(`browser_panel with real Chromium${chromium.note}
       expect(opened.success).toBe(true);
       const pid = track(opened.data);
       expect(readlinkSync(`/proc/${pid}/ns/net`)).not.toBe(readlinkSync("/proc/self/ns/net"));
+    },
+    60_000,
+  );
+
+  it.skipIf(namespace.skip)(
+    `gives Chromium no way to the desktop's and the session's services (buses, display, sound)${namespace.note}`,
+    async () => {
+      const names = ["DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR", "PULSE_SERVER", "DISPLAY"];
+      const before = names.map((name) => process.env[name]);
+      for (const name of names)
+        process.env[name] = name === "DISPLAY" ? ":99" : "unix:path=/tmp/capgate-no-such-bus";
+      const own = panelContext({ allowHosts: [`127.0.0.1:${server.port}`] });
+      try {
+        const opened = await call("open", { url: `${server.url}/` }, own);
+        const pid = track(opened.data);
+        // Chromium overwrites its own environ (process titles): read what the script that
+        // started it in the namespace got, which Chromium inherited.
+        const parent = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[1];
+        const environment = readFileSync(`/proc/${parent}/environ`, "utf8").split("\0");
+        expect(environment.some((v) => v.startsWith("PATH="))).toBe(true);
+        for (const name of names)
+          expect(
+            environment.filter((v) => v.startsWith(`${name}=`)),
+            name,
+          ).toEqual([]);
+        // /run (the system bus, $XDG_RUNTIME_DIR) is an empty tmpfs there.
+        expect(readdirSync(`/proc/${pid}/root/run`)).toEqual([]);
+      } finally {
+        names.forEach((name, i) => {
+          if (before[i] === undefined) delete process.env[name];
+          else process.env[name] = before[i];
+        });
+        await own.resources.closeAll();
+      }
     },
     60_000,
   );

@@ -26,10 +26,19 @@ export interface NamespacedChromium {
  */
 const BWRAP_ARGS = ["--unshare-net", "--die-with-parent", "--dev-bind", "/", "/"];
 
+/**
+ * /run holds the host's sockets on disk (the D-Bus system bus, $XDG_RUNTIME_DIR's session bus
+ * and sound server), which a network namespace does not hide: an empty tmpfs there — unless
+ * the profile itself lives under /run.
+ */
+const runHidden = (profile: string): string[] => (profile.startsWith("/run/") ? [] : ["--tmpfs", "/run"]);
+
 interface Tools {
   bwrap: string;
   socat: string;
   bash: string;
+  /** util-linux's setpriv, to give socat a parent-death signal (absent: socat may outlive a killed script). */
+  setpriv: string | undefined;
 }
 
 let available: Tools | null | undefined;
@@ -61,7 +70,7 @@ function namespaceTools(): Tools | undefined {
         stdio: "ignore",
         timeout: 10_000,
       });
-      if (probe.status === 0) available = { bwrap, socat, bash };
+      if (probe.status === 0) available = { bwrap, socat, bash, setpriv: systemBinary("setpriv") };
     }
   }
   return available ?? undefined;
@@ -106,8 +115,10 @@ export async function namespacedChromium(
   // Inside: start the bridge, wait until it listens (read from /proc/net/tcp, no connection
   // made), run Chromium, and end the bridge when Chromium ends (there is no pid namespace to
   // end it). A TERM or INT for the script goes on to Chromium.
+  // socat dies with the script even when the script is killed (SIGKILL of capgate or bubblewrap).
+  const deathSignal = tools.setpriv ? `${quote(tools.setpriv)} --pdeathsig KILL ` : "";
   const inner = [
-    `${quote(tools.socat)} TCP-LISTEN:${INSIDE_PORT},bind=127.0.0.1,reuseaddr,fork UNIX-CONNECT:${quote(socketPath)} </dev/null >/dev/null 2>&1 &`,
+    `${deathSignal}${quote(tools.socat)} TCP-LISTEN:${INSIDE_PORT},bind=127.0.0.1,reuseaddr,fork UNIX-CONNECT:${quote(socketPath)} </dev/null >/dev/null 2>&1 &`,
     "bridge=$!",
     "i=0",
     `while ! grep -q ': 0100007F:${hexPort} 00000000:0000 0A' /proc/net/tcp; do`,
@@ -128,7 +139,7 @@ export async function namespacedChromium(
     executable,
     [
       "#!/bin/sh",
-      `exec ${[tools.bwrap, ...BWRAP_ARGS].map(quote).join(" ")} -- ${quote(tools.bash)} --noprofile --norc -c ${quote(inner)} capgate-browser "$@"`,
+      `exec ${[tools.bwrap, ...BWRAP_ARGS, ...runHidden(profile)].map(quote).join(" ")} -- ${quote(tools.bash)} --noprofile --norc -c ${quote(inner)} capgate-browser "$@"`,
       "",
     ].join("\n"),
     { mode: 0o700 },

@@ -1,4 +1,4 @@
-import { constants } from "node:fs";
+import { constants, rmSync } from "node:fs";
 import { access, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -35,6 +35,35 @@ export const CHROMIUM_ARGS = [
 const PROFILE_PREFERENCES = { webrtc: { ip_handling_policy: "disable_non_proxied_udp" } };
 
 export const VIEWPORT = { width: 1280, height: 800 };
+
+/**
+ * Variables Chromium does not get: where the desktop's and the session's services are (D-Bus,
+ * display, sound, agents). A page can make Chromium talk to those (audio to the sound server,
+ * wake locks and notifications over D-Bus); headless, it needs none of them.
+ */
+const HIDDEN_ENV = [
+  "DISPLAY",
+  "WAYLAND_DISPLAY",
+  "WAYLAND_SOCKET",
+  "XAUTHORITY",
+  "DBUS_SESSION_BUS_ADDRESS",
+  "DBUS_SYSTEM_BUS_ADDRESS",
+  "XDG_RUNTIME_DIR",
+  "SESSION_MANAGER",
+  "SSH_AUTH_SOCK",
+  "GPG_AGENT_INFO",
+  "PULSE_SERVER",
+  "PULSE_COOKIE",
+  "PIPEWIRE_REMOTE",
+];
+
+/** This process's environment without `HIDDEN_ENV`, for Chromium. */
+function browserEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env))
+    if (value !== undefined && !HIDDEN_ENV.includes(name)) env[name] = value;
+  return env;
+}
 const MAX_EVENTS = 200;
 
 /** Things that happened in the browser since the last tool result took them. */
@@ -114,6 +143,7 @@ export class BrowserSession {
         // Loopback through the proxy too, whatever the environment says (Playwright leaves
         // Chromium's own loopback bypass in place when PLAYWRIGHT_DISABLE_FORCED_CHROMIUM_PROXIED_LOOPBACK is set).
         proxy: { server: namespace?.proxyServer ?? proxy.url, bypass: "<-loopback>" },
+        env: browserEnv(),
         viewport: VIEWPORT,
         acceptDownloads: false,
         serviceWorkers: "block",
@@ -235,9 +265,26 @@ export function currentSession(ctx: ToolContext): BrowserSession | undefined {
   return session;
 }
 
+/** Profiles of browsers not yet closed: removed at exit too (a signal ends the CLI through process.exit). */
+const liveProfiles = new Set<string>();
+let exitHook = false;
+
 /** A fresh, private profile directory holding only `PROFILE_PREFERENCES`. */
 async function newProfile(): Promise<string> {
   const profile = await mkdtemp(join(tmpdir(), "capgate-browser-"));
+  liveProfiles.add(profile);
+  if (!exitHook) {
+    exitHook = true;
+    process.once("exit", () => {
+      for (const p of liveProfiles) {
+        try {
+          rmSync(p, { recursive: true, force: true, maxRetries: 3 });
+        } catch {
+          // best effort at exit
+        }
+      }
+    });
+  }
   await mkdir(join(profile, "Default"), { mode: 0o700 });
   await writeFile(join(profile, "Default", "Preferences"), JSON.stringify(PROFILE_PREFERENCES), {
     mode: 0o600,
@@ -247,6 +294,7 @@ async function newProfile(): Promise<string> {
 
 /** Remove a profile directory; a Chromium helper still exiting may write into it, so retried. */
 async function removeProfile(profile: string): Promise<void> {
+  liveProfiles.delete(profile);
   await rm(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }).catch(() => undefined);
 }
 
