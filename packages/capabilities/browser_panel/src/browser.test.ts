@@ -333,7 +333,12 @@ describe.skipIf(chromium.skip)(`browser_panel with real Chromium${chromium.note}
       const names = ["DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR", "PULSE_SERVER", "DISPLAY"];
       const before = names.map((name) => process.env[name]);
       for (const name of names)
-        process.env[name] = name === "DISPLAY" ? ":99" : "unix:path=/tmp/capgate-no-such-bus";
+        process.env[name] =
+          name === "DISPLAY"
+            ? ":99"
+            : name === "XDG_RUNTIME_DIR"
+              ? "/tmp/capgate-no-such-runtime-dir"
+              : "unix:path=/tmp/capgate-no-such-bus";
       const own = panelContext({ allowHosts: [`127.0.0.1:${server.port}`] });
       try {
         const opened = await call("open", { url: `${server.url}/` }, own);
