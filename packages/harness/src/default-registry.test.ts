@@ -88,6 +88,64 @@ describe("MCP tool lists through the default registry (issue 22)", () => {
   });
 });
 
+describe("everyday verbs for a large server's operations (issue 22, stop 36)", () => {
+  it("finds the operation a request names in everyday words, among near-identical siblings", () => {
+    const r = createDefaultRegistry();
+    for (const c of builtinCapabilities()) r.register(c.manifest);
+    const resources = ["incident", "service", "team", "schedule", "webhook", "priority", "escalation_policy"];
+    // As such servers describe them: listing tools take filters, the others one id or body.
+    const tools = resources.flatMap((one) => {
+      const many = one.endsWith("y") ? `${one.slice(0, -1)}ies` : `${one}s`;
+      const words = one.replace("_", " ");
+      const manyWords = many.replace("_", " ");
+      const id = { type: "object", properties: { [`${one}_id`]: { type: "string" } } };
+      return [
+        {
+          name: `list_${many}`,
+          description: `List ${manyWords} with optional filtering.`,
+          inputSchema: {
+            type: "object",
+            properties: { query: {}, user_ids: {}, team_ids: {}, include: {}, limit: {} },
+          },
+        },
+        { name: `get_${one}`, description: `Get a specific ${words}.`, inputSchema: id },
+        {
+          name: `create_${one}`,
+          description: `Create a new ${words}.`,
+          inputSchema: { type: "object", properties: { [`${one}_data`]: {} } },
+        },
+        { name: `update_${one}`, description: `Update an existing ${words}.`, inputSchema: id },
+        { name: `delete_${one}`, description: `Delete a ${words}.`, inputSchema: id },
+      ];
+    });
+    tools.push(
+      {
+        name: "start_incident_workflow",
+        description: "Start a workflow instance for an incident.",
+        inputSchema: incidentId(),
+      },
+      { name: "list_incident_workflows", description: "List incident workflows.", inputSchema: incidentId() },
+    );
+    r.registerMcpServer("pager", tools);
+    // Main ranked create_escalation_policy, get_team/list_teams, delete/create and the
+    // workflow listing first for these.
+    for (const [q, tool] of [
+      ["show me all escalation policies", "pager/list_escalation_policies"],
+      ["add a webhook for deploys", "pager/create_webhook"],
+      ["trigger the incident workflow for INC-4", "pager/start_incident_workflow"],
+      ["make a team for the QA people", "pager/create_team"],
+    ]) {
+      expect([q, r.search(q!, { level: "tool" })[0]?.tool]).toEqual([q, tool]);
+      const [hit] = r.search(q!);
+      expect([q, hit?.capability, hit?.tools[0]?.name]).toEqual([q, "mcp:pager", tool]);
+    }
+  });
+});
+
+function incidentId() {
+  return { type: "object", properties: { incident_id: { type: "string" } } };
+}
+
 describe("built-in manifests", () => {
   // The harness registers built-ins without compiling their schemas at start (a process
   // calls one tool, not fifty); this is the check that stands in for that compile.

@@ -4,7 +4,8 @@ export type { McpRegistration, McpServerOptions, McpSkippedTool, McpToolInfo } f
 export { mcpCapabilityName, mcpManifest } from "./mcp.js";
 export type { RankerDocument, RankerIndex, RankerQuery, RankerQueryOptions, SearchRanker } from "./ranker.js";
 export type { RegistryOptions, SearchHit, SearchHitTool, SearchOptions, SearchWeights } from "./registry.js";
-export { Registry } from "./registry.js";
+export { Registry, SIBLING_TOOLS } from "./registry.js";
+export { OPERATION_SYNONYMS } from "./synonyms.js";
 export type {
   FieldExtractor,
   TextHit,

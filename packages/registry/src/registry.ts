@@ -11,6 +11,7 @@ import {
 import { outputText, parameterText } from "./parameter-text.js";
 import type { RankerIndex, RankerQuery, SearchRanker } from "./ranker.js";
 import { SubstringIndex } from "./substring-index.js";
+import { OPERATION_SYNONYMS } from "./synonyms.js";
 import { createTextIndex, type TextIndex, type TextQuery } from "./text-index.js";
 import { type ValidateManifestOptions, validateManifest } from "./validate-manifest.js";
 
@@ -113,6 +114,25 @@ export function createCapabilityIndex(weights: SearchWeights): TextIndex<Capabil
     // Tool names are where the number of a noun means something (`list_teams`, `get_team`).
     exactFields: ["tools"],
     bm25: SEARCH_BM25,
+    synonyms: OPERATION_SYNONYMS,
+  });
+}
+
+/** The lexical index over tools (each with its capability as context), as a registry with these field weights keeps it. */
+export function createToolIndex(weights: SearchWeights): TextIndex<ToolDoc> {
+  return createTextIndex<ToolDoc>({
+    id: (d) => d.tool.name,
+    fields: {
+      name: (d) => toolNames(d.tool),
+      description: (d) => d.tool.description,
+      capability: (d) => d.capability.name,
+      capabilityDescription: (d) => d.capability.description,
+      parameters: (d) => schemaTexts(d.tool),
+    },
+    weights: { ...TOOL_FIELD_WEIGHTS, parameters: weights.parameters },
+    exactFields: ["name"],
+    bm25: SEARCH_BM25,
+    synonyms: OPERATION_SYNONYMS,
   });
 }
 
@@ -136,6 +156,23 @@ const COVERAGE_POWER = 4;
 /** The ranker's share of the blend for a query whose best lexical hit has this coverage. */
 export const rankerShare = (weight: number, coverage: number): number =>
   clamp01(weight) * (1 - clamp01(coverage) ** COVERAGE_POWER);
+
+/**
+ * Up to this many tools, a capability's tools are told apart by the ranker as much as by
+ * their words; in a larger one (an MCP server of 49 or 103 tools), a tool's similarity is
+ * pooled with its capability's: `s' = λ·s + (1 − λ)·S`, λ = `SIBLING_TOOLS / tools`. A large
+ * server is mostly siblings (`list_teams`, `get_team`, `create_team`, `update_team`), which word
+ * vectors cannot tell apart by operation, and whose cosines follow their texts' lengths and
+ * argument names instead: five filter arguments put `list_escalation_policies` at 0.19 to
+ * "show me all escalation policies", `create_escalation_policy` at 0.68. The vectors still
+ * say which server (its similarity S, from the capability index); the words say which tool.
+ * Measured at 12, 24 and 48 (docs/search.md): within a point of each other on every set; SGD's
+ * services (at most 5 intents) and the built-in capabilities are below it and unchanged.
+ */
+export const SIBLING_TOOLS = 24;
+
+/** The share of a tool's own similarity in its pooled similarity, for a capability of this many tools. */
+export const ownShare = (tools: number): number => (tools <= SIBLING_TOOLS ? 1 : SIBLING_TOOLS / tools);
 
 /**
  * With a ranker, the blend starts from this many of the best lexical hits (at least 4× the
@@ -167,7 +204,8 @@ interface Entry {
   tools: ToolInfo[];
 }
 
-interface ToolDoc {
+/** A document of the tool index: a tool, with the capability it belongs to as context. */
+export interface ToolDoc {
   tool: ToolManifest;
   capability: CapabilityManifest;
 }
@@ -224,6 +262,15 @@ function recallWords(query: string): string[] {
   return [...out];
 }
 
+/**
+ * A ranker query as `#blend` reads it; `ceiling`, when present, bounds the similarity of any
+ * document whose own (ranker) similarity is at most `s` — for pooled similarities, which can
+ * exceed a document's own.
+ */
+interface BlendQuery extends RankerQuery {
+  ceiling?(s: number): number;
+}
+
 interface Scored {
   id: string;
   score: number;
@@ -250,6 +297,8 @@ export class Registry {
   readonly #ranker: SearchRanker | undefined;
   #capRank: RankerIndex | undefined;
   #toolRank: RankerIndex | undefined;
+  /** Capabilities of more than `SIBLING_TOOLS` tools, whose tools' similarities are pooled (`#pooled`). */
+  readonly #largeCapabilities = new Set<string>();
   /**
    * Whether the search indexes hold the entries. They are built on the first search, not
    * at registration: a process that only looks tools up and calls them (`capgate call`,
@@ -260,19 +309,7 @@ export class Registry {
   constructor(options: RegistryOptions = {}) {
     const weights = { ...DEFAULT_SEARCH_WEIGHTS, ...options.weights };
     this.#index = createCapabilityIndex(weights);
-    this.#toolIndex = createTextIndex<ToolDoc>({
-      id: (d) => d.tool.name,
-      fields: {
-        name: (d) => toolNames(d.tool),
-        description: (d) => d.tool.description,
-        capability: (d) => d.capability.name,
-        capabilityDescription: (d) => d.capability.description,
-        parameters: (d) => schemaTexts(d.tool),
-      },
-      weights: { ...TOOL_FIELD_WEIGHTS, parameters: weights.parameters },
-      exactFields: ["name"],
-      bm25: SEARCH_BM25,
-    });
+    this.#toolIndex = createToolIndex(weights);
     this.#ranker = options.ranker;
   }
 
@@ -300,6 +337,7 @@ export class Registry {
     const entry = this.#entries.get(name);
     if (!entry) return false;
     this.#entries.delete(name);
+    this.#largeCapabilities.delete(name);
     if (this.#indexed) this.#unindex(entry);
     for (const key of this.#exactKeys(entry.manifest)) {
       if (this.#exact.get(key) !== name) continue;
@@ -382,7 +420,7 @@ export class Registry {
     const taken = new Set<string>();
     const q = this.#capRank?.query(text);
     const { ranked } = this.#blend(this.#index.query(text), q, this.#capRank, limit);
-    const tools = this.#toolScorer(text);
+    const tools = this.#toolScorer(text, q);
     const exact = this.#exact.get(text.toLowerCase());
     if (exact !== undefined) {
       out.push(this.#hit(exact, (ranked[0]?.score ?? 0) + 1, "exact", tools));
@@ -407,7 +445,8 @@ export class Registry {
   #searchTools(text: string, limit: number): SearchHit[] {
     const out: SearchHit[] = [];
     const taken = new Set<string>();
-    const q = this.#toolRank?.query(text);
+    const raw = this.#toolRank?.query(text);
+    const q = raw && this.#largeCapabilities.size > 0 ? this.#pooled(raw, text) : raw;
     const { ranked, scoreOf } = this.#blend(this.#toolIndex.query(text), q, this.#toolRank, limit);
     const lower = text.toLowerCase();
     const exact = this.#exact.get(lower);
@@ -468,7 +507,7 @@ export class Registry {
    */
   #blend(
     lexical: TextQuery,
-    q: RankerQuery | undefined,
+    q: BlendQuery | undefined,
     rankIndex: RankerIndex | undefined,
     limit: number,
   ): { ranked: Scored[]; scoreOf: (id: string) => number } {
@@ -489,7 +528,7 @@ export class Registry {
     const similarOnly = new Map<string, number>();
     for (const { id, similarity } of nearest) {
       if (lexical.score(id) > 0 || similarity < minSimilarity) continue;
-      const score = weight * similarity;
+      const score = weight * (q.ceiling ? Math.max(0, q.similarity(id) ?? 0) : similarity);
       if (score > 0) similarOnly.set(id, score);
     }
     const scoreOf = (id: string): number => {
@@ -516,8 +555,10 @@ export class Registry {
         return { ranked: ranked.slice(0, limit), scoreOf };
       // Any other document: lexically at most the last lexical candidate, and in similarity
       // at most the last of the ranker's nearest (exactly so for an exact ranker; an
-      // approximate one returning fewer than asked has looked at no more than that).
-      const similarityBound = Math.max(0, nearest[nearest.length - 1]?.similarity ?? 0);
+      // approximate one returning fewer than asked has looked at no more than that), or, for
+      // pooled similarities, at most what `ceiling` makes of that.
+      const nearestBound = Math.max(0, nearest[nearest.length - 1]?.similarity ?? 0);
+      const similarityBound = q.ceiling ? q.ceiling(nearestBound) : nearestBound;
       const bound = (1 - weight) * (top[top.length - 1]!.score / best) + weight * similarityBound;
       if (ranked.length >= limit && ranked[limit - 1]!.score > bound)
         return { ranked: ranked.slice(0, limit), scoreOf };
@@ -530,15 +571,57 @@ export class Registry {
   }
 
   /**
+   * The tool query with each tool's similarity pooled with its capability's (`ownShare`),
+   * for tools of capabilities larger than `SIBLING_TOOLS`; others keep their own. The
+   * capability similarities come from the capability index, once per capability a query
+   * reaches; `ceiling` bounds a tool's pooled similarity by any large capability's.
+   */
+  #pooled(q: RankerQuery, text: string): BlendQuery {
+    const capabilities = this.#capRank?.query(text);
+    const known = new Map<string, number>();
+    const similarityOf = (capability: string): number => {
+      let s = known.get(capability);
+      if (s === undefined) {
+        s = Math.max(0, capabilities?.similarity(capability) ?? 0);
+        known.set(capability, s);
+      }
+      return s;
+    };
+    const pool = (capability: string, own: number): number => {
+      const entry = this.#entries.get(capability);
+      const share = entry ? ownShare(entry.tools.length) : 1;
+      return share === 1 ? own : share * own + (1 - share) * similarityOf(capability);
+    };
+    return {
+      nearest: (k) => q.nearest(k),
+      similarity: (id) => {
+        const own = q.similarity(id);
+        if (own === undefined) return undefined;
+        const owner = this.#toolById(id)?.capability;
+        return owner === undefined ? own : pool(owner, Math.max(0, own));
+      },
+      ceiling: (s) => {
+        let out = s;
+        for (const capability of this.#largeCapabilities) out = Math.max(out, pool(capability, s));
+        return out;
+      },
+    };
+  }
+
+  /**
    * Orders a hit's tools by relevance: lexical over the tool index (scaled to the best tool
    * of that capability), blended with the ranker at the share `rankerShare` gives that best
    * tool's coverage; tools that share nothing with the query keep their manifest order after
    * the others.
    */
-  #toolScorer(text: string): (entry: Entry) => SearchHitTool[] {
+  #toolScorer(text: string, capabilities: RankerQuery | undefined): (entry: Entry) => SearchHitTool[] {
     // Only a few known tools are compared: no whole-index refinement of the query.
     const q = this.#toolRank?.query(text, { refine: false });
     return (entry) => {
+      // In a large capability, each tool's similarity is pooled with the capability's (`ownShare`).
+      const share = ownShare(entry.tools.length);
+      const pooled =
+        share < 1 ? (1 - share) * Math.max(0, capabilities?.similarity(entry.manifest.name) ?? 0) : 0;
       // Only this capability's tools are scored: no search over every tool.
       const lexical = this.#toolIndex.scoresOf(
         text,
@@ -550,7 +633,7 @@ export class Registry {
       for (const t of entry.tools) best = Math.max(best, lexical.get(t.manifest.name) ?? 0);
       const scored = entry.tools.map((t, i) => {
         const lex = best > 0 ? (lexical.get(t.manifest.name) ?? 0) / best : 0;
-        const sim = q ? Math.max(0, q.similarity(t.manifest.name) ?? 0) : 0;
+        const sim = q ? share * Math.max(0, q.similarity(t.manifest.name) ?? 0) + pooled : 0;
         return { t, i, score: (1 - weight) * lex + weight * sim };
       });
       scored.sort((x, y) => y.score - x.score || x.i - y.i);
@@ -605,6 +688,7 @@ export class Registry {
     );
     const entry: Entry = { manifest: frozen, haystack, segment: -1, tools };
     this.#entries.set(frozen.name, entry);
+    if (ownShare(tools.length) < 1) this.#largeCapabilities.add(frozen.name);
     for (const key of this.#exactKeys(frozen)) {
       if (!this.#exact.has(key)) this.#exact.set(key, frozen.name);
     }

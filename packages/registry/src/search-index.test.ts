@@ -4,10 +4,13 @@ import { analyze, analyzeQuery } from "./analyze.js";
 import type { RankerIndex, SearchRanker } from "./ranker.js";
 import {
   createCapabilityIndex,
+  createToolIndex,
   DEFAULT_SEARCH_WEIGHTS,
+  ownShare,
   Registry,
   rankerShare,
   type SearchHit,
+  SIBLING_TOOLS,
 } from "./registry.js";
 import { SubstringIndex } from "./substring-index.js";
 import { manifest } from "./test-fixtures.js";
@@ -64,8 +67,12 @@ function sentence(random: () => number, words: number): string {
   return Array.from({ length: words }, () => pick(WORDS, random)).join(" ");
 }
 
-function randomManifest(random: () => number, name: string): CapabilityManifest {
-  const tools = Array.from({ length: 1 + Math.floor(random() * 3) }, (_, i) => [
+function randomManifest(
+  random: () => number,
+  name: string,
+  size = 1 + Math.floor(random() * 3),
+): CapabilityManifest {
+  const tools = Array.from({ length: size }, (_, i) => [
     `${pick(["read", "write", "list", "run"], random)}_${i}`,
     `${sentence(random, 2 + Math.floor(random() * 8))}.`,
     [],
@@ -115,7 +122,22 @@ describe("createTextIndex: the inverted index gives the formula's numbers", () =
    * idf over the documents holding the term in that field, length = distinct terms of the
    * field, prefix (0.5) and typo (0.3) expansion for unknown words, IDF coordination.
    */
-  function reference(docs: readonly Doc[], query: string): Map<string, number> {
+  // A synonym table over the corpus's words (an unknown word's too), used in every other round.
+  const SYNONYMS: Record<string, string[]> = {
+    write: ["commit"],
+    deploy: ["release", "configure"],
+    forecast: ["weather"],
+    printers: ["render"],
+    conf: ["network"],
+  };
+  const synonymsOf = (w: string): string[] => {
+    const out: string[] = [];
+    for (const [key, others] of Object.entries(SYNONYMS))
+      if (analyze(key).includes(w)) for (const o of others) out.push(...analyze(o).filter((t) => t !== w));
+    return [...new Set(out)];
+  };
+
+  function reference(docs: readonly Doc[], query: string, synonyms: boolean): Map<string, number> {
     const analysed = docs.map((d) => ({ id: d.id, fields: [analyze(d.title), analyze(d.body)] }));
     const fieldWeights = [weights.title, weights.body];
     const vocab = new Set(analysed.flatMap((d) => d.fields.flat()));
@@ -148,12 +170,20 @@ describe("createTextIndex: the inverted index gives the formula's numbers", () =
           if (!prefixed.includes(t) && distance1(w, t)) out.push([t, (0.3 * t.length) / (t.length + 1)]);
       return out;
     };
+    // A synonym the index holds, the query does not say and the word's expansion does not reach: weight 0.5.
+    const reach = (w: string): Array<[string, number]> => {
+      const out = expansions(w);
+      if (synonyms)
+        for (const t of synonymsOf(w))
+          if (vocab.has(t) && !terms.includes(t) && !out.some(([x]) => x === t)) out.push([t, 0.5]);
+      return out;
+    };
     const out = new Map<string, number>();
     for (const d of analysed) {
       let total = 0;
       const matched = new Set<string>();
       for (const w of terms) {
-        for (const [t, weight] of expansions(w)) {
+        for (const [t, weight] of reach(w)) {
           for (let f = 0; f < 2; f++) {
             const tf = d.fields[f]!.filter((x) => x === t).length;
             if (tf === 0) continue;
@@ -175,16 +205,18 @@ describe("createTextIndex: the inverted index gives the formula's numbers", () =
     return out;
   }
 
-  it("scores every document as the definition does, and top(k) is the sorted head, on random corpora with removals", {
+  it("scores every document as the definition does, and top(k) is the sorted head, on random corpora with removals (with and without synonyms)", {
     timeout: SLOW,
   }, () => {
     const random = seeded(2);
     for (let round = 0; round < 12; round++) {
+      const synonyms = round % 2 === 1;
       const index = createTextIndex<Doc>({
         id: (d) => d.id,
         fields: { title: (d) => d.title, body: (d) => d.body },
         weights,
         bm25: bm,
+        ...(synonyms ? { synonyms: SYNONYMS } : {}),
       });
       const live = new Map<string, Doc>();
       for (let i = 0; i < 40; i++) {
@@ -203,7 +235,7 @@ describe("createTextIndex: the inverted index gives the formula's numbers", () =
       }
       for (let q = 0; q < 15; q++) {
         const query = randomQuery(random);
-        const expected = reference([...live.values()], query);
+        const expected = reference([...live.values()], query, synonyms);
         const evaluated = index.query(query);
         expect(evaluated.size, query).toBe(expected.size);
         for (const [id, s] of expected) expect(evaluated.score(id), `${query} ${id}`).toBeCloseTo(s, 9);
@@ -259,7 +291,7 @@ describe("SubstringIndex: index lookups equal a scan", () => {
 });
 
 /** A deterministic ranker with arbitrary similarities (a hash of query and id), to stress the blend's candidate bound. */
-function hashRanker(): SearchRanker {
+function hashRanker(override?: (id: string, hashed: number) => number): SearchRanker {
   const hash = (s: string): number => {
     let h = 2166136261;
     for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
@@ -278,7 +310,10 @@ function hashRanker(): SearchRanker {
           return docs.size;
         },
         query(text) {
-          const sim = (id: string) => hash(`${text}\u0000${id}`);
+          const sim = (id: string) => {
+            const hashed = hash(`${text}\u0000${id}`);
+            return override ? override(id, hashed) : hashed;
+          };
           return {
             similarity: (id) => (docs.has(id) ? sim(id) : undefined),
             nearest: (k) =>
@@ -320,7 +355,11 @@ describe("Registry: incremental registration equals a fresh build", () => {
           live.delete(name);
         } else {
           const name = `cap_${step}`;
-          const m = randomManifest(random, name);
+          // Now and then one larger than SIBLING_TOOLS, whose tools' similarities are pooled.
+          const m =
+            random() < 0.05
+              ? randomManifest(random, name, SIBLING_TOOLS + 1 + Math.floor(random() * 20))
+              : randomManifest(random, name);
           incremental.register(m);
           live.set(name, m);
         }
@@ -384,6 +423,173 @@ describe("Registry: the blend over candidates equals blending every document", (
         expect(got.length).toBe(Math.min(limit, expected.length));
         for (const [i, h] of got.entries()) expect(h.score).toBeCloseTo(expected[i]![1], 12);
       }
+    }
+  });
+});
+
+/**
+ * Tool-level search by brute force: every tool's lexical score blended with its pooled
+ * similarity (its own, or in a capability larger than SIBLING_TOOLS pooled with the
+ * capability's), plus the ranker-only rule, fully sorted.
+ */
+function bruteForceTools(
+  manifests: readonly CapabilityManifest[],
+  ranker: SearchRanker,
+  query: string,
+  limit: number,
+): Array<[string, number]> {
+  const lexical = new Registry();
+  const lexicalIndex = createToolIndex(DEFAULT_SEARCH_WEIGHTS);
+  const toolIndex = ranker.createIndex();
+  const capIndex = ranker.createIndex();
+  const ownerOf = new Map<string, CapabilityManifest>();
+  for (const m of manifests) {
+    lexical.register(m);
+    capIndex.add({ id: m.name, texts: [] });
+    for (const tool of m.tools) {
+      lexicalIndex.add({ tool, capability: m });
+      toolIndex.add({ id: tool.name, texts: [] });
+      ownerOf.set(tool.name, m);
+    }
+  }
+  const lex = lexical.search(query, { limit: 100_000, level: "tool" }).filter((h) => h.match === "ranked");
+  const best = Math.max(0, ...lex.map((h) => h.score));
+  const tq = toolIndex.query(query)!;
+  const cq = capIndex.query(query)!;
+  const pooled = (id: string): number => {
+    const owner = ownerOf.get(id)!;
+    const share = ownShare(owner.tools.length);
+    return share * Math.max(0, tq.similarity(id)!) + (1 - share) * Math.max(0, cq.similarity(owner.name)!);
+  };
+  const w = rankerShare(0.7, lexicalIndex.query(query).coverage);
+  const all = new Map<string, number>();
+  for (const h of lex) all.set(h.tool!, (1 - w) * (h.score / best) + w * pooled(h.tool!));
+  for (const { id, similarity } of tq.nearest(Math.max(20, 2 * limit)))
+    if (!all.has(id) && similarity >= 0.35) all.set(id, w * pooled(id));
+  return [...all]
+    .filter(([, s]) => s > 0)
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, limit);
+}
+
+function expectToolSearch(
+  registry: Registry,
+  expected: Array<[string, number]>,
+  query: string,
+  limit: number,
+) {
+  const got = registry.search(query, { limit, level: "tool" }).filter((h) => h.match === "ranked");
+  expect(
+    got.map((h) => h.tool),
+    query,
+  ).toEqual(expected.slice(0, got.length).map(([id]) => id));
+  expect(got.length).toBe(Math.min(limit, expected.length));
+  for (const [i, h] of got.entries()) expect(h.score).toBeCloseTo(expected[i]![1], 12);
+}
+
+describe("Registry: tool-level search with pooled similarities equals blending every tool", () => {
+  it("on random corpora with large capabilities and arbitrary similarities", { timeout: SLOW }, () => {
+    const random = seeded(7);
+    const ranker = hashRanker((id, hashed) =>
+      id.startsWith("big_") ? (id.includes(".") ? 0.2 * hashed - 0.5 : 0.9 + 0.1 * hashed) : hashed,
+    );
+    for (let round = 0; round < 4; round++) {
+      // Small capabilities, and a few larger than SIBLING_TOOLS whose tools' similarities are pooled.
+      const manifests = Array.from({ length: 60 }, (_, i) => randomManifest(random, `cap_${i}`));
+      for (let i = 0; i < 3; i++) {
+        const size = SIBLING_TOOLS + 1 + Math.floor(random() * 150);
+        manifests.push(
+          manifest(
+            `big_${i}`,
+            `${sentence(random, 3)}.`,
+            Array.from({ length: size }, (_, j) => [
+              `${pick(["read", "write", "list", "run"], random)}_${j}`,
+              `${sentence(random, 2 + Math.floor(random() * 6))}.`,
+              [],
+            ]),
+          ),
+        );
+      }
+      const registry = new Registry({ ranker });
+      for (const m of manifests) registry.register(m);
+      for (let q = 0; q < 20; q++) {
+        const query = randomQuery(random);
+        const limit = 1 + Math.floor(random() * 10);
+        expectToolSearch(registry, bruteForceTools(manifests, ranker, query, limit), query, limit);
+      }
+    }
+  });
+
+  it("finds a large capability's tools that only their pooled similarity lifts above the first candidates (the ceiling)", () => {
+    // Sixty small tools, each lexically better than any tool of the large capability and close
+    // to the query; the large capability's tools are far from it, but it is very close, so
+    // pooled they pass the small tools. The blend's first candidates are all small tools: only
+    // a bound that knows pooling keeps looking.
+    // Distinct filler words (`xaa`, `xab`, …): the longer a description, the lower its score.
+    const filler = (k: number) =>
+      `x${String.fromCharCode(97 + Math.floor(k / 26))}${String.fromCharCode(97 + (k % 26))}`;
+    const words = (n: number) => Array.from({ length: n }, (_, i) => filler(i)).join(" ");
+    const manifests = [
+      ...Array.from({ length: 60 }, (_, i) =>
+        manifest(`small_${i}`, "small.", [[`read_0`, `read ${words(i)}.`, []]]),
+      ),
+      manifest(
+        "big_0",
+        "large.",
+        Array.from({ length: SIBLING_TOOLS * 10 }, (_, j) => [`read_${j}`, `read ${words(70)}.`, []]),
+      ),
+    ] as CapabilityManifest[];
+    const ranker = hashRanker((id) => (id === "big_0" ? 1 : id.startsWith("big_0.") ? -0.5 : 0.6));
+    const registry = new Registry({ ranker });
+    for (const m of manifests) registry.register(m);
+    for (const limit of [1, 3, 5]) {
+      const expected = bruteForceTools(manifests, ranker, "read zeppelin", limit);
+      // The premise: the large capability's tools lead.
+      expect(expected[0]![0]).toMatch(/^big_0\./);
+      expectToolSearch(registry, expected, "read zeppelin", limit);
+    }
+  });
+
+  it("orders a large capability's tools within its hit by the same pooled blend", () => {
+    const random = seeded(8);
+    const ranker = hashRanker();
+    const size = SIBLING_TOOLS * 2;
+    const big = manifest(
+      "big",
+      "read write file folder.",
+      Array.from({ length: size }, (_, j) => [`read_${j}`, `${sentence(random, 3)}.`, []]),
+    );
+    const registry = new Registry({ ranker });
+    registry.register(big);
+    const toolIndex = ranker.createIndex();
+    for (const t of big.tools) toolIndex.add({ id: t.name, texts: [] });
+    const capIndex = ranker.createIndex();
+    capIndex.add({ id: "big", texts: [] });
+    const lexicalIndex = createToolIndex(DEFAULT_SEARCH_WEIGHTS);
+    for (const tool of big.tools) lexicalIndex.add({ tool, capability: big });
+    // Each with a word no tool holds, so the ranker has a share (coverage below 1).
+    for (const query of ["read zeppelin", "folder quasar", "write weather nebula"]) {
+      const hit = registry.search(query, { limit: 1 })[0]!;
+      const lexical = lexicalIndex.scoresOf(
+        query,
+        big.tools.map((t) => t.name),
+      );
+      const w = rankerShare(0.7, lexical.coverage);
+      const best = Math.max(...lexical.values());
+      const share = ownShare(size);
+      const capSim = Math.max(0, capIndex.query(query)!.similarity("big")!);
+      const tq = toolIndex.query(query, { refine: false })!;
+      const expected = big.tools
+        .map((t, i) => ({
+          name: t.name,
+          i,
+          score:
+            (1 - w) * ((lexical.get(t.name) ?? 0) / best) +
+            w * (share * Math.max(0, tq.similarity(t.name)!) + (1 - share) * capSim),
+        }))
+        .sort((a, b) => b.score - a.score || a.i - b.i);
+      expect(hit.tools.map((t) => t.name)).toEqual(expected.map((t) => t.name));
+      for (const [i, t] of hit.tools.entries()) expect(t.score).toBeCloseTo(expected[i]!.score, 12);
     }
   });
 });

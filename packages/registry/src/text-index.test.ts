@@ -67,6 +67,54 @@ describe("createTextIndex", () => {
     expect(index.search("groceres")[0]?.id).toBe("b");
   });
 
+  it("matches a query word's synonyms as other forms of it, at half weight, counted once", () => {
+    const docs = [
+      { id: "list", title: "list_teams", body: "List the teams." },
+      { id: "create", title: "create_team", body: "Create a team." },
+      { id: "show", title: "show_team", body: "Show a team." },
+    ];
+    const make = (synonyms?: Record<string, string[]>) => {
+      const index = createTextIndex<Note>({
+        id: (n) => n.id,
+        fields: { title: (n) => n.title, body: (n) => n.body },
+        weights: { title: 3, body: 1 },
+        ...(synonyms ? { synonyms } : {}),
+      });
+      for (const d of docs) index.add(d);
+      return index;
+    };
+    const plain = make();
+    const index = make({ show: ["list"], showing: ["list"], add: ["create"], new: ["nothing-indexed"] });
+    // Without the table, "show" finds only the document that says it.
+    expect(plain.search("show").map((h) => h.id)).toEqual(["show"]);
+    // With it, "show" also reaches "list", below the word itself.
+    expect(index.search("show").map((h) => h.id)).toEqual(["show", "list"]);
+    const viaSynonym = index.query("show").score("list");
+    const direct = index.query("list").score("list");
+    expect(viaSynonym).toBeGreaterThan(0);
+    expect(viaSynonym).toBeLessThan(direct);
+    // Word forms of the key: "showing" is analysed to the same stem as "show".
+    expect(index.query("showing").score("list")).toBeCloseTo(viaSynonym, 12);
+    // A word only the synonym matches is covered: the query is all in "create".
+    expect(plain.query("add team").coverage).toBeLessThan(1);
+    expect(index.query("add team").coverage).toBe(1);
+    // A synonym the query says itself is not added again.
+    expect(index.query("show list").score("list")).toBeCloseTo(plain.query("show list").score("list"), 12);
+    // scoresOf agrees with query.
+    const some = index.scoresOf("add team", ["create", "list"]);
+    expect(some.get("create")).toBeCloseTo(index.query("add team").score("create"), 12);
+    expect(some.coverage).toBe(1);
+    // A synonym the index does not hold changes nothing.
+    expect(index.query("new team").score("create")).toBeCloseTo(plain.query("new team").score("create"), 12);
+  });
+
+  it("refuses a synonym table that is not words", () => {
+    const bad = { show: "list" } as unknown as Record<string, string[]>;
+    expect(() =>
+      createTextIndex<Note>({ id: (n) => n.id, fields: { title: (n) => n.title }, synonyms: bad }),
+    ).toThrow(/synonyms of "show"/);
+  });
+
   it("respects the limit and returns nothing for an empty query", () => {
     const index = notes();
     expect(index.search("release", 1)).toHaveLength(1);
