@@ -20,7 +20,11 @@ import { stateDirFor } from "./state-dir.js";
 /** Directories that get a private, empty tmpfs: no host /tmp (X11 and other sockets), no /run (D-Bus, $XDG_RUNTIME_DIR). */
 const PRIVATE_TMPFS = ["/tmp", "/var/tmp", "/run", "/dev/shm"];
 
-/** Variables never passed into a command: desktop and session buses, agent sockets, shell start-up files. */
+/**
+ * Variables never passed into a command (or to the browser panel's Chromium): the display and
+ * session buses, agent sockets, sound servers (a page's AudioContext logs in to
+ * `$PULSE_SERVER`), shell start-up files.
+ */
 export const SCRUBBED_ENV: readonly string[] = [
   "DISPLAY",
   "WAYLAND_DISPLAY",
@@ -33,6 +37,9 @@ export const SCRUBBED_ENV: readonly string[] = [
   "SESSION_MANAGER",
   "SSH_AUTH_SOCK",
   "GPG_AGENT_INFO",
+  "PULSE_SERVER",
+  "PULSE_COOKIE",
+  "PIPEWIRE_REMOTE",
   "BASH_ENV",
   "ENV",
 ];

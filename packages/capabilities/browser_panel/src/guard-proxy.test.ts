@@ -25,7 +25,7 @@ afterAll(async () => {
   await inner.close();
 });
 
-const proxyPort = () => Number(new URL(proxy.url).port);
+const proxyPort = () => proxy.port;
 
 function viaProxy(url: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {

@@ -22,6 +22,8 @@ export interface GuardEvent {
 export interface GuardProxy {
   /** `http://127.0.0.1:<port>`, for the browser context's `proxy.server`. */
   readonly url: string;
+  /** Its loopback port. */
+  readonly port: number;
   close(): Promise<void>;
 }
 
@@ -83,6 +85,7 @@ export async function startGuardProxy(options: GuardProxyOptions): Promise<Guard
   const port = typeof address === "object" && address ? address.port : 0;
   return {
     url: `http://127.0.0.1:${port}`,
+    port,
     close: () =>
       new Promise<void>((done) => {
         for (const s of sockets) s.destroy();

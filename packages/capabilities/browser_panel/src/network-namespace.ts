@@ -1,11 +1,11 @@
-import { spawnSync } from "node:child_process";
-import { accessSync, constants, writeFileSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { writeFileSync } from "node:fs";
 import { connect, createServer, type Socket } from "node:net";
 import { join } from "node:path";
+import { findSystemBinary } from "@capgate/sandbox";
 
 /** Chromium's proxy port inside its namespace: the namespace has nothing else, so any port does. */
 const INSIDE_PORT = 8118;
-const SEARCH_DIRS = ["/usr/bin", "/bin", "/usr/local/bin"];
 /** A unix socket's path may hold 107 bytes on Linux. */
 const MAX_SOCKET_PATH = 107;
 
@@ -41,41 +41,33 @@ interface Tools {
   setpriv: string | undefined;
 }
 
-let available: Tools | null | undefined;
+let available: Promise<Tools | undefined> | undefined;
 
-function systemBinary(name: string): string | undefined {
-  for (const dir of SEARCH_DIRS) {
-    try {
-      accessSync(`${dir}/${name}`, constants.X_OK);
-      return `${dir}/${name}`;
-    } catch {
-      // not in this directory
-    }
-  }
-  return undefined;
+/**
+ * bubblewrap, socat and bash (from the system directories, never $PATH), when all three are
+ * installed and bubblewrap can make a network namespace here: probed once per process,
+ * without blocking the event loop (user namespaces may be off, as in some containers).
+ */
+function namespaceTools(): Promise<Tools | undefined> {
+  available ??= (async () => {
+    const bwrap = findSystemBinary("bwrap");
+    const socat = findSystemBinary("socat");
+    const bash = findSystemBinary("bash");
+    if (!bwrap || !socat || !bash) return undefined;
+    const works = await new Promise<boolean>((resolve) => {
+      execFile(bwrap, [...BWRAP_ARGS, "--", bash, "-c", "true"], { timeout: 10_000 }, (error) =>
+        resolve(error === null),
+      );
+    });
+    return works ? { bwrap, socat, bash, setpriv: findSystemBinary("setpriv") } : undefined;
+  })();
+  return available;
 }
 
 /**
- * bubblewrap, socat and bash, when all three are installed and bubblewrap can make a network
- * namespace here (probed once per process: user namespaces may be off, as in some containers).
+ * Single-quoted for sh. (@capgate/shell-policy's `shellQuote` quotes the same way; this one
+ * line is not worth the parser package as a dependency.)
  */
-function namespaceTools(): Tools | undefined {
-  if (available === undefined) {
-    const bwrap = systemBinary("bwrap");
-    const socat = systemBinary("socat");
-    const bash = systemBinary("bash");
-    available = null;
-    if (bwrap && socat && bash) {
-      const probe = spawnSync(bwrap, [...BWRAP_ARGS, "--", bash, "-c", "true"], {
-        stdio: "ignore",
-        timeout: 10_000,
-      });
-      if (probe.status === 0) available = { bwrap, socat, bash, setpriv: systemBinary("setpriv") };
-    }
-  }
-  return available ?? undefined;
-}
-
 const quote = (s: string): string => `'${s.replaceAll("'", `'\\''`)}'`;
 
 /**
@@ -91,7 +83,7 @@ export async function namespacedChromium(
   profile: string,
   proxyPort: number,
 ): Promise<NamespacedChromium | undefined> {
-  const tools = namespaceTools();
+  const tools = await namespaceTools();
   const socketPath = join(profile, "proxy.sock");
   if (!tools || Buffer.byteLength(socketPath) > MAX_SOCKET_PATH) return undefined;
   const sockets = new Set<Socket>();

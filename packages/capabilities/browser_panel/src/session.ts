@@ -2,6 +2,7 @@ import { constants, rmSync } from "node:fs";
 import { access, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { scrubEnv } from "@capgate/sandbox";
 import type { ToolContext } from "@capgate/tools";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { type GuardEvent, type GuardProxy, startGuardProxy } from "./guard-proxy.js";
@@ -37,33 +38,19 @@ const PROFILE_PREFERENCES = { webrtc: { ip_handling_policy: "disable_non_proxied
 export const VIEWPORT = { width: 1280, height: 800 };
 
 /**
- * Variables Chromium does not get: where the desktop's and the session's services are (D-Bus,
- * display, sound, agents). A page can make Chromium talk to those (audio to the sound server,
- * wake locks and notifications over D-Bus); headless, it needs none of them.
+ * Chromium's environment: this process's, without the variables no sandboxed command gets
+ * either (`SCRUBBED_ENV` of @capgate/sandbox: where the desktop's and the session's services
+ * are — D-Bus, display, sound, agents — and shell start-up files). A page can make Chromium
+ * talk to those (audio to the sound server, wake locks and notifications over D-Bus);
+ * headless, it needs none of them.
  */
-const HIDDEN_ENV = [
-  "DISPLAY",
-  "WAYLAND_DISPLAY",
-  "WAYLAND_SOCKET",
-  "XAUTHORITY",
-  "DBUS_SESSION_BUS_ADDRESS",
-  "DBUS_SYSTEM_BUS_ADDRESS",
-  "XDG_RUNTIME_DIR",
-  "SESSION_MANAGER",
-  "SSH_AUTH_SOCK",
-  "GPG_AGENT_INFO",
-  "PULSE_SERVER",
-  "PULSE_COOKIE",
-  "PIPEWIRE_REMOTE",
-];
-
-/** This process's environment without `HIDDEN_ENV`, for Chromium. */
 function browserEnv(): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(process.env))
-    if (value !== undefined && !HIDDEN_ENV.includes(name)) env[name] = value;
+  for (const [name, value] of Object.entries(scrubEnv(process.env)))
+    if (value !== undefined) env[name] = value;
   return env;
 }
+
 const MAX_EVENTS = 200;
 
 /** Things that happened in the browser since the last tool result took them. */
@@ -133,7 +120,7 @@ export class BrowserSession {
     try {
       profile = await newProfile();
       // In a network namespace whose one way out is the proxy, where bubblewrap can make one.
-      namespace = await namespacedChromium(executable, profile, Number(new URL(proxy.url).port));
+      namespace = await namespacedChromium(executable, profile, proxy.port);
       // Loaded on first use: playwright-core is large and most runs never open a page.
       const { chromium } = await import("playwright-core");
       context = await chromium.launchPersistentContext(profile, {
