@@ -290,7 +290,12 @@ export class Registry {
   readonly #exact = new Map<string, string>();
   readonly #index: TextIndex<CapabilityManifest>;
   readonly #toolIndex: TextIndex<ToolDoc>;
+  /**
+   * The recall rule's index, built on the first search that needs it (one whose ranked page
+   * is not full): most searches never do, and it is a sixth of the first search's build.
+   */
   readonly #substrings = new SubstringIndex();
+  #substringsBuilt = false;
   /** Substring-index id → its capability, and its tool when the text is a tool's. */
   readonly #segments = new Map<number, { capability: string; tool?: string }>();
   #nextSegment = 0;
@@ -707,16 +712,12 @@ export class Registry {
   #indexEntry(entry: Entry): void {
     const frozen = entry.manifest;
     entry.segment = this.#nextSegment++;
-    this.#substrings.add(
-      entry.segment,
-      [frozen.name, frozen.description, ...frozen.profileFit].join("\n").toLowerCase(),
-    );
     this.#segments.set(entry.segment, { capability: frozen.name });
     for (const t of entry.tools) {
       t.segment = this.#nextSegment++;
-      this.#substrings.add(t.segment, `${t.manifest.name}\n${t.manifest.description}`.toLowerCase());
       this.#segments.set(t.segment, { capability: frozen.name, tool: t.manifest.name });
     }
+    if (this.#substringsBuilt) this.#addSubstrings(entry);
     this.#index.add(frozen);
     for (const t of frozen.tools) this.#toolIndex.add({ tool: t, capability: frozen });
     if (this.#capRank) {
@@ -749,6 +750,24 @@ export class Registry {
     }
   }
 
+  /** An entry's texts in the recall rule's index: its own, and each tool's (ids ascend with registration). */
+  #addSubstrings(entry: Entry): void {
+    const m = entry.manifest;
+    this.#substrings.add(entry.segment, [m.name, m.description, ...m.profileFit].join("\n").toLowerCase());
+    for (const t of entry.tools)
+      this.#substrings.add(t.segment, `${t.manifest.name}\n${t.manifest.description}`.toLowerCase());
+  }
+
+  /** The recall rule's index, every indexed entry in it (built on first use). */
+  #substringIndex(): SubstringIndex {
+    if (!this.#substringsBuilt) {
+      this.#substringsBuilt = true;
+      // Registration order is segment order: the index takes ascending ids.
+      for (const entry of this.#entries.values()) this.#addSubstrings(entry);
+    }
+    return this.#substrings;
+  }
+
   #unindex(entry: Entry): void {
     const name = entry.manifest.name;
     this.#index.remove(name);
@@ -777,7 +796,7 @@ export class Registry {
     const counts = new Map<string, number>();
     for (const word of recallWords(text)) {
       const caps = new Set<string>();
-      for (const seg of this.#substrings.containing(word)) caps.add(this.#segments.get(seg)!.capability);
+      for (const seg of this.#substringIndex().containing(word)) caps.add(this.#segments.get(seg)!.capability);
       for (const c of caps) if (!exclude.has(c)) counts.set(c, (counts.get(c) ?? 0) + 1);
     }
     const whole = text.toLowerCase();
@@ -808,7 +827,7 @@ export class Registry {
     const counts = new Map<string, number>();
     for (const word of recallWords(text)) {
       const tools = new Set<string>();
-      for (const seg of this.#substrings.containing(word)) {
+      for (const seg of this.#substringIndex().containing(word)) {
         const owner = this.#segments.get(seg)!;
         if (owner.tool !== undefined) tools.add(owner.tool);
         else for (const t of this.#entries.get(owner.capability)!.tools) tools.add(t.manifest.name);

@@ -349,6 +349,12 @@ describe("Registry: incremental registration equals a fresh build", () => {
       const incremental = new Registry({ ranker });
       const live = new Map<string, CapabilityManifest>();
       for (let step = 0; step < 160; step++) {
+        // Searched part-way too, so the indexes (the recall rule's, built on first need, included)
+        // are built early and then kept up to date.
+        if (step === 60 || step === 120)
+          for (const query of ["onfig", "etwork xyz", randomQuery(random)])
+            for (const level of ["capability", "tool"] as const)
+              incremental.search(query, { limit: 12, level });
         if (live.size > 3 && random() < 0.35) {
           const name = pick([...live.keys()], random);
           incremental.unregister(name);
@@ -366,8 +372,14 @@ describe("Registry: incremental registration equals a fresh build", () => {
       }
       const fresh = new Registry({ ranker });
       for (const m of [...live.values()].sort((a, b) => (a.name < b.name ? -1 : 1))) fresh.register(m);
-      for (let q = 0; q < 60; q++) {
-        const query = randomQuery(random);
+      // Random queries, and pieces of words only the recall rule finds.
+      const queries = [
+        ...Array.from({ length: 60 }, () => randomQuery(random)),
+        "onfig",
+        "etwork xyz",
+        "elease ommi",
+      ];
+      for (const query of queries) {
         for (const level of ["capability", "tool"] as const) {
           const limit = 1 + Math.floor(random() * 12);
           expect(view(incremental.search(query, { limit, level })), `${query} ${level}`).toEqual(
