@@ -1,5 +1,5 @@
 import { constants, rmSync } from "node:fs";
-import { access, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { access, lstat, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { scrubEnv } from "@capgate/sandbox";
@@ -256,10 +256,64 @@ export function currentSession(ctx: ToolContext): BrowserSession | undefined {
 const liveProfiles = new Set<string>();
 let exitHook = false;
 
-/** A fresh, private profile directory holding only `PROFILE_PREFERENCES`. */
+let swept = false;
+
+const PROFILE_PREFIX = "capgate-browser-";
+/** A file in each profile naming the process that made it, so a later process can tell a profile left behind. */
+const OWNER_FILE = "capgate-owner";
+
+/**
+ * Remove the profiles of processes that are gone (a SIGKILLed capgate runs no exit hook):
+ * directories in `root` named `capgate-browser-*`, owned by this user, not symbolic links,
+ * whose owner file names a process that no longer exists. A profile without that file, of
+ * another user, or of a live process (or a reused pid) is left alone. Returns what was removed.
+ */
+export async function sweepStaleProfiles(root: string = tmpdir()): Promise<string[]> {
+  const removed: string[] = [];
+  const uid = process.getuid?.();
+  let names: string[];
+  try {
+    names = await readdir(root);
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    if (!name.startsWith(PROFILE_PREFIX)) continue;
+    const dir = join(root, name);
+    try {
+      const info = await lstat(dir);
+      if (!info.isDirectory() || (uid !== undefined && info.uid !== uid)) continue;
+      const owner = Number((await readFile(join(dir, OWNER_FILE), "utf8")).trim());
+      if (!Number.isSafeInteger(owner) || owner <= 0 || owner === process.pid || processExists(owner))
+        continue;
+      await rm(dir, { recursive: true, force: true, maxRetries: 3 });
+      removed.push(dir);
+    } catch {
+      // not a profile of ours, or already gone
+    }
+  }
+  return removed;
+}
+
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, as another user's.
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** A fresh, private profile directory holding only `PROFILE_PREFERENCES` (and its owner's pid). */
 async function newProfile(): Promise<string> {
-  const profile = await mkdtemp(join(tmpdir(), "capgate-browser-"));
+  if (!swept) {
+    swept = true;
+    await sweepStaleProfiles();
+  }
+  const profile = await mkdtemp(join(tmpdir(), PROFILE_PREFIX));
   liveProfiles.add(profile);
+  await writeFile(join(profile, OWNER_FILE), `${process.pid}\n`, { mode: 0o600 });
   if (!exitHook) {
     exitHook = true;
     process.once("exit", () => {
