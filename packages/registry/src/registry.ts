@@ -796,7 +796,8 @@ export class Registry {
     const counts = new Map<string, number>();
     for (const word of recallWords(text)) {
       const caps = new Set<string>();
-      for (const seg of this.#substringIndex().containing(word)) caps.add(this.#segments.get(seg)!.capability);
+      for (const seg of this.#substringIndex().containing(word))
+        caps.add(this.#segments.get(seg)!.capability);
       for (const c of caps) if (!exclude.has(c)) counts.set(c, (counts.get(c) ?? 0) + 1);
     }
     const whole = text.toLowerCase();
