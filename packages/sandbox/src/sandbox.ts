@@ -23,7 +23,7 @@ const PRIVATE_TMPFS = ["/tmp", "/var/tmp", "/run", "/dev/shm"];
 /**
  * Variables never passed into a command (or to the browser panel's Chromium): the display and
  * session buses, agent sockets, sound servers (a page's AudioContext logs in to
- * `$PULSE_SERVER`), shell start-up files.
+ * `$PULSE_SERVER`), a TLS key log, shell start-up files.
  */
 export const SCRUBBED_ENV: readonly string[] = [
   "DISPLAY",
@@ -40,6 +40,8 @@ export const SCRUBBED_ENV: readonly string[] = [
   "PULSE_SERVER",
   "PULSE_COOKIE",
   "PIPEWIRE_REMOTE",
+  // Where TLS libraries (OpenSSL, NSS, Chromium) write session keys: whoever reads it decrypts the traffic.
+  "SSLKEYLOGFILE",
   "BASH_ENV",
   "ENV",
 ];

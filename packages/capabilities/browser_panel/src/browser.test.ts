@@ -328,9 +328,17 @@ describe.skipIf(chromium.skip)(`browser_panel with real Chromium${chromium.note}
   );
 
   it.skipIf(namespace.skip)(
-    `gives Chromium no way to the desktop's and the session's services (buses, display, sound)${namespace.note}`,
+    `gives Chromium no way to the desktop's and the session's services (buses, display, sound), no TLS key log and none of the host's secrets${namespace.note}`,
     async () => {
-      const names = ["DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR", "PULSE_SERVER", "DISPLAY"];
+      const names = [
+        "DBUS_SESSION_BUS_ADDRESS",
+        "XDG_RUNTIME_DIR",
+        "PULSE_SERVER",
+        "DISPLAY",
+        "SSLKEYLOGFILE",
+        "OPENAI_API_KEY",
+        "GITHUB_TOKEN",
+      ];
       const before = names.map((name) => process.env[name]);
       for (const name of names)
         process.env[name] =

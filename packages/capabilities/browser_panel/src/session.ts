@@ -1,12 +1,11 @@
-import { constants, rmSync } from "node:fs";
-import { access, lstat, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { constants } from "node:fs";
+import { access } from "node:fs/promises";
 import { scrubEnv } from "@capgate/sandbox";
-import type { ToolContext } from "@capgate/tools";
+import { minimalEnv, type ToolContext } from "@capgate/tools";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { type GuardEvent, type GuardProxy, startGuardProxy } from "./guard-proxy.js";
 import { type NamespacedChromium, namespacedChromium } from "./network-namespace.js";
+import { newProfile, removeProfile } from "./profiles.js";
 
 /** The `ctx.resources` key the browser session lives under. */
 export const BROWSER_RESOURCE_KEY = "browser_panel";
@@ -37,16 +36,31 @@ const PROFILE_PREFERENCES = { webrtc: { ip_handling_policy: "disable_non_proxied
 
 export const VIEWPORT = { width: 1280, height: 800 };
 
+/** Beside `INHERITED_ENV` of @capgate/tools: what Chromium reads to render text as the host does. */
+const CHROMIUM_ENV = [
+  "LANGUAGE",
+  "LC_MESSAGES",
+  "LC_NUMERIC",
+  "LC_TIME",
+  "FONTCONFIG_FILE",
+  "FONTCONFIG_PATH",
+  "XDG_CACHE_HOME",
+  "XDG_CONFIG_HOME",
+  "XDG_DATA_HOME",
+  "XDG_DATA_DIRS",
+];
+
 /**
- * Chromium's environment: this process's, without the variables no sandboxed command gets
- * either (`SCRUBBED_ENV` of @capgate/sandbox: where the desktop's and the session's services
- * are — D-Bus, display, sound, agents — and shell start-up files). A page can make Chromium
- * talk to those (audio to the sound server, wake locks and notifications over D-Bus);
- * headless, it needs none of them.
+ * Chromium's environment: an allow-list of this process's (`minimalEnv`, what every tool
+ * subprocess gets, and `CHROMIUM_ENV`), without what no sandboxed command gets either
+ * (`SCRUBBED_ENV` of @capgate/sandbox: the display, D-Bus, the runtime dir, sound servers,
+ * agents, a TLS key log). So no API key or token of the host's environment is in the browser
+ * process a page drives, and a page cannot make Chromium talk to the desktop's services (audio
+ * to the sound server, wake locks and notifications over D-Bus); headless, it needs none.
  */
 function browserEnv(): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(scrubEnv(process.env)))
+  for (const [name, value] of Object.entries(scrubEnv(minimalEnv(process.env, CHROMIUM_ENV))))
     if (value !== undefined) env[name] = value;
   return env;
 }
@@ -101,8 +115,15 @@ export class BrowserSession {
     });
   }
 
-  /** Launch Chromium from `executable`; a missing binary is a clear error saying how to install one. */
-  static async launch(executable: string, allowHosts: readonly string[]): Promise<BrowserSession> {
+  /**
+   * Launch Chromium from `executable`, its profile under `<stateDir>/browser`; a missing binary
+   * is a clear error saying how to install one.
+   */
+  static async launch(
+    executable: string,
+    allowHosts: readonly string[],
+    stateDir: string,
+  ): Promise<BrowserSession> {
     await assertExecutable(executable);
     const events: GuardEvent[] = [];
     let session: BrowserSession | undefined;
@@ -118,7 +139,7 @@ export class BrowserSession {
     let profile: string | undefined;
     let namespace: NamespacedChromium | undefined;
     try {
-      profile = await newProfile();
+      profile = await newProfile(stateDir, PROFILE_PREFERENCES);
       // In a network namespace whose one way out is the proxy, where bubblewrap can make one.
       namespace = await namespacedChromium(executable, profile, proxy.port);
       // Loaded on first use: playwright-core is large and most runs never open a page.
@@ -230,6 +251,7 @@ export async function acquireSession(ctx: ToolContext): Promise<BrowserSession> 
       const created = await BrowserSession.launch(
         ctx.services.browserExecutable ?? DEFAULT_BROWSER_EXECUTABLE,
         allowHosts,
+        ctx.stateDir,
       );
       // A crashed or killed browser is forgotten, so the next open starts a new one.
       created.browser.on("disconnected", () => {
@@ -250,93 +272,6 @@ export function currentSession(ctx: ToolContext): BrowserSession | undefined {
   if (!session || session.closed) return undefined;
   session.allowHosts = ctx.policy.web?.allowHosts ?? [];
   return session;
-}
-
-/** Profiles of browsers not yet closed: removed at exit too (a signal ends the CLI through process.exit). */
-const liveProfiles = new Set<string>();
-let exitHook = false;
-
-let swept = false;
-
-const PROFILE_PREFIX = "capgate-browser-";
-/** A file in each profile naming the process that made it, so a later process can tell a profile left behind. */
-const OWNER_FILE = "capgate-owner";
-
-/**
- * Remove the profiles of processes that are gone (a SIGKILLed capgate runs no exit hook):
- * directories in `root` named `capgate-browser-*`, owned by this user, not symbolic links,
- * whose owner file names a process that no longer exists. A profile without that file, of
- * another user, or of a live process (or a reused pid) is left alone. Returns what was removed.
- */
-export async function sweepStaleProfiles(root: string = tmpdir()): Promise<string[]> {
-  const removed: string[] = [];
-  const uid = process.getuid?.();
-  let names: string[];
-  try {
-    names = await readdir(root);
-  } catch {
-    return removed;
-  }
-  for (const name of names) {
-    if (!name.startsWith(PROFILE_PREFIX)) continue;
-    const dir = join(root, name);
-    try {
-      const info = await lstat(dir);
-      if (!info.isDirectory() || (uid !== undefined && info.uid !== uid)) continue;
-      const owner = Number((await readFile(join(dir, OWNER_FILE), "utf8")).trim());
-      if (!Number.isSafeInteger(owner) || owner <= 0 || owner === process.pid || processExists(owner))
-        continue;
-      await rm(dir, { recursive: true, force: true, maxRetries: 3 });
-      removed.push(dir);
-    } catch {
-      // not a profile of ours, or already gone
-    }
-  }
-  return removed;
-}
-
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists, as another user's.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-/** A fresh, private profile directory holding only `PROFILE_PREFERENCES` (and its owner's pid). */
-async function newProfile(): Promise<string> {
-  if (!swept) {
-    swept = true;
-    await sweepStaleProfiles();
-  }
-  const profile = await mkdtemp(join(tmpdir(), PROFILE_PREFIX));
-  liveProfiles.add(profile);
-  await writeFile(join(profile, OWNER_FILE), `${process.pid}\n`, { mode: 0o600 });
-  if (!exitHook) {
-    exitHook = true;
-    process.once("exit", () => {
-      for (const p of liveProfiles) {
-        try {
-          rmSync(p, { recursive: true, force: true, maxRetries: 3 });
-        } catch {
-          // best effort at exit
-        }
-      }
-    });
-  }
-  await mkdir(join(profile, "Default"), { mode: 0o700 });
-  await writeFile(join(profile, "Default", "Preferences"), JSON.stringify(PROFILE_PREFERENCES), {
-    mode: 0o600,
-  });
-  return profile;
-}
-
-/** Remove a profile directory; a Chromium helper still exiting may write into it, so retried. */
-async function removeProfile(profile: string): Promise<void> {
-  liveProfiles.delete(profile);
-  await rm(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }).catch(() => undefined);
 }
 
 async function assertExecutable(executable: string): Promise<void> {
