@@ -134,7 +134,8 @@ export async function namespacedChromium(
       `exec ${[tools.bwrap, ...BWRAP_ARGS, ...runHidden(profile)].map(quote).join(" ")} -- ${quote(tools.bash)} --noprofile --norc -c ${quote(inner)} capgate-browser "$@"`,
       "",
     ].join("\n"),
-    { mode: 0o700 },
+    // A new file: never one already there, nor through a link someone left in its place.
+    { mode: 0o700, flag: "wx" },
   );
   return {
     executable,

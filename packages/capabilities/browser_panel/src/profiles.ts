@@ -1,28 +1,42 @@
 import { constants, readFileSync, readlinkSync, rmSync } from "node:fs";
-import { lstat, mkdir, mkdtemp, open, readdir, rm, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { lstat, mkdir, mkdtemp, open, readdir, realpath, rm, stat, writeFile } from "node:fs/promises";
+import { hostname, tmpdir } from "node:os";
+import { join, relative, sep } from "node:path";
 
 /**
- * Chromium's temporary profiles: one directory per browser, under `<stateDir>/browser` —
- * the host's state directory, which sandboxed commands cannot see and the file tools refuse,
- * so nothing the model drives can plant, read or change a profile (in the OS temp directory a
- * workspace that holds /tmp could). Each is removed when its browser closes, at exit, and —
- * when its process was killed before either — by the next process that opens a browser here.
+ * Chromium's temporary profiles: one directory per browser under a private root — by default
+ * `<stateDir>/browser`, the host's state directory, which sandboxed commands cannot see and
+ * the file tools refuse. The root must be outside the workspace (a state directory that is
+ * the workspace, or inside it unhidden, would let the model plant, read or change a profile,
+ * or the script that starts Chromium), a real directory of this user that no one else may
+ * write (nor its parent), and short enough for the proxy's unix socket inside a profile.
+ * When the state directory's root is not, a private directory in the OS temp directory is
+ * used under the same checks; when neither is, the browser does not start, and says why.
+ * Each profile is removed when its browser closes, at exit, and — when its process was killed
+ * before either — by the next process that opens a browser under the same root.
  */
 
-const PROFILE_PREFIX = "capgate-browser-";
+/** Profiles in a root: `p-XXXXXX` (short: the proxy's socket path must fit in 107 bytes). */
+const PROFILE_PREFIX = "p-";
 /** A file in each profile saying which process made it, so a later one can tell a profile left behind. */
 const OWNER_FILE = "capgate-owner";
-/** An owner file is a few dozen bytes; anything larger is not one of ours. */
+/** An owner file is a few hundred bytes at most; anything larger is not one of ours. */
 const OWNER_MAX_BYTES = 512;
+/** A unix socket's path may hold 107 bytes on Linux: `<root>/p-XXXXXX/proxy.sock` must. */
+const MAX_SOCKET_PATH = 107;
+const SOCKET_SUFFIX = `/${PROFILE_PREFIX}XXXXXX/proxy.sock`;
+/** The sticky bit: in such a directory (/tmp) only an entry's owner may rename or remove it. */
+const STICKY = 0o1000;
 
 /** Who made a profile: enough to tell, later, that this process is gone for certain. */
 export interface ProfileOwner {
   pid: number;
+  /** Which machine (`/etc/machine-id`, else the host name): a state directory may be shared between machines. */
+  machine?: string;
+  /** The kernel's boot id: after a reboot of the same machine every earlier process is gone. */
+  boot?: string;
   /** The pid namespace (`/proc/self/ns/pid`'s target): a pid means something only within it. */
   pidNamespace?: string;
-  /** The kernel's boot id: after a reboot every earlier process is gone. */
-  boot?: string;
   /** The process's start time in clock ticks since boot (`/proc/<pid>/stat`, field 22): tells a reused pid. */
   start?: string;
 }
@@ -33,39 +47,55 @@ let exitHook = false;
 /** Profile roots already swept by this process. */
 const swept = new Set<string>();
 
-/** This process, as its profiles' owner file names it (Linux adds namespace, boot and start time). */
+/**
+ * This process, as its profiles' owner file names it. On Linux the pid namespace and start
+ * time are recorded only when /proc is this process's own (`/proc/self` is our pid): under a
+ * pid namespace without its own /proc they would describe another process.
+ */
 export function currentOwner(): ProfileOwner {
   const owner: ProfileOwner = { pid: process.pid };
-  const pidNamespace = readProc(() => readlinkSyncSafe("/proc/self/ns/pid"));
+  const machine =
+    readProc(() => readFileSync("/etc/machine-id", "utf8").trim()) ?? readProc(() => hostname());
   const boot = readProc(() => readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim());
-  const start = startTime(process.pid);
-  if (pidNamespace) owner.pidNamespace = pidNamespace;
+  if (machine) owner.machine = machine;
   if (boot) owner.boot = boot;
-  if (start) owner.start = start;
+  if (readProc(() => readlinkSync("/proc/self")) === String(process.pid)) {
+    const pidNamespace = readProc(() => readlinkSync("/proc/self/ns/pid"));
+    const start = startTime("self");
+    if (pidNamespace) owner.pidNamespace = pidNamespace;
+    if (start) owner.start = start;
+  }
   return owner;
 }
 
 /**
- * Whether a profile's owner is gone for certain: another boot; or the same boot and pid
- * namespace, and its pid no longer exists or now belongs to a process started at another
- * time. An owner in another pid namespace (a container sharing the directory) is never
- * taken for gone, nor one this process cannot check.
+ * Whether a profile's owner is gone for certain. Only an owner on this machine: after another
+ * boot; or in the same boot and the same pid namespace (on Linux, where both are known), when
+ * its pid no longer exists or belongs to a process started at another time. Anything else —
+ * another machine, another or unknown pid namespace, this very process — is kept.
  */
-export function ownerGone(owner: ProfileOwner, self: ProfileOwner = currentOwner()): boolean {
-  if (owner.pid === self.pid && owner.pidNamespace === self.pidNamespace && owner.boot === self.boot)
+export function ownerGone(
+  owner: ProfileOwner,
+  self: ProfileOwner = currentOwner(),
+  platform: NodeJS.Platform = process.platform,
+): boolean {
+  if (owner.machine === undefined || owner.machine !== self.machine) return false;
+  if (owner.boot !== self.boot) return owner.boot !== undefined && self.boot !== undefined;
+  if (owner.pid === self.pid && owner.pidNamespace === self.pidNamespace) return false;
+  if (platform === "linux" && (owner.pidNamespace === undefined || self.pidNamespace === undefined))
     return false;
-  if (owner.boot !== undefined && self.boot !== undefined && owner.boot !== self.boot) return true;
-  if (owner.pidNamespace !== self.pidNamespace || owner.boot !== self.boot) return false;
+  if (owner.pidNamespace !== self.pidNamespace) return false;
   if (!processExists(owner.pid)) return true;
-  const start = startTime(owner.pid);
-  return owner.start !== undefined && start !== undefined && start !== owner.start;
+  if (owner.start === undefined || self.start === undefined) return false;
+  const start = startTime(String(owner.pid));
+  return start !== undefined && start !== owner.start;
 }
 
 /**
  * Remove the profiles under `root` whose owner is gone (`ownerGone`): directories named
- * `capgate-browser-*`, of this user, not symbolic links, whose owner file is a small regular
- * file (opened without following links or blocking) holding an owner. Anything else is left
- * alone. Returns what was removed.
+ * `p-*`, of this user, not symbolic links, whose owner file is a small regular file (opened
+ * without following links or blocking) naming an owner. Anything else is left alone.
+ * Returns what was removed.
  */
 export async function sweepStaleProfiles(
   root: string,
@@ -96,16 +126,56 @@ export async function sweepStaleProfiles(
   return removed;
 }
 
-/** A fresh, private profile directory under `<stateDir>/browser` holding `preferences` and its owner. */
-export async function newProfile(stateDir: string, preferences: unknown): Promise<string> {
-  const root = join(stateDir, "browser");
+/**
+ * The root profiles go under: `<stateDir>/browser`, else a private `capgate-browser-<uid>` in
+ * the OS temp directory, whichever passes `rootProblem` first.
+ * @throws Error naming why neither can be used.
+ */
+export async function profileRoot(stateDir: string, workspace: string): Promise<string> {
+  const uid = process.getuid?.();
+  const candidates = [join(stateDir, "browser"), join(tmpdir(), `capgate-browser-${uid ?? "user"}`)];
+  const problems: string[] = [];
+  for (const root of candidates) {
+    const problem = await rootProblem(root, workspace);
+    if (problem === undefined) return root;
+    problems.push(`${root}: ${problem}`);
+  }
+  throw new Error(
+    `the browser has no private directory for its profile (${problems.join("; ")}); set a state directory outside the workspace that only this user can write (config "stateDir" or $CAPGATE_HOME)`,
+  );
+}
+
+/** Why `root` cannot hold profiles (made if missing), or undefined when it can. */
+async function rootProblem(root: string, workspace: string): Promise<string | undefined> {
+  if (Buffer.byteLength(root + SOCKET_SUFFIX) > MAX_SOCKET_PATH)
+    return `too long for the proxy's socket path (${MAX_SOCKET_PATH} bytes)`;
   try {
     await mkdir(root, { recursive: true, mode: 0o700 });
   } catch (error) {
-    throw new Error(
-      `could not make the browser's profile directory ${root} (${error instanceof Error ? error.message : String(error)}); the state directory must be writable`,
-    );
+    return `cannot be made (${error instanceof Error ? error.message : String(error)})`;
   }
+  const uid = process.getuid?.();
+  const info = await lstat(root);
+  if (info.isSymbolicLink() || !info.isDirectory())
+    return "is not a directory (a symbolic link is not followed)";
+  if (uid !== undefined && info.uid !== uid) return "belongs to another user";
+  if ((info.mode & 0o077) !== 0)
+    return `may be read or written by others (mode ${(info.mode & 0o777).toString(8)})`;
+  // Whoever may write the parent may rename the root and put another in its place.
+  const parent = await stat(join(root, ".."));
+  const parentShared = (parent.mode & 0o022) !== 0 && (parent.mode & STICKY) === 0;
+  if ((uid !== undefined && parent.uid !== uid && parent.uid !== 0) || parentShared)
+    return "its parent directory may be changed by another user";
+  const [realRoot, realWorkspace] = await Promise.all([
+    realpath(root),
+    realpath(workspace).catch(() => workspace),
+  ]);
+  if (inside(realRoot, realWorkspace)) return `is inside the workspace ${realWorkspace}`;
+  return undefined;
+}
+
+/** A fresh, private profile directory under `root` (`profileRoot`) holding `preferences` and its owner. */
+export async function newProfile(root: string, preferences: unknown): Promise<string> {
   if (!swept.has(root)) {
     swept.add(root);
     await sweepStaleProfiles(root);
@@ -124,9 +194,15 @@ export async function newProfile(stateDir: string, preferences: unknown): Promis
       }
     });
   }
-  await writeFile(join(profile, OWNER_FILE), `${JSON.stringify(currentOwner())}\n`, { mode: 0o600 });
+  await writeFile(join(profile, OWNER_FILE), `${JSON.stringify(currentOwner())}\n`, {
+    mode: 0o600,
+    flag: "wx",
+  });
   await mkdir(join(profile, "Default"), { mode: 0o700 });
-  await writeFile(join(profile, "Default", "Preferences"), JSON.stringify(preferences), { mode: 0o600 });
+  await writeFile(join(profile, "Default", "Preferences"), JSON.stringify(preferences), {
+    mode: 0o600,
+    flag: "wx",
+  });
   return profile;
 }
 
@@ -134,6 +210,11 @@ export async function newProfile(stateDir: string, preferences: unknown): Promis
 export async function removeProfile(profile: string): Promise<void> {
   liveProfiles.delete(profile);
   await rm(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }).catch(() => undefined);
+}
+
+function inside(path: string, dir: string): boolean {
+  const rel = relative(dir, path);
+  return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !rel.startsWith(sep));
 }
 
 /** The owner a profile's owner file names, or undefined for anything that is not a small regular file holding one. */
@@ -165,14 +246,12 @@ function parseOwner(text: string): ProfileOwner | undefined {
     return undefined;
   }
   if (typeof value !== "object" || value === null) return undefined;
-  const { pid, pidNamespace, boot, start } = value as Record<string, unknown>;
-  if (!Number.isSafeInteger(pid) || (pid as number) <= 0) return undefined;
-  const owner: ProfileOwner = { pid: pid as number };
-  for (const [key, v] of [
-    ["pidNamespace", pidNamespace],
-    ["boot", boot],
-    ["start", start],
-  ] as const) {
+  const fields = value as Record<string, unknown>;
+  const pid = fields.pid;
+  if (typeof pid !== "number" || !Number.isSafeInteger(pid) || pid <= 0) return undefined;
+  const owner: ProfileOwner = { pid };
+  for (const key of ["machine", "boot", "pidNamespace", "start"] as const) {
+    const v = fields[key];
     if (v === undefined) continue;
     if (typeof v !== "string" || v.length > 100) return undefined;
     owner[key] = v;
@@ -191,12 +270,11 @@ function processExists(pid: number): boolean {
 }
 
 /** A process's start time (field 22 of /proc/<pid>/stat, after the parenthesised command name), or undefined. */
-function startTime(pid: number): string | undefined {
+function startTime(pid: string): string | undefined {
   return readProc(() => {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    // Fields from the third on: state is field 3, so start time (22) is at index 19.
-    return fields[19];
+    const text = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields from the third (state) on: the start time, field 22, is the 20th of them.
+    return text.slice(text.lastIndexOf(")") + 2).split(" ")[19];
   });
 }
 
@@ -204,14 +282,6 @@ function readProc(read: () => string | undefined): string | undefined {
   try {
     const value = read();
     return value === undefined || value === "" ? undefined : value;
-  } catch {
-    return undefined;
-  }
-}
-
-function readlinkSyncSafe(path: string): string | undefined {
-  try {
-    return readlinkSync(path);
   } catch {
     return undefined;
   }

@@ -5,7 +5,7 @@ import { minimalEnv, type ToolContext } from "@capgate/tools";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { type GuardEvent, type GuardProxy, startGuardProxy } from "./guard-proxy.js";
 import { type NamespacedChromium, namespacedChromium } from "./network-namespace.js";
-import { newProfile, removeProfile } from "./profiles.js";
+import { newProfile, profileRoot, removeProfile } from "./profiles.js";
 
 /** The `ctx.resources` key the browser session lives under. */
 export const BROWSER_RESOURCE_KEY = "browser_panel";
@@ -116,13 +116,14 @@ export class BrowserSession {
   }
 
   /**
-   * Launch Chromium from `executable`, its profile under `<stateDir>/browser`; a missing binary
-   * is a clear error saying how to install one.
+   * Launch Chromium from `executable`, its profile in a private directory outside `workspace`
+   * (`profileRoot`: `<stateDir>/browser` by default); a missing binary is a clear error saying
+   * how to install one.
    */
   static async launch(
     executable: string,
     allowHosts: readonly string[],
-    stateDir: string,
+    place: { stateDir: string; workspace: string },
   ): Promise<BrowserSession> {
     await assertExecutable(executable);
     const events: GuardEvent[] = [];
@@ -139,7 +140,7 @@ export class BrowserSession {
     let profile: string | undefined;
     let namespace: NamespacedChromium | undefined;
     try {
-      profile = await newProfile(stateDir, PROFILE_PREFERENCES);
+      profile = await newProfile(await profileRoot(place.stateDir, place.workspace), PROFILE_PREFERENCES);
       // In a network namespace whose one way out is the proxy, where bubblewrap can make one.
       namespace = await namespacedChromium(executable, profile, proxy.port);
       // Loaded on first use: playwright-core is large and most runs never open a page.
@@ -251,7 +252,7 @@ export async function acquireSession(ctx: ToolContext): Promise<BrowserSession> 
       const created = await BrowserSession.launch(
         ctx.services.browserExecutable ?? DEFAULT_BROWSER_EXECUTABLE,
         allowHosts,
-        ctx.stateDir,
+        { stateDir: ctx.stateDir, workspace: ctx.workspace },
       );
       // A crashed or killed browser is forgotten, so the next open starts a new one.
       created.browser.on("disconnected", () => {
