@@ -1,7 +1,7 @@
 import { constants, readFileSync, readlinkSync, rmSync } from "node:fs";
 import { lstat, mkdir, mkdtemp, open, readdir, realpath, rm, stat, writeFile } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
-import { join, relative, sep } from "node:path";
+import { dirname, join } from "node:path";
 
 /**
  * Chromium's temporary profiles: one directory per browser under a private root — by default
@@ -31,7 +31,7 @@ const STICKY = 0o1000;
 /** Who made a profile: enough to tell, later, that this process is gone for certain. */
 export interface ProfileOwner {
   pid: number;
-  /** Which machine (`/etc/machine-id`, else the host name): a state directory may be shared between machines. */
+  /** Which machine (`/etc/machine-id` and the host name; cloned images share an id): a state directory may be shared between machines. */
   machine?: string;
   /** The kernel's boot id: after a reboot of the same machine every earlier process is gone. */
   boot?: string;
@@ -54,8 +54,9 @@ const swept = new Set<string>();
  */
 export function currentOwner(): ProfileOwner {
   const owner: ProfileOwner = { pid: process.pid };
-  const machine =
-    readProc(() => readFileSync("/etc/machine-id", "utf8").trim()) ?? readProc(() => hostname());
+  const id = readProc(() => readFileSync("/etc/machine-id", "utf8").trim());
+  const host = readProc(() => hostname());
+  const machine = id || host ? `${id ?? ""}@${host ?? ""}` : undefined;
   const boot = readProc(() => readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim());
   if (machine) owner.machine = machine;
   if (boot) owner.boot = boot;
@@ -127,51 +128,73 @@ export async function sweepStaleProfiles(
 }
 
 /**
- * The root profiles go under: `<stateDir>/browser`, else a private `capgate-browser-<uid>` in
- * the OS temp directory, whichever passes `rootProblem` first.
- * @throws Error naming why neither can be used.
+ * The root profiles go under, as a real path: `<stateDir>/browser`, else a private
+ * `capgate-browser-<uid>` in the OS temp directory, else a fresh private directory there
+ * (when another user took that name), whichever passes `checkRoot` first.
+ * @throws Error naming why none can be used.
  */
 export async function profileRoot(stateDir: string, workspace: string): Promise<string> {
   const uid = process.getuid?.();
-  const candidates = [join(stateDir, "browser"), join(tmpdir(), `capgate-browser-${uid ?? "user"}`)];
+  const candidates: Array<() => Promise<string>> = [
+    async () => join(stateDir, "browser"),
+    async () => join(tmpdir(), `capgate-browser-${uid ?? "user"}`),
+    () => mkdtemp(join(tmpdir(), "capgate-browser-")),
+  ];
   const problems: string[] = [];
-  for (const root of candidates) {
-    const problem = await rootProblem(root, workspace);
-    if (problem === undefined) return root;
-    problems.push(`${root}: ${problem}`);
+  for (const candidate of candidates) {
+    let root: string;
+    try {
+      root = await candidate();
+    } catch (error) {
+      problems.push(error instanceof Error ? error.message : String(error));
+      continue;
+    }
+    const checked = await checkRoot(root, workspace);
+    if ("root" in checked) return checked.root;
+    problems.push(`${root}: ${checked.problem}`);
   }
   throw new Error(
     `the browser has no private directory for its profile (${problems.join("; ")}); set a state directory outside the workspace that only this user can write (config "stateDir" or $CAPGATE_HOME)`,
   );
 }
 
-/** Why `root` cannot hold profiles (made if missing), or undefined when it can. */
-async function rootProblem(root: string, workspace: string): Promise<string | undefined> {
-  if (Buffer.byteLength(root + SOCKET_SUFFIX) > MAX_SOCKET_PATH)
-    return `too long for the proxy's socket path (${MAX_SOCKET_PATH} bytes)`;
+/**
+ * `root` (made if missing) as a real path when it can hold profiles: a real directory of this
+ * user that no one else may read or write; every directory above it this user's or root's and
+ * not writable by others unless sticky (whoever may write one may rename what is below it and
+ * put another in its place — checked up to /, as OpenSSH checks the directories of its keys);
+ * not the workspace nor inside it (by device and inode, so neither a bind mount nor a link is a
+ * way around); short enough for the proxy's socket. Otherwise why not.
+ */
+async function checkRoot(root: string, workspace: string): Promise<{ root: string } | { problem: string }> {
   try {
     await mkdir(root, { recursive: true, mode: 0o700 });
   } catch (error) {
-    return `cannot be made (${error instanceof Error ? error.message : String(error)})`;
+    return { problem: `cannot be made (${error instanceof Error ? error.message : String(error)})` };
   }
   const uid = process.getuid?.();
   const info = await lstat(root);
   if (info.isSymbolicLink() || !info.isDirectory())
-    return "is not a directory (a symbolic link is not followed)";
-  if (uid !== undefined && info.uid !== uid) return "belongs to another user";
+    return { problem: "is not a directory (a symbolic link is not followed)" };
+  if (uid !== undefined && info.uid !== uid) return { problem: "belongs to another user" };
   if ((info.mode & 0o077) !== 0)
-    return `may be read or written by others (mode ${(info.mode & 0o777).toString(8)})`;
-  // Whoever may write the parent may rename the root and put another in its place.
-  const parent = await stat(join(root, ".."));
-  const parentShared = (parent.mode & 0o022) !== 0 && (parent.mode & STICKY) === 0;
-  if ((uid !== undefined && parent.uid !== uid && parent.uid !== 0) || parentShared)
-    return "its parent directory may be changed by another user";
-  const [realRoot, realWorkspace] = await Promise.all([
-    realpath(root),
-    realpath(workspace).catch(() => workspace),
-  ]);
-  if (inside(realRoot, realWorkspace)) return `is inside the workspace ${realWorkspace}`;
-  return undefined;
+    return { problem: `may be read or written by others (mode ${(info.mode & 0o777).toString(8)})` };
+  const real = await realpath(root);
+  if (Buffer.byteLength(real + SOCKET_SUFFIX) > MAX_SOCKET_PATH)
+    return { problem: `too long for the proxy's socket path (${MAX_SOCKET_PATH} bytes)` };
+  const space = await stat(workspace).catch(() => undefined);
+  for (let dir = real; ; dir = dirname(dir)) {
+    const d = await stat(dir);
+    if (space && d.dev === space.dev && d.ino === space.ino)
+      return { problem: `is inside the workspace ${workspace}` };
+    if (dir !== real) {
+      const shared = (d.mode & 0o022) !== 0 && (d.mode & STICKY) === 0;
+      if ((uid !== undefined && d.uid !== uid && d.uid !== 0) || shared)
+        return { problem: `${dir} above it may be changed by another user` };
+    }
+    if (dirname(dir) === dir) break;
+  }
+  return { root: real };
 }
 
 /** A fresh, private profile directory under `root` (`profileRoot`) holding `preferences` and its owner. */
@@ -210,11 +233,6 @@ export async function newProfile(root: string, preferences: unknown): Promise<st
 export async function removeProfile(profile: string): Promise<void> {
   liveProfiles.delete(profile);
   await rm(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }).catch(() => undefined);
-}
-
-function inside(path: string, dir: string): boolean {
-  const rel = relative(dir, path);
-  return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !rel.startsWith(sep));
 }
 
 /** The owner a profile's owner file names, or undefined for anything that is not a small regular file holding one. */

@@ -163,15 +163,42 @@ describe("where profiles are made", () => {
     mkdirSync(join(open, "browser"), { mode: 0o700 });
     chmodSync(join(open, "browser"), 0o770);
     expect(await profileRoot(open, tempRoot())).toBe(fallback);
-    // Others may write its parent (so rename it and put another in its place).
+    // Others may write its parent, or any directory above (so rename it and put another in its place).
     const shared = tempRoot();
     chmodSync(shared, 0o777);
     expect(await profileRoot(shared, tempRoot())).toBe(fallback);
+    const above = tempRoot();
+    mkdirSync(join(above, "state"), { mode: 0o700 });
+    chmodSync(above, 0o777);
+    expect(await profileRoot(join(above, "state"), tempRoot())).toBe(fallback);
+    // In the workspace by another name (a link to it): the same directory, refused.
+    const alias = join(tempRoot(), "alias");
+    symlinkSync(workspace, alias);
+    expect(await profileRoot(join(alias, ".capgate"), workspace)).toBe(fallback);
     // Too deep for the proxy's socket path.
     const deep = join(tempRoot(), "x".repeat(90));
     mkdirSync(deep, { recursive: true });
     expect(await profileRoot(deep, tempRoot())).toBe(fallback);
     expect(statSync(fallback).mode & 0o777).toBe(0o700);
+  });
+
+  it("a fresh private temp directory when another user took the shared one's name", async () => {
+    const tmp = tempRoot();
+    const before = process.env.TMPDIR;
+    process.env.TMPDIR = tmp;
+    try {
+      // Squatted: not a directory of ours.
+      writeFileSync(join(tmp, `capgate-browser-${process.getuid?.() ?? "user"}`), "");
+      // The state directory is the workspace: refused first.
+      const workspace = tempRoot();
+      const root = await profileRoot(workspace, workspace);
+      expect(root).not.toBe(join(tmp, `capgate-browser-${process.getuid?.() ?? "user"}`));
+      expect(root.startsWith(join(tmp, "capgate-browser-"))).toBe(true);
+      expect(statSync(root).mode & 0o777).toBe(0o700);
+    } finally {
+      if (before === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = before;
+    }
   });
 
   it("and when no directory qualifies, the browser does not start, saying why", async () => {
