@@ -123,7 +123,7 @@ describe("independent versions under changesets", () => {
     // Each capability takes the contract (tools, schema) and the shared guard packages it
     // runs through (issue 19): one guard per concern, the same one every surface uses.
     const guards: Record<string, string[]> = {
-      "@capgate/capability-browser-panel": ["net-guard", "workspace"],
+      "@capgate/capability-browser-panel": ["net-guard", "sandbox", "workspace"],
       "@capgate/capability-code": ["sandbox", "workspace"],
       "@capgate/capability-cua": ["sandbox", "workspace"],
       "@capgate/capability-fs": ["workspace"],
