@@ -167,7 +167,7 @@ export const rankerShare = (weight: number, coverage: number): number =>
  * "show me all escalation policies", `create_escalation_policy` at 0.68. The vectors still
  * say which server (its similarity S, from the capability index); the words say which tool.
  * Measured at 12, 24 and 48 (docs/search.md): within a point of each other on every set; SGD's
- * services (at most 5 intents) and the built-in capabilities are below it and unchanged.
+ * services (at most 3 intents) and the built-in capabilities (at most 10 tools) are below it and unchanged.
  */
 export const SIBLING_TOOLS = 24;
 
