@@ -26,7 +26,7 @@ import { createModel, type ModelClient } from "@capgate/models";
 import { killMarkedProcesses } from "@capgate/process-group";
 import type { ProfileSet } from "@capgate/profiles";
 import type { Registry } from "@capgate/registry";
-import { probeBwrap, stateDirFor } from "@capgate/sandbox";
+import { assertStateDirPlacement, probeBwrap, stateDirFor } from "@capgate/sandbox";
 import { CapgateError } from "@capgate/schema";
 import { startTelemetry, type Telemetry, telemetrySettings } from "@capgate/telemetry";
 import {
@@ -507,6 +507,7 @@ function placeHarness(
   );
   refuseHomeWorkspace(workspace, processEnv);
   const stateDir = resolve(options.stateDir ?? stateDirFor(config.stateDir, resolved.baseDir, processEnv));
+  assertStateDirPlacement(workspace, stateDir);
   mkdirSync(stateDir, { recursive: true, mode: 0o700 });
   return { workspace, stateDir };
 }

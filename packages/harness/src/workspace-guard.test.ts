@@ -1,7 +1,8 @@
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { parseConfig } from "./config.js";
 import { createHarness } from "./harness.js";
 
 // `capgate run --workspace ~` says clearly why not, before anything is created; a project
@@ -49,5 +50,41 @@ describe("a workspace at or above HOME", { timeout: 60_000 }, () => {
     } finally {
       await h.close();
     }
+  });
+});
+
+// Traces, memory, MCP logins and the sandbox journal must be out of the model's reach: the
+// hide list covers a state directory inside the workspace, but not one that is the workspace.
+describe("a state directory the workspace would expose", { timeout: 60_000 }, () => {
+  it("the workspace itself (as `capgate` run from ~/.capgate): refused, naming both and the fix", async () => {
+    const ws = join(root, "capgate-home");
+    mkdirSync(ws);
+    const attempt = createHarness({ workspace: ws, stateDir: ws, processEnv: { HOME: home } });
+    await expect(attempt).rejects.toMatchObject({ code: "invalid_workspace", property: "stateDir" });
+    await expect(attempt).rejects.toThrow(/is the workspace .*Set "stateDir" in capgate\.config\.json/);
+    expect(readdirSync(ws)).toEqual([]);
+  });
+
+  it("a config's stateDir of '.' (the workspace) is refused the same way", async () => {
+    const ws = join(root, "dot-state");
+    mkdirSync(ws);
+    await expect(
+      createHarness({
+        workspace: ws,
+        config: parseConfig({ stateDir: "." }, { baseDir: ws }),
+        processEnv: { HOME: home },
+      }),
+    ).rejects.toMatchObject({ code: "invalid_workspace", property: "stateDir" });
+  });
+
+  it("a state directory inside the workspace stays accepted (the hide list covers it)", async () => {
+    const ws = join(root, "with-state-inside");
+    mkdirSync(ws);
+    const h = await createHarness({
+      workspace: ws,
+      stateDir: join(ws, ".capgate"),
+      processEnv: { HOME: home },
+    });
+    await h.close();
   });
 });

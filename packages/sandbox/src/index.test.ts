@@ -9,7 +9,9 @@ describe("@capgate/sandbox public surface", () => {
       "BackgroundProcesses",
       "HeadTailCapture",
       "SCRUBBED_ENV",
+      "STATE_DIR_ENTRIES",
       "assertShellAllowed",
+      "assertStateDirPlacement",
       "backgroundProcesses",
       "bashArgv",
       "closeEgressProxies",
@@ -29,6 +31,7 @@ describe("@capgate/sandbox public surface", () => {
       "shellCommandPolicy",
       "shellPolicyCheck",
       "stateDirFor",
+      "stateDirPlacementProblem",
       "systemBash",
     ]);
   });

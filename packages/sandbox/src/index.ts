@@ -33,4 +33,9 @@ export type { RunSandboxedOptions, SandboxTarget } from "./sandbox-run.js";
 export { runSandboxed, sandboxTarget } from "./sandbox-run.js";
 export type { OnAsk, ShellCheck, ShellGateOptions, ShellVerdict } from "./shell-check.js";
 export { assertShellAllowed, shellCommandPolicy, shellPolicyCheck } from "./shell-check.js";
-export { stateDirFor } from "./state-dir.js";
+export {
+  assertStateDirPlacement,
+  STATE_DIR_ENTRIES,
+  stateDirFor,
+  stateDirPlacementProblem,
+} from "./state-dir.js";

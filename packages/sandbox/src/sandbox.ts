@@ -15,7 +15,7 @@ import { protectGit } from "./sandbox-git.js";
 import { BWRAP_BASE_ARGS, DEFAULT_BWRAP, findSystemBinary, probeBwrap, systemBash } from "./sandbox-host.js";
 import { journalSandbox, recoverInterruptedSandboxes } from "./sandbox-journal.js";
 import { egressProxy } from "./sandbox-proxy.js";
-import { stateDirFor } from "./state-dir.js";
+import { assertStateDirPlacement, stateDirFor } from "./state-dir.js";
 
 /** Directories that get a private, empty tmpfs: no host /tmp (X11 and other sockets), no /run (D-Bus, $XDG_RUNTIME_DIR). */
 const PRIVATE_TMPFS = ["/tmp", "/var/tmp", "/run", "/dev/shm"];
@@ -130,6 +130,9 @@ export async function sandboxCommand(
   if (sandboxMode(options.shell) === "off") {
     return { file, args: rest, env, sandboxed: false, release: () => [] };
   }
+  // Before anything is recovered from or written to the journal: a state directory the
+  // command could reach would let it forge what the next sandbox's recovery acts on.
+  if (options.stateDir) assertStateDirPlacement(options.workspace, options.stateDir);
   const bwrap = options.shell?.bwrap ?? DEFAULT_BWRAP;
   await probeBwrap(bwrap);
   const network = networkMode(options.shell);
@@ -369,7 +372,7 @@ function hiddenPaths(options: SandboxOptions, workspace: string, shown: readonly
   const out = new Map<string, HiddenMount>();
   const scope = { env: options.env, ...(options.stateDir ? { stateDir: options.stateDir } : {}) };
   for (const { path } of hiddenPathsOf(scope)) {
-    // The workspace itself cannot be hidden from its own command (a state dir equal to it is documented).
+    // The workspace itself cannot be hidden from its own command (a state dir equal to it is refused above).
     if (path === workspace) continue;
     // Under a private tmpfs it is empty already — unless the workspace bind brings it back
     // (a secret inside a workspace under /tmp) or must show through it.

@@ -28,6 +28,8 @@ await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
 const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
 const workspace = mkdtempSync(join(tmpdir(), "panel-"));
+// capgate's own files (browser profiles): a directory outside the workspace
+const stateDir = mkdtempSync(join(tmpdir(), "panel-state-"));
 const resources = createHostResources(); // the host owns the browser and closes it at shutdown
 const ctx: ExecuteContext = {
   workspace,
@@ -38,7 +40,7 @@ const ctx: ExecuteContext = {
   policy: { web: { allowHosts: [new URL(origin).host] } },
   services: { browserExecutable: "/usr/bin/chromium" },
   resources,
-  stateDir: workspace,
+  stateDir,
   capabilities: new CapabilitySet([capability]),
   loaded: { isToolLoaded: () => true },
 };

@@ -6,8 +6,10 @@ import { findSystemBinary } from "@capgate/sandbox";
 
 /** Chromium's proxy port inside its namespace: the namespace has nothing else, so any port does. */
 const INSIDE_PORT = 8118;
-/** A unix socket's path may hold 107 bytes on Linux. */
-const MAX_SOCKET_PATH = 107;
+/** A unix socket's path may hold 107 bytes on Linux (a profile root is chosen short enough for it). */
+export const MAX_SOCKET_PATH = 107;
+/** The relay's socket, inside the browser's profile directory. */
+export const PROXY_SOCKET_NAME = "proxy.sock";
 
 /** How to start Chromium inside a network namespace whose only way out is the guard proxy. */
 export interface NamespacedChromium {
@@ -84,7 +86,7 @@ export async function namespacedChromium(
   proxyPort: number,
 ): Promise<NamespacedChromium | undefined> {
   const tools = await namespaceTools();
-  const socketPath = join(profile, "proxy.sock");
+  const socketPath = join(profile, PROXY_SOCKET_NAME);
   if (!tools || Buffer.byteLength(socketPath) > MAX_SOCKET_PATH) return undefined;
   const sockets = new Set<Socket>();
   const relay = createServer((inside) => {

@@ -2,6 +2,7 @@ import { constants, readFileSync, readlinkSync, rmSync } from "node:fs";
 import { lstat, mkdir, mkdtemp, open, readdir, realpath, rm, stat, writeFile } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { MAX_SOCKET_PATH, PROXY_SOCKET_NAME } from "./network-namespace.js";
 
 /**
  * Chromium's temporary profiles: one directory per browser under a private root — by default
@@ -22,9 +23,8 @@ const PROFILE_PREFIX = "p-";
 const OWNER_FILE = "capgate-owner";
 /** An owner file is a few hundred bytes at most; anything larger is not one of ours. */
 const OWNER_MAX_BYTES = 512;
-/** A unix socket's path may hold 107 bytes on Linux: `<root>/p-XXXXXX/proxy.sock` must. */
-const MAX_SOCKET_PATH = 107;
-const SOCKET_SUFFIX = `/${PROFILE_PREFIX}XXXXXX/proxy.sock`;
+/** What a root's path is followed by in the relay's socket path, which must fit in `MAX_SOCKET_PATH`. */
+const SOCKET_SUFFIX = `/${PROFILE_PREFIX}XXXXXX/${PROXY_SOCKET_NAME}`;
 /** The sticky bit: in such a directory (/tmp) only an entry's owner may rename or remove it. */
 const STICKY = 0o1000;
 

@@ -20,6 +20,8 @@ it.skipIf(system.skip)(
   `README example: run a JavaScript program in the workspace${system.note}`,
   async () => {
     const workspace = mkdtempSync(join(tmpdir(), "demo-"));
+    // capgate's own files (traces, the sandbox journal): a directory outside the workspace
+    const stateDir = mkdtempSync(join(tmpdir(), "demo-state-"));
     const ctx: ExecuteContext = {
       workspace,
       signal: new AbortController().signal,
@@ -29,7 +31,7 @@ it.skipIf(system.skip)(
       policy: {},
       services: {},
       resources: createHostResources(),
-      stateDir: workspace,
+      stateDir,
       capabilities: new CapabilitySet([capability]),
       loaded: { isToolLoaded: (tool) => tool === "code.run" }, // a Router in a real host
     };
@@ -41,5 +43,6 @@ it.skipIf(system.skip)(
     );
     expect(result.summary).toBe("javascript program exited with code 0.\n--- stdout (6 bytes) ---\n1,2,3");
     rmSync(workspace, { recursive: true, force: true });
+    rmSync(stateDir, { recursive: true, force: true });
   },
 );

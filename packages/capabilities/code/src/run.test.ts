@@ -26,7 +26,10 @@ import { recut, splitBudget } from "./output.js";
 import { effectiveTimeout } from "./run.js";
 
 const ws = realpathSync(mkdtempSync(join(tmpdir(), "capgate-code-")));
-afterAll(() => rmSync(ws, { recursive: true, force: true }));
+const stateDir = realpathSync(mkdtempSync(join(tmpdir(), "capgate-code-state-")));
+afterAll(() => {
+  for (const dir of [ws, stateDir]) rmSync(dir, { recursive: true, force: true });
+});
 
 // Python tests may skip only where CI does not require system binaries.
 const python = needs(["python3"]);
@@ -50,7 +53,7 @@ function context(
     policy: { shell: shellForTests() },
     services: {},
     resources: createHostResources(),
-    stateDir: ws,
+    stateDir,
     capabilities: new CapabilitySet([capability]),
     loaded: { isToolLoaded: () => true },
   };

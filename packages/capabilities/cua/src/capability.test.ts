@@ -51,7 +51,7 @@ function context(env: Record<string, string | undefined>, ws = workspace()): Exe
     policy: {},
     services: {},
     resources: createHostResources(),
-    stateDir: ws,
+    stateDir: workspace(),
     capabilities: new CapabilitySet([capability]),
     loaded: { isToolLoaded: () => true },
   };

@@ -15,6 +15,8 @@ import { capability } from "./index.js";
 
 it("README example: patch, read, and a refused escape", async () => {
   const workspace = mkdtempSync(join(tmpdir(), "demo-"));
+  // capgate's own files (traces, the sandbox journal): a directory outside the workspace
+  const stateDir = mkdtempSync(join(tmpdir(), "demo-state-"));
   writeFileSync(join(workspace, "app.ts"), "const greeting = 'hi';\n");
 
   const ctx: ExecuteContext = {
@@ -26,7 +28,7 @@ it("README example: patch, read, and a refused escape", async () => {
     policy: {},
     services: {},
     resources: createHostResources(),
-    stateDir: workspace,
+    stateDir,
     capabilities: new CapabilitySet([capability]),
     loaded: { isToolLoaded: (tool) => tool.startsWith("fs.") }, // a Router in a real host
   };
@@ -42,4 +44,5 @@ it("README example: patch, read, and a refused escape", async () => {
   const refused = await executeTool("fs.read", { path: "../../etc/passwd" }, ctx).catch((e: unknown) => e);
   expect(CapgateError.isInstance(refused) && refused.code).toBe("policy_denied");
   rmSync(workspace, { recursive: true, force: true });
+  rmSync(stateDir, { recursive: true, force: true });
 });

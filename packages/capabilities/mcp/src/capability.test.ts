@@ -55,7 +55,7 @@ function context(over: Partial<ExecuteContext> = {}): ExecuteContext {
     policy: { shell: shellForTests() },
     services: {},
     resources: createHostResources(),
-    stateDir: ws,
+    stateDir: workspace(),
     capabilities: new CapabilitySet([capability]),
     loaded: { isToolLoaded: () => true },
     ...over,

@@ -1,5 +1,8 @@
 // The README example (there imported as @capgate/capability-cua), kept as a file so the
 // typecheck covers it and a test runs it on a real Xvfb display.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import {
   CapabilitySet,
   createHostResources,
@@ -11,6 +14,8 @@ import {
 import { capability } from "../index.js";
 
 export async function example(workspace: string, display = process.env.DISPLAY): Promise<ToolResult[]> {
+  // capgate's own files (traces, the sandbox journal): a directory outside the workspace
+  const stateDir = mkdtempSync(join(tmpdir(), "capgate-state-"));
   const ctx: ExecuteContext = {
     workspace, // screenshots are confined to it
     signal: AbortSignal.timeout(60_000),
@@ -26,7 +31,7 @@ export async function example(workspace: string, display = process.env.DISPLAY):
     policy: {},
     services: {},
     resources: createHostResources(),
-    stateDir: workspace,
+    stateDir,
     capabilities: new CapabilitySet([capability]),
     loaded: { isToolLoaded: () => true }, // a host passes its Router (the loaded set) here
   };
@@ -40,5 +45,6 @@ export async function example(workspace: string, display = process.env.DISPLAY):
   results.push(await executeTool("cua.move", { x: 512, y: 400 }, ctx));
   results.push(await executeTool("cua.scroll", { dy: 3 }, ctx));
   for (const r of results) console.log(r.success, r.summary);
+  rmSync(stateDir, { recursive: true, force: true });
   return results;
 }

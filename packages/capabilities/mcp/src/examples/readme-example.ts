@@ -1,5 +1,8 @@
 // The README example (there imported as @capgate/capability-mcp), kept as a file so the
 // typecheck covers it and a test runs it against the installed server-everything.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createNodeMcpPool } from "@capgate/mcp-client/stdio";
 import {
   CapabilitySet,
@@ -21,6 +24,8 @@ export async function example(
 ): Promise<ToolResult[]> {
   // The host's pool of configured servers (normally built from capgate.config.json's mcpServers).
   const pool = createNodeMcpPool({ everything: server });
+  // capgate's own files (traces, the sandbox journal): a directory outside the workspace
+  const stateDir = mkdtempSync(join(tmpdir(), "capgate-state-"));
   const ctx: ExecuteContext = {
     workspace, // ad-hoc servers run here
     signal: AbortSignal.timeout(120_000),
@@ -30,7 +35,7 @@ export async function example(
     policy: {}, // policy.shell adds deny/ask rules for ad-hoc command lines
     services: { mcp: pool },
     resources: createHostResources(), // keeps ad-hoc sessions between calls
-    stateDir: workspace,
+    stateDir,
     capabilities: new CapabilitySet([capability]),
     loaded: { isToolLoaded: () => true }, // a host passes its Router (the loaded set) here
   };
@@ -64,5 +69,6 @@ export async function example(
   } finally {
     await ctx.resources.closeAll(); // ends ad-hoc servers
     await pool.close(); // ends configured ones
+    rmSync(stateDir, { recursive: true, force: true });
   }
 }
