@@ -1,6 +1,7 @@
 import { type CapabilityManifest, signatureFromSchema, type ToolManifest } from "@capgate/schema";
 import { isStopWord } from "./analyze.js";
 import { DuplicateCapabilityError, InvalidManifestError } from "./errors.js";
+import { type Effect, requestEffect, toolEffect } from "./intent.js";
 import {
   assertMcpServerName,
   type McpRegistration,
@@ -13,7 +14,7 @@ import type { RankerIndex, RankerQuery, SearchRanker } from "./ranker.js";
 import { SubstringIndex } from "./substring-index.js";
 import { OPERATION_SYNONYMS } from "./synonyms.js";
 import { createTextIndex, type TextIndex, type TextQuery } from "./text-index.js";
-import { type ValidateManifestOptions, validateManifest } from "./validate-manifest.js";
+import { MCP_NAMESPACE, type ValidateManifestOptions, validateManifest } from "./validate-manifest.js";
 
 /** One tool of a hit: how to call it, what it does, how well it fits the query. */
 export interface SearchHitTool {
@@ -181,6 +182,16 @@ export const ownShare = (tools: number): number => (tools <= SIBLING_TOOLS ? 1 :
  */
 const RERANK_MIN = 50;
 
+/**
+ * A tool whose effect contradicts the request's (`requestEffect`: "create an incident …" and
+ * a read-only metrics tool; "show me the policies" and `create_policy`) keeps this share of
+ * its score, at tool level and in a hit's tool order. Half: the request's opening verb is strong evidence, but a
+ * request's wording can mislead ("show me how to delete…"), so a much better match still
+ * wins. Only tools whose authors said whether they read (MCP `readOnlyHint`, a manifest's
+ * `risk`) are affected, and only requests that open with a verb of either list.
+ */
+const EFFECT_MISMATCH = 0.5;
+
 export interface RegistryOptions {
   weights?: Partial<SearchWeights>;
   /** A second ranking signal (e.g. `@capgate/search-semantic`), blended with the lexical score. */
@@ -193,6 +204,8 @@ interface ToolInfo {
   summary: string;
   /** Substring-index id of this tool's own text (name and description). */
   segment: number;
+  /** Whether it only reads, as its author said (`toolEffect`); undefined when unsaid. */
+  effect: Effect | undefined;
 }
 
 interface Entry {
@@ -304,6 +317,8 @@ export class Registry {
   #toolRank: RankerIndex | undefined;
   /** Capabilities of more than `SIBLING_TOOLS` tools, whose tools' similarities are pooled (`#pooled`). */
   readonly #largeCapabilities = new Set<string>();
+  /** Capabilities with a tool whose effect its author stated (`toolEffect`): none, no effect factor. */
+  readonly #withEffects = new Set<string>();
   /**
    * Whether the search indexes hold the entries. They are built on the first search, not
    * at registration: a process that only looks tools up and calls them (`capgate call`,
@@ -343,6 +358,7 @@ export class Registry {
     if (!entry) return false;
     this.#entries.delete(name);
     this.#largeCapabilities.delete(name);
+    this.#withEffects.delete(name);
     if (this.#indexed) this.#unindex(entry);
     for (const key of this.#exactKeys(entry.manifest)) {
       if (this.#exact.get(key) !== name) continue;
@@ -452,7 +468,13 @@ export class Registry {
     const taken = new Set<string>();
     const raw = this.#toolRank?.query(text);
     const q = raw && this.#largeCapabilities.size > 0 ? this.#pooled(raw, text) : raw;
-    const { ranked, scoreOf } = this.#blend(this.#toolIndex.query(text), q, this.#toolRank, limit);
+    const { ranked, scoreOf } = this.#blend(
+      this.#toolIndex.query(text),
+      q,
+      this.#toolRank,
+      limit,
+      this.#effectFactor(text),
+    );
     const lower = text.toLowerCase();
     const exact = this.#exact.get(lower);
     const top = (ranked[0]?.score ?? 0) + 1;
@@ -487,6 +509,21 @@ export class Registry {
     return out;
   }
 
+  /**
+   * Each tool's share of its score for this request (`EFFECT_MISMATCH` when the tool's effect
+   * contradicts the request's, else 1), or undefined when the request's opening says neither.
+   */
+  #effectFactor(text: string): ((id: string) => number) | undefined {
+    const wanted = this.#withEffects.size > 0 ? requestEffect(text) : undefined;
+    if (wanted === undefined) return undefined;
+    return (id) => {
+      const found = this.#toolById(id);
+      if (!found) return 1;
+      const effect = found.tool.effect;
+      return effect === undefined || effect === wanted ? 1 : EFFECT_MISMATCH;
+    };
+  }
+
   #toolById(name: string): { capability: string; tool: ToolInfo } | undefined {
     const slash = name.indexOf("/");
     const owner = slash > 0 ? `mcp:${name.slice(0, slash)}` : name.slice(0, name.indexOf("."));
@@ -515,25 +552,25 @@ export class Registry {
     q: BlendQuery | undefined,
     rankIndex: RankerIndex | undefined,
     limit: number,
+    factor?: (id: string) => number,
   ): { ranked: Scored[]; scoreOf: (id: string) => number } {
     if (!q || !rankIndex) {
-      return {
-        ranked: lexical.top(limit),
-        scoreOf: (id) => lexical.score(id),
-      };
+      if (!factor) return { ranked: lexical.top(limit), scoreOf: (id) => lexical.score(id) };
+      return this.#factoredLexical(lexical, limit, factor);
     }
     const weight = rankerShare(this.#ranker?.weight ?? DEFAULT_RANKER_WEIGHT, lexical.coverage);
     const minSimilarity = this.#ranker?.minSimilarity ?? DEFAULT_MIN_SIMILARITY;
     const best = lexical.best;
     const blendLexical = (id: string, s: number): number =>
-      (1 - weight) * (s / best) + weight * Math.max(0, q.similarity(id) ?? 0);
+      ((1 - weight) * (s / best) + weight * Math.max(0, q.similarity(id) ?? 0)) * (factor?.(id) ?? 1);
     const admit = Math.max(20, 2 * limit);
     let nearest = q.nearest(admit);
     /** Documents only the ranker finds (no lexical score), admitted by the rule above. */
     const similarOnly = new Map<string, number>();
     for (const { id, similarity } of nearest) {
       if (lexical.score(id) > 0 || similarity < minSimilarity) continue;
-      const score = weight * (q.ceiling ? Math.max(0, q.similarity(id) ?? 0) : similarity);
+      const score =
+        weight * (q.ceiling ? Math.max(0, q.similarity(id) ?? 0) : similarity) * (factor?.(id) ?? 1);
       if (score > 0) similarOnly.set(id, score);
     }
     const scoreOf = (id: string): number => {
@@ -572,6 +609,30 @@ export class Registry {
         reach *= 4;
         nearest = q.nearest(reach);
       }
+    }
+  }
+
+  /**
+   * The best `limit` lexical hits with each score multiplied by `factor` (≤ 1), exactly: more
+   * hits are taken until the `limit`-th factored score beats the last unfactored one, which
+   * bounds every hit not yet taken.
+   */
+  #factoredLexical(
+    lexical: TextQuery,
+    limit: number,
+    factor: (id: string) => number,
+  ): { ranked: Scored[]; scoreOf: (id: string) => number } {
+    const scoreOf = (id: string): number => lexical.score(id) * factor(id);
+    let depth = Math.min(lexical.size, Math.max(RERANK_MIN, 4 * limit));
+    for (;;) {
+      const top = lexical.top(depth);
+      const ranked = top.map((h) => ({ id: h.id, score: h.score * factor(h.id) })).sort(byScore);
+      if (
+        depth >= lexical.size ||
+        (ranked.length >= limit && ranked[limit - 1]!.score > top[top.length - 1]!.score)
+      )
+        return { ranked: ranked.slice(0, limit), scoreOf };
+      depth = Math.min(lexical.size, depth * 4);
     }
   }
 
@@ -622,6 +683,7 @@ export class Registry {
   #toolScorer(text: string, capabilities: RankerQuery | undefined): (entry: Entry) => SearchHitTool[] {
     // Only a few known tools are compared: no whole-index refinement of the query.
     const q = this.#toolRank?.query(text, { refine: false });
+    const wanted = this.#withEffects.size > 0 ? requestEffect(text) : undefined;
     return (entry) => {
       // In a large capability, each tool's similarity is pooled with the capability's (`ownShare`).
       const share = ownShare(entry.tools.length);
@@ -639,7 +701,8 @@ export class Registry {
       const scored = entry.tools.map((t, i) => {
         const lex = best > 0 ? (lexical.get(t.manifest.name) ?? 0) / best : 0;
         const sim = q ? share * Math.max(0, q.similarity(t.manifest.name) ?? 0) + pooled : 0;
-        return { t, i, score: (1 - weight) * lex + weight * sim };
+        const mismatch = wanted !== undefined && t.effect !== undefined && t.effect !== wanted;
+        return { t, i, score: ((1 - weight) * lex + weight * sim) * (mismatch ? EFFECT_MISMATCH : 1) };
       });
       scored.sort((x, y) => y.score - x.score || x.i - y.i);
       return scored.map(({ t, score }) => ({
@@ -682,11 +745,13 @@ export class Registry {
   #add(manifest: CapabilityManifest): void {
     const frozen = deepFreeze(manifest);
     const own = [frozen.name, frozen.description, ...frozen.profileFit].join("\n").toLowerCase();
+    const fromMcp = frozen.name.startsWith(MCP_NAMESPACE);
     const tools: ToolInfo[] = frozen.tools.map((t) => ({
       manifest: t,
       signature: signatureFromSchema(t.name, t.inputSchema),
       summary: summaryOf(t.description),
       segment: -1,
+      effect: toolEffect(t, fromMcp),
     }));
     const haystack = [own, ...frozen.tools.map((t) => `${t.name}\n${t.description}`.toLowerCase())].join(
       "\n",
@@ -694,6 +759,7 @@ export class Registry {
     const entry: Entry = { manifest: frozen, haystack, segment: -1, tools };
     this.#entries.set(frozen.name, entry);
     if (ownShare(tools.length) < 1) this.#largeCapabilities.add(frozen.name);
+    if (tools.some((t) => t.effect !== undefined)) this.#withEffects.add(frozen.name);
     for (const key of this.#exactKeys(frozen)) {
       if (!this.#exact.has(key)) this.#exact.set(key, frozen.name);
     }

@@ -1,6 +1,7 @@
 import type { CapabilityManifest } from "@capgate/schema";
 import { describe, expect, it } from "vitest";
 import { analyze, analyzeQuery } from "./analyze.js";
+import { requestEffect, toolEffect } from "./intent.js";
 import type { RankerIndex, SearchRanker } from "./ranker.js";
 import {
   createCapabilityIndex,
@@ -65,6 +66,28 @@ const UNKNOWN = ["conf", "netw", "prin", "rendar", "calendr", "xyz", "forec"];
 
 function sentence(random: () => number, words: number): string {
   return Array.from({ length: words }, () => pick(WORDS, random)).join(" ");
+}
+
+/** Risks as authors declare them (none, reading, changing): what the effect factor reads. */
+const RISKS = [undefined, "read", "network", "write", "exec"] as const;
+
+/** The manifest with each tool's risk drawn from `RISKS`. */
+function withRisks(random: () => number, m: CapabilityManifest): CapabilityManifest {
+  return {
+    ...m,
+    tools: m.tools.map((t) => {
+      const risk = pick([...RISKS], random);
+      return risk === undefined ? t : { ...t, risk };
+    }),
+  };
+}
+
+/** A query that opens with a verb asking to look or to change, half the time. */
+function effectQuery(random: () => number): string {
+  const query = randomQuery(random);
+  return random() < 0.5
+    ? `${pick(["show", "create", "delete", "list", "please update"], random)} ${query}`
+    : query;
 }
 
 function randomManifest(
@@ -450,13 +473,11 @@ function bruteForceTools(
   query: string,
   limit: number,
 ): Array<[string, number]> {
-  const lexical = new Registry();
   const lexicalIndex = createToolIndex(DEFAULT_SEARCH_WEIGHTS);
   const toolIndex = ranker.createIndex();
   const capIndex = ranker.createIndex();
   const ownerOf = new Map<string, CapabilityManifest>();
   for (const m of manifests) {
-    lexical.register(m);
     capIndex.add({ id: m.name, texts: [] });
     for (const tool of m.tools) {
       lexicalIndex.add({ tool, capability: m });
@@ -464,7 +485,7 @@ function bruteForceTools(
       ownerOf.set(tool.name, m);
     }
   }
-  const lex = lexical.search(query, { limit: 100_000, level: "tool" }).filter((h) => h.match === "ranked");
+  const lex = [...lexicalIndex.scores(query)].map(([tool, score]) => ({ tool, score }));
   const best = Math.max(0, ...lex.map((h) => h.score));
   const tq = toolIndex.query(query)!;
   const cq = capIndex.query(query)!;
@@ -478,7 +499,23 @@ function bruteForceTools(
   for (const h of lex) all.set(h.tool!, (1 - w) * (h.score / best) + w * pooled(h.tool!));
   for (const { id, similarity } of tq.nearest(Math.max(20, 2 * limit)))
     if (!all.has(id) && similarity >= 0.35) all.set(id, w * pooled(id));
-  return [...all]
+  return withEffects(manifests, query, [...all], limit);
+}
+
+/** Scores times the effect factor (half for a tool whose effect contradicts the request's), best `limit`. */
+function withEffects(
+  manifests: readonly CapabilityManifest[],
+  query: string,
+  scored: Array<[string, number]>,
+  limit: number,
+): Array<[string, number]> {
+  const wanted = requestEffect(query);
+  const effectOf = new Map(manifests.flatMap((m) => m.tools.map((t) => [t.name, toolEffect(t, false)])));
+  return scored
+    .map(([id, s]): [string, number] => {
+      const effect = effectOf.get(id);
+      return [id, wanted !== undefined && effect !== undefined && effect !== wanted ? s / 2 : s];
+    })
     .filter(([, s]) => s > 0)
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
     .slice(0, limit);
@@ -603,5 +640,69 @@ describe("Registry: tool-level search with pooled similarities equals blending e
       expect(hit.tools.map((t) => t.name)).toEqual(expected.map((t) => t.name));
       for (const [i, t] of hit.tools.entries()) expect(t.score).toBeCloseTo(expected[i]!.score, 12);
     }
+  });
+});
+
+describe("Registry: tool-level search with the effect factor equals factoring every tool", () => {
+  it("blended: random corpora, risks and requests that open with a verb", { timeout: SLOW }, () => {
+    const random = seeded(11);
+    const ranker = hashRanker((_id, hashed) => hashed);
+    for (let round = 0; round < 4; round++) {
+      const manifests = Array.from({ length: 80 }, (_, i) =>
+        withRisks(random, randomManifest(random, `cap_${i}`)),
+      );
+      const registry = new Registry({ ranker });
+      for (const m of manifests) registry.register(m);
+      for (let q = 0; q < 25; q++) {
+        const query = effectQuery(random);
+        const limit = 1 + Math.floor(random() * 10);
+        expectToolSearch(registry, bruteForceTools(manifests, ranker, query, limit), query, limit);
+      }
+    }
+  });
+
+  it("lexical only: the same factor, found past the first candidates when it must be", {
+    timeout: SLOW,
+  }, () => {
+    const random = seeded(12);
+    for (let round = 0; round < 4; round++) {
+      const manifests = Array.from({ length: 80 }, (_, i) =>
+        withRisks(random, randomManifest(random, `cap_${i}`)),
+      );
+      const registry = new Registry();
+      const index = createToolIndex(DEFAULT_SEARCH_WEIGHTS);
+      for (const m of manifests) {
+        registry.register(m);
+        for (const tool of m.tools) index.add({ tool, capability: m });
+      }
+      for (let q = 0; q < 25; q++) {
+        const query = effectQuery(random);
+        const limit = 1 + Math.floor(random() * 10);
+        const expected = withEffects(manifests, query, [...index.scores(query)], limit);
+        expectToolSearch(registry, expected, query, limit);
+      }
+    }
+  });
+
+  it("a request to change passes read-only tools that match it better; one to look passes the changing ones", () => {
+    const registry = new Registry();
+    const risks = { create_incident: "write", incident_metrics: "read", list_incidents: "read" } as const;
+    const m = manifest("incidents", "Incidents of the on-call service.", [
+      ["create_incident", "Create an incident."],
+      ["incident_metrics", "Incident metrics per service and urgency: high or low urgency counts."],
+      ["list_incidents", "List incidents with filters."],
+    ]);
+    registry.register({
+      ...m,
+      tools: m.tools.map((t) => ({
+        ...t,
+        risk: risks[t.name.slice("incidents.".length) as keyof typeof risks],
+      })),
+    });
+    const first = (q: string) => registry.search(q, { limit: 3, level: "tool" })[0]?.tool;
+    expect(first("create a high urgency incident for the website service")).toBe("incidents.create_incident");
+    // No opening verb: the better lexical match stays first.
+    expect(first("high urgency incident for the website service")).toBe("incidents.incident_metrics");
+    expect(first("show me incidents")).toBe("incidents.list_incidents");
   });
 });
