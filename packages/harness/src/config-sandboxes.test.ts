@@ -174,3 +174,24 @@ describe("what a harness tells its operator at start (harness.notices)", () => {
     }
   });
 });
+
+describe("loading a config beside a state directory the workspace would expose", () => {
+  it("does not act on its journal before the harness refuses it", () => {
+    const ws = join(root, "exposed");
+    const victim = join(root, "exposed-victim");
+    mkdirSync(join(ws, "sandboxes"), { recursive: true });
+    mkdirSync(victim);
+    // A record the model could have written: $CAPGATE_HOME is the workspace itself.
+    const record = {
+      pid: 2 ** 22 + 13,
+      workspace: victim,
+      missingPolicyFiles: [join(victim, "capgate.config.json")],
+    };
+    writeFileSync(join(ws, "sandboxes", "forged.json"), JSON.stringify(record));
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 15);
+    writeFileSync(join(victim, "capgate.config.json"), "{}");
+    loadConfig({ cwd: ws, env: { HOME: root, CAPGATE_HOME: ws } });
+    expect(readdirSync(victim)).toEqual(["capgate.config.json"]);
+    expect(existsSync(join(ws, "sandboxes", "forged.json"))).toBe(true);
+  });
+});

@@ -5,7 +5,12 @@ import { type McpServersMap, parseMcpServersConfig } from "@capgate/mcp-client";
 import { parseModelSpec } from "@capgate/models";
 import { parseAllowHost } from "@capgate/net-guard";
 import { type ProfileSet, resolveProfiles } from "@capgate/profiles";
-import { policyFilesOfRunningSandboxes, recoverInterruptedSandboxes, stateDirFor } from "@capgate/sandbox";
+import {
+  policyFilesOfRunningSandboxes,
+  recoverInterruptedSandboxes,
+  stateDirFor,
+  stateDirPlacementProblem,
+} from "@capgate/sandbox";
 import {
   addPrecompiledValidators,
   CapgateError,
@@ -252,13 +257,16 @@ export function loadConfig(
   const explicit = options.path !== undefined;
   const path = explicit ? resolve(cwd, options.path as string) : join(cwd, CONFIG_FILE_NAME);
   const defaultState = stateDirFor(undefined, cwd, env);
-  const states = [defaultState];
-  const recovered = recoverInterruptedSandboxes(defaultState);
+  // A state directory this working directory's workspace would expose is refused when the
+  // harness starts; its journal is not acted on before that (the model could have written it).
+  const usable = (dir: string): boolean => stateDirPlacementProblem(cwd, dir) === undefined;
+  const states = usable(defaultState) ? [defaultState] : [];
+  const recovered = states.length > 0 ? recoverInterruptedSandboxes(defaultState) : [];
   let resolved = readConfigFile(path, explicit, cwd);
   // A config naming its own state directory: the sandboxes recorded there too.
   if (resolved.config.stateDir !== undefined) {
     const own = stateDirFor(resolved.config.stateDir, resolved.baseDir, env);
-    if (resolve(own) !== resolve(defaultState)) {
+    if (resolve(own) !== resolve(defaultState) && usable(own)) {
       states.push(own);
       const more = recoverInterruptedSandboxes(own);
       if (more.length > 0) {

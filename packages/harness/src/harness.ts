@@ -507,7 +507,10 @@ function placeHarness(
   );
   refuseHomeWorkspace(workspace, processEnv);
   const stateDir = resolve(options.stateDir ?? stateDirFor(config.stateDir, resolved.baseDir, processEnv));
+  // The configured state directory, and the default one every sandbox mirrors its journal
+  // to and every config loader recovers from ($CAPGATE_HOME, ~/.capgate).
   assertStateDirPlacement(workspace, stateDir);
+  assertStateDirPlacement(workspace, stateDirFor(undefined, resolved.baseDir, processEnv));
   mkdirSync(stateDir, { recursive: true, mode: 0o700 });
   return { workspace, stateDir };
 }

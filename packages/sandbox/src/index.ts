@@ -18,6 +18,8 @@ export {
 export { HeadTailCapture } from "./output-capture.js";
 export type { ContainedCommand, Containment } from "./process-containment.js";
 export { containCommand } from "./process-containment.js";
+export type { ProcessOwner } from "./process-owner.js";
+export { currentOwner, ownerGone, parseOwner } from "./process-owner.js";
 export type { ProcessResult, RunProcessOptions } from "./process-runner.js";
 export { describeExit, runProcess } from "./process-runner.js";
 export type { RunCommandLineSandboxedOptions } from "./run-command-line.js";

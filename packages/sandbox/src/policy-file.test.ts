@@ -2,6 +2,7 @@
 // choose its own rules for the next run. Real bubblewrap for the shell side; a control run
 // with the sandbox off shows each attack works when nothing stops it.
 // CI sets CAPGATE_REQUIRE_SYSTEM_TESTS=1: a missing bwrap fails there instead of skipping.
+import { execFileSync } from "node:child_process";
 import {
   existsSync,
   lstatSync,
@@ -21,8 +22,13 @@ import { needs } from "@capgate/test-system-parts";
 import type { ShellPolicyConfig } from "@capgate/tools";
 import { POLICY_FILE_NAME, resolveInWorkspace } from "@capgate/workspace";
 import { afterAll, describe, expect, it } from "vitest";
+import { currentOwner } from "./process-owner.js";
 import { runShell } from "./run-shell.js";
-import { policyFilesOfRunningSandboxes, recoverInterruptedSandboxes } from "./sandbox-journal.js";
+import {
+  journalSandbox,
+  policyFilesOfRunningSandboxes,
+  recoverInterruptedSandboxes,
+} from "./sandbox-journal.js";
 import { closeEgressProxies } from "./sandbox-proxy.js";
 import type { ShellCheck } from "./shell-check.js";
 
@@ -154,6 +160,126 @@ describe.skipIf(system.skip)(
   },
 );
 
+/** Write a file once the clock has moved on (ctime granularity is a few ms), as a command running after its record. */
+function writeLater(path: string, text: string): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 15);
+  writeFileSync(path, text);
+}
+
+describe("the sandbox journal: whose process is gone (ownerGone, shared with browser profiles)", () => {
+  /** One journal entry with a policy file its command "created"; returns what recovery did. */
+  function recoverWith(owner: unknown, pid: number): { notices: string[]; kept: boolean } {
+    const state = mkdtempSync(join(tmpdir(), "capgate-journal-owner-"));
+    const ws = mkdtempSync(join(tmpdir(), "capgate-journal-ws-"));
+    try {
+      mkdirSync(join(state, "sandboxes"), { recursive: true });
+      const created = join(ws, "capgate.config.json");
+      const entry = {
+        pid,
+        pidns: currentOwner().pidNamespace,
+        owner,
+        workspace: ws,
+        missingPolicyFiles: [created],
+      };
+      writeFileSync(join(state, "sandboxes", "e.json"), JSON.stringify(entry));
+      // The command makes the policy file after its record was written.
+      writeLater(created, "{}");
+      const notices = recoverInterruptedSandboxes(state);
+      return { notices, kept: existsSync(join(state, "sandboxes", "e.json")) && existsSync(created) };
+    } finally {
+      rmSync(state, { recursive: true, force: true });
+      rmSync(ws, { recursive: true, force: true });
+    }
+  }
+  const self = currentOwner();
+  const dead = 2 ** 22 + 11;
+
+  it("records the owner when a sandbox starts", () => {
+    const state = mkdtempSync(join(tmpdir(), "capgate-journal-rec-"));
+    try {
+      const release = journalSandbox(state, "m", { workspace: "/nowhere", missingPolicyFiles: [] });
+      const record = JSON.parse(readFileSync(join(state, "sandboxes", "m.json"), "utf8"));
+      expect(record.owner).toEqual(self);
+      release();
+    } finally {
+      rmSync(state, { recursive: true, force: true });
+    }
+  });
+
+  it("a pid of this machine, boot and namespace that no longer exists: recovered", () => {
+    const r = recoverWith({ ...self, pid: dead, start: "1" }, dead);
+    expect(r.kept).toBe(false);
+    expect(r.notices.join(" ")).toContain("renamed it to");
+  });
+
+  it.skipIf(process.platform !== "linux")(
+    "a pid that exists but was reused (another start time): recovered, not waited on forever",
+    () => {
+      // The parent (vitest's) exists; the record says it started at another time.
+      const r = recoverWith({ ...self, pid: process.ppid, start: "1" }, process.ppid);
+      expect(r.kept).toBe(false);
+    },
+  );
+
+  it("recovery renames only policy files inside the entry's own workspace, whatever a record names", () => {
+    const state = mkdtempSync(join(tmpdir(), "capgate-journal-forged-"));
+    const ws = mkdtempSync(join(tmpdir(), "capgate-journal-ws-"));
+    const other = mkdtempSync(join(tmpdir(), "capgate-journal-other-"));
+    try {
+      mkdirSync(join(state, "sandboxes"), { recursive: true });
+      const outside = join(other, "capgate.config.json");
+      const notPolicy = join(ws, "notes.txt");
+      const sneaky = join(ws, "sub", "..", "..", other.split("/").pop()!, "capgate.config.json");
+      for (const f of [outside, notPolicy]) writeFileSync(f, "x");
+      const entry = { pid: dead, workspace: ws, missingPolicyFiles: [outside, notPolicy, sneaky, 7] };
+      writeFileSync(join(state, "sandboxes", "forged.json"), JSON.stringify(entry));
+      recoverInterruptedSandboxes(state);
+      expect(readdirSync(other)).toEqual(["capgate.config.json"]);
+      expect(readdirSync(ws)).toEqual(["notes.txt"]);
+    } finally {
+      for (const d of [state, ws, other]) rmSync(d, { recursive: true, force: true });
+    }
+  });
+
+  it("a record never acts on what is older than itself: the user's policy file, a bare repository's HEAD", () => {
+    const state = mkdtempSync(join(tmpdir(), "capgate-journal-old-"));
+    const ws = mkdtempSync(join(tmpdir(), "capgate-journal-ws-"));
+    const bare = mkdtempSync(join(tmpdir(), "capgate-journal-bare-"));
+    try {
+      mkdirSync(join(state, "sandboxes"), { recursive: true });
+      const policy = join(ws, "capgate.config.json");
+      writeFileSync(policy, '{"shell":{"network":"none"}}');
+      execFileSync("git", ["init", "-q", "--bare", bare]);
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 15);
+      // Records planted after both (a dead owner, then one that never ends): nothing renamed,
+      // and the user's policy file is not taken for a running command's.
+      const records = [
+        { pid: dead, workspace: ws, missingPolicyFiles: [policy] },
+        { pid: dead, workspace: bare, missingPolicyFiles: [] },
+        { pid: 1, owner: { pid: 1, machine: "elsewhere" }, workspace: ws, missingPolicyFiles: [policy] },
+      ];
+      for (const [i, r] of records.entries())
+        writeFileSync(join(state, "sandboxes", `r${i}.json`), JSON.stringify(r));
+      expect(recoverInterruptedSandboxes(state)).toEqual([]);
+      expect(readdirSync(ws)).toEqual(["capgate.config.json"]);
+      expect(existsSync(join(bare, "HEAD"))).toBe(true);
+      expect(policyFilesOfRunningSandboxes(state)).toEqual([]);
+      // The same policy file made after a running record was written: not policy yet.
+      rmSync(policy);
+      writeLater(policy, "{}");
+      expect(policyFilesOfRunningSandboxes(state)).toEqual([{ path: policy, pid: 1 }]);
+    } finally {
+      for (const d of [state, ws, bare]) rmSync(d, { recursive: true, force: true });
+    }
+  });
+
+  it("another machine sharing the state directory, or a damaged owner record: kept", () => {
+    expect(recoverWith({ ...self, pid: dead, machine: "another@host" }, dead).kept).toBe(true);
+    expect(recoverWith({ pid: "x" }, dead).kept).toBe(true);
+    expect(recoverWith({ ...self, pid: dead + 1 }, dead).kept).toBe(true);
+  });
+});
+
 describe("the sandbox journal across pid namespaces", () => {
   it("an entry of another pid namespace counts as running: neither recovered nor forgotten", () => {
     const state = mkdtempSync(join(tmpdir(), "capgate-journal-ns-"));
@@ -161,16 +287,17 @@ describe("the sandbox journal across pid namespaces", () => {
     try {
       mkdirSync(join(state, "sandboxes"), { recursive: true });
       const created = join(ws, "capgate.config.json");
-      writeFileSync(created, "{}");
       // A pid this namespace cannot see (no such process here), recorded from another namespace.
       const entry = { pid: 2 ** 22 + 7, pidns: "pid:[1]", workspace: ws, missingPolicyFiles: [created] };
       writeFileSync(join(state, "sandboxes", "other.json"), JSON.stringify(entry));
+      writeLater(created, "{}"); // made by the command, after its record
       expect(recoverInterruptedSandboxes(state)).toEqual([]);
       expect(existsSync(created)).toBe(true);
       expect(existsSync(join(state, "sandboxes", "other.json"))).toBe(true);
       expect(policyFilesOfRunningSandboxes(state)).toEqual([{ path: created, pid: entry.pid }]);
       // The same pid recorded in this namespace (or by a capgate from before namespaces were recorded) is gone: recovered.
       writeFileSync(join(state, "sandboxes", "other.json"), JSON.stringify({ ...entry, pidns: undefined }));
+      writeLater(created, "{}");
       expect(recoverInterruptedSandboxes(state).join(" ")).toContain("renamed it to");
       expect(existsSync(created)).toBe(false);
     } finally {

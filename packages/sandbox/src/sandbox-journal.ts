@@ -1,14 +1,17 @@
 import {
+  lstatSync,
   mkdirSync,
   readdirSync,
   readFileSync,
   readlinkSync,
   renameSync,
   rmSync,
+  type Stats,
   writeFileSync,
 } from "node:fs";
-import { join } from "node:path";
-import { releaseMissingPolicyFiles } from "@capgate/workspace";
+import { isAbsolute, join, resolve } from "node:path";
+import { isInside, isPolicyFile, releaseMissingPolicyFiles } from "@capgate/workspace";
+import { currentOwner, ownerGone, parseOwner } from "./process-owner.js";
 import { disableRootRepository } from "./sandbox-git.js";
 
 /**
@@ -19,8 +22,10 @@ import { disableRootRepository } from "./sandbox-git.js";
  */
 interface JournalEntry {
   pid: number;
-  /** The pid namespace the pid is in (`/proc/self/ns/pid`): another namespace cannot tell whether it lives. */
+  /** The pid namespace the pid is in (`/proc/self/ns/pid`): another namespace cannot tell whether it lives. Kept for capgate versions that read only this. */
   pidns?: string;
+  /** The capgate process (machine, boot, pid namespace, start time): `ownerGone` tells for certain when it has ended. Absent in entries of older versions. */
+  owner?: unknown;
   workspace: string;
   /** Policy files that did not exist when the command started. */
   missingPolicyFiles: string[];
@@ -40,7 +45,12 @@ export function journalSandbox(stateDir: string, mark: string, entry: Omit<Journ
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const file = join(dir, `${mark}.json`);
   const temp = `${file}.tmp`;
-  const record: JournalEntry = { pid: process.pid, ...(PID_NS ? { pidns: PID_NS } : {}), ...entry };
+  const record: JournalEntry = {
+    pid: process.pid,
+    ...(PID_NS ? { pidns: PID_NS } : {}),
+    owner: currentOwner(),
+    ...entry,
+  };
   writeFileSync(temp, JSON.stringify(record), { mode: 0o600 });
   renameSync(temp, file);
   return () => rmSync(file, { force: true });
@@ -57,11 +67,17 @@ function pidNamespace(): string | undefined {
 const PID_NS = pidNamespace();
 
 /**
- * Whether the entry's capgate process still runs. A process in another pid namespace (a
- * container sharing the workspace and state directory) cannot be seen from here: it counts
- * as running, so its sandbox is neither recovered nor forgotten from here (fail closed).
+ * Whether the entry's capgate process may still run: unless it is gone for certain
+ * (`ownerGone`, the check browser profiles use too: same machine, and another boot or the
+ * same pid namespace with the pid gone or reused), it counts as running, so its sandbox is
+ * neither recovered nor forgotten from here (fail closed) — a process on another machine
+ * sharing the state directory, or in another pid namespace (a container), cannot be seen.
+ * An entry of an older capgate (no owner record): its pid namespace and pid, as it was.
  */
 function alive(entry: JournalEntry): boolean {
+  const owner = entry.owner === undefined ? undefined : parseOwner(entry.owner);
+  if (owner) return owner.pid !== entry.pid || !ownerGone(owner);
+  if (entry.owner !== undefined) return true; // a damaged owner record: not provably gone
   if (entry.pidns !== undefined && entry.pidns !== PID_NS) return true;
   if (entry.pid === process.pid) return true;
   try {
@@ -72,8 +88,33 @@ function alive(entry: JournalEntry): boolean {
   }
 }
 
+/** A readable journal entry, its file, and when that file was written (its ctime, ms). */
+interface Recorded {
+  file: string;
+  entry: JournalEntry;
+  written: number;
+}
+
+/**
+ * Whether `path` exists and changed no earlier than `written` (ctime, which no process can set
+ * back). A record is written before its command starts, so whatever the command made is at
+ * least as new; a file older than the record was not made by it, whatever the record says.
+ */
+function changedSince(path: string, written: number): boolean {
+  const st = lstatOrUndefined(path);
+  return st !== undefined && st.ctimeMs >= written;
+}
+
+function lstatOrUndefined(path: string): Stats | undefined {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The journal's readable entries, each with its file. */
-function readJournal(stateDir: string): Array<{ file: string; entry: JournalEntry }> {
+function readJournal(stateDir: string): Recorded[] {
   const dir = journalDir(stateDir);
   let names: string[];
   try {
@@ -81,12 +122,15 @@ function readJournal(stateDir: string): Array<{ file: string; entry: JournalEntr
   } catch {
     return [];
   }
-  const out: Array<{ file: string; entry: JournalEntry }> = [];
+  const out: Recorded[] = [];
   for (const name of names) {
     const file = join(dir, name);
     try {
+      const st = lstatSync(file);
+      if (!st.isFile()) continue;
       const entry = JSON.parse(readFileSync(file, "utf8")) as JournalEntry;
-      if (typeof entry.pid === "number" && typeof entry.workspace === "string") out.push({ file, entry });
+      if (typeof entry.pid === "number" && typeof entry.workspace === "string")
+        out.push({ file, entry, written: st.ctimeMs });
     } catch {
       // a record being written (its rename is atomic) or damaged: nothing to act on
     }
@@ -103,17 +147,33 @@ function readJournal(stateDir: string): Array<{ file: string; entry: JournalEntr
  */
 export function recoverInterruptedSandboxes(stateDir: string): string[] {
   const notices: string[] = [];
-  for (const { file, entry } of readJournal(stateDir)) {
+  for (const { file, entry, written } of readJournal(stateDir)) {
     if (alive(entry)) continue;
-    const root = disableRootRepository(entry.workspace);
+    // Only what the command could have made: a HEAD, a policy file no older than the record.
+    const root = changedSince(join(entry.workspace, "HEAD"), written)
+      ? disableRootRepository(entry.workspace)
+      : undefined;
     if (root) notices.push(`After an interrupted command in ${entry.workspace}: ${root}`);
-    const policy = releaseMissingPolicyFiles(
-      Array.isArray(entry.missingPolicyFiles) ? entry.missingPolicyFiles : [],
-    );
+    const policy = releaseMissingPolicyFiles(policyFilesOf(entry).filter((p) => changedSince(p, written)));
     if (policy) notices.push(`After an interrupted command in ${entry.workspace}: ${policy}`);
     rmSync(file, { force: true });
   }
   return notices;
+}
+
+/**
+ * The entry's policy files that recovery may rename: only files named as capgate's policy
+ * file, inside the entry's own workspace (and, where they are used, no older than the
+ * record: `changedSince`). The journal lies where no command can write, but a record that
+ * named anything else would rename a file of its choosing: never acted on.
+ */
+function policyFilesOf(entry: JournalEntry): string[] {
+  if (!Array.isArray(entry.missingPolicyFiles)) return [];
+  const workspace = resolve(entry.workspace);
+  return entry.missingPolicyFiles.filter(
+    (p): p is string =>
+      typeof p === "string" && isAbsolute(p) && resolve(p) === p && isPolicyFile(p) && isInside(workspace, p),
+  );
 }
 
 /**
@@ -124,10 +184,11 @@ export function recoverInterruptedSandboxes(stateDir: string): string[] {
  */
 export function policyFilesOfRunningSandboxes(stateDir: string): Array<{ path: string; pid: number }> {
   const out: Array<{ path: string; pid: number }> = [];
-  for (const { entry } of readJournal(stateDir)) {
-    if (!alive(entry) || !Array.isArray(entry.missingPolicyFiles)) continue;
-    for (const path of entry.missingPolicyFiles)
-      if (typeof path === "string") out.push({ path, pid: entry.pid });
+  for (const { entry, written } of readJournal(stateDir)) {
+    if (!alive(entry)) continue;
+    // A policy file older than the record existed before its command started: the user's.
+    for (const path of policyFilesOf(entry))
+      if (!lstatOrUndefined(path) || changedSince(path, written)) out.push({ path, pid: entry.pid });
   }
   return out;
 }

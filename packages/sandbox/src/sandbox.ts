@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { type Dirent, readdirSync, realpathSync, writeSync } from "node:fs";
+import { type Dirent, mkdirSync, readdirSync, realpathSync, writeSync } from "node:fs";
 import { dirname, join, resolve, sep } from "node:path";
 import { killMarkedProcesses, SANDBOX_MARK_VAR } from "@capgate/process-group";
 import { CapgateError } from "@capgate/schema";
@@ -15,7 +15,7 @@ import { protectGit } from "./sandbox-git.js";
 import { BWRAP_BASE_ARGS, DEFAULT_BWRAP, findSystemBinary, probeBwrap, systemBash } from "./sandbox-host.js";
 import { journalSandbox, recoverInterruptedSandboxes } from "./sandbox-journal.js";
 import { egressProxy } from "./sandbox-proxy.js";
-import { assertStateDirPlacement, stateDirFor } from "./state-dir.js";
+import { assertStateDirPlacement, stateDirFor, wouldLieInWorkspace } from "./state-dir.js";
 
 /** Directories that get a private, empty tmpfs: no host /tmp (X11 and other sockets), no /run (D-Bus, $XDG_RUNTIME_DIR). */
 const PRIVATE_TMPFS = ["/tmp", "/var/tmp", "/run", "/dev/shm"];
@@ -131,8 +131,35 @@ export async function sandboxCommand(
     return { file, args: rest, env, sandboxed: false, release: () => [] };
   }
   // Before anything is recovered from or written to the journal: a state directory the
-  // command could reach would let it forge what the next sandbox's recovery acts on.
-  if (options.stateDir) assertStateDirPlacement(options.workspace, options.stateDir);
+  // command could reach would let it forge what the next sandbox's recovery acts on. Both
+  // journals count: the configured one and the default one ($CAPGATE_HOME, ~/.capgate) that
+  // a record is mirrored to and every config loader recovers from. Each is created here,
+  // before the hide list is built: one that does not exist yet would not be hidden, and the
+  // journal record written below would create it in the command's reach.
+  const journals: string[] = [];
+  if (options.stateDir) {
+    const own = resolve(options.stateDir);
+    const fallback = resolve(stateDirFor(undefined, options.cwd));
+    for (const dir of fallback === own ? [own] : [own, fallback]) {
+      assertStateDirPlacement(options.workspace, dir);
+      try {
+        mkdirSync(join(dir, "sandboxes"), { recursive: true, mode: 0o700 });
+        journals.push(dir);
+      } catch {
+        // The default one is best effort (it may be unwritable where a config names its own
+        // state directory for that reason) — unless it would lie in the workspace: it could
+        // not be hidden, and the command could create it with a journal of its own. The
+        // configured one must be writable, and its journal record says so below if it is not.
+        if (dir === own) journals.push(dir);
+        else if (wouldLieInWorkspace(options.workspace, dir))
+          throw new CapgateError(
+            "invalid_workspace",
+            `capgate's default state directory '${dir}' ($CAPGATE_HOME, else ~/.capgate) cannot be created, and it would lie in the workspace, where the command could create it with records of its own; the command was refused and nothing ran. Set CAPGATE_HOME to a directory outside the workspace.`,
+            { property: "stateDir" },
+          );
+      }
+    }
+  }
   const bwrap = options.shell?.bwrap ?? DEFAULT_BWRAP;
   await probeBwrap(bwrap);
   const network = networkMode(options.shell);
@@ -242,7 +269,7 @@ export async function sandboxCommand(
       // effort: that directory may be unwritable where a config names its own for that reason.
       const fallback = stateDirFor(undefined, options.cwd);
       let shared = (): void => undefined;
-      if (resolve(fallback) !== resolve(options.stateDir)) {
+      if (journals.includes(resolve(fallback)) && resolve(fallback) !== resolve(options.stateDir)) {
         try {
           shared = journalSandbox(fallback, mark, entry);
         } catch {

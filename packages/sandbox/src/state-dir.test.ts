@@ -1,13 +1,28 @@
 // The state directory must never be reachable as the workspace: every surface that pairs the
 // two (the harness, the sandbox before each command, the Claude Code hook through it) asks
 // `stateDirPlacementProblem`, which compares directories, not paths.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { needs } from "@capgate/test-system-parts";
 import { afterAll, describe, expect, it } from "vitest";
 import { bashArgv, sandboxCommand } from "./sandbox.js";
-import { assertStateDirPlacement, STATE_DIR_ENTRIES, stateDirPlacementProblem } from "./state-dir.js";
+import {
+  assertStateDirPlacement,
+  STATE_DIR_ENTRIES,
+  stateDirFor,
+  stateDirPlacementProblem,
+} from "./state-dir.js";
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), "capgate-state-place-")));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -50,6 +65,46 @@ describe("stateDirPlacementProblem", () => {
     expect(stateDirPlacementProblem(link, state)).toBe("holds the workspace in its 'runs' entry");
   });
 
+  it("refuses a state directory reached through a symbolic link inside the workspace (the model could replace the link)", () => {
+    const ws = fresh();
+    const real = fresh();
+    symlinkSync(real, join(ws, ".cg"));
+    expect(stateDirPlacementProblem(ws, join(ws, ".cg"))).toBe(
+      `is reached through the symbolic link '${join(ws, ".cg")}' inside the workspace, which a command could replace`,
+    );
+    mkdirSync(join(ws, "sub"));
+    symlinkSync(real, join(ws, "sub", "link"));
+    expect(stateDirPlacementProblem(ws, join(ws, "sub", "link", "state"))).toMatch(/symbolic link/);
+    // A link outside the workspace on the way is the user's, not the model's.
+    const outsideLink = join(root, `out-link${n++}`);
+    symlinkSync(real, outsideLink);
+    expect(stateDirPlacementProblem(ws, outsideLink)).toBeUndefined();
+  });
+
+  it("refuses a state directory whose path leads, through a link outside, to a link inside the workspace", () => {
+    const ws = fresh();
+    mkdirSync(join(ws, "real", "state"), { recursive: true });
+    symlinkSync(join(ws, "real"), join(ws, "lnk"));
+    const out = fresh();
+    symlinkSync(join(ws, "lnk", "state"), join(out, "home"));
+    expect(stateDirPlacementProblem(ws, join(out, "home"))).toBe(
+      `is reached through the symbolic link '${join(ws, "lnk")}' inside the workspace, which a command could replace`,
+    );
+    // A chain of links outside the workspace to a directory outside it is the user's.
+    const elsewhere = fresh();
+    symlinkSync(elsewhere, join(out, "a"));
+    symlinkSync(join(out, "a"), join(out, "b"));
+    expect(stateDirPlacementProblem(ws, join(out, "b"))).toBeUndefined();
+  });
+
+  it("refuses a state directory whose entry leads into the workspace (a link of it)", () => {
+    const ws = fresh();
+    const state = fresh();
+    mkdirSync(join(ws, "data"));
+    symlinkSync(join(ws, "data"), join(state, "mcp-tools"));
+    expect(stateDirPlacementProblem(ws, state)).toBe("has its 'mcp-tools' entry inside the workspace");
+  });
+
   it("accepts what the hide list covers or what holds no state: separate, state inside the workspace, a worker's checkout under the state directory, a state directory not created yet", () => {
     const ws = fresh();
     const state = fresh();
@@ -80,6 +135,78 @@ describe("stateDirPlacementProblem", () => {
 const system = needs(["bwrap"]);
 
 describe.skipIf(system.skip)(`sandboxCommand${system.note}`, () => {
+  it("a state directory inside the workspace that does not exist yet is created first, so the command cannot see or write its journal", async () => {
+    const ws = fresh();
+    const state = join(ws, ".cgstate");
+    const wrapped = await sandboxCommand(
+      bashArgv(
+        "ls -A .cgstate 2>&1; mkdir -p .cgstate/sandboxes && echo forged > .cgstate/sandboxes/evil.json; echo done",
+      ),
+      {
+        workspace: ws,
+        cwd: ws,
+        env: { PATH: process.env.PATH },
+        stateDir: state,
+        shell: { network: "none" },
+      },
+    );
+    const out = execFileSync(wrapped.file, wrapped.args, { env: wrapped.env, encoding: "utf8" });
+    wrapped.release();
+    expect(out).toContain("done");
+    expect(out).not.toMatch(/\.json/); // the command saw no journal record
+    expect(readdirSync(join(state, "sandboxes"))).toEqual([]); // nor could it plant one
+  });
+
+  it("refuses a default state directory that cannot be created and would lie in the workspace (a file on its path the command could replace)", async () => {
+    const ws = fresh();
+    writeFileSync(join(ws, "cache"), "notes");
+    const saved = process.env.CAPGATE_HOME;
+    process.env.CAPGATE_HOME = join(ws, "cache", "cg");
+    try {
+      await expect(
+        sandboxCommand(bashArgv("true"), { workspace: ws, cwd: ws, env: {}, stateDir: fresh() }),
+      ).rejects.toMatchObject({ code: "invalid_workspace", property: "stateDir" });
+      // A dangling link outside the workspace whose target lies in it: the same.
+      const out = fresh();
+      symlinkSync(join(ws, ".cgh"), join(out, "home"));
+      process.env.CAPGATE_HOME = join(out, "home");
+      await expect(
+        sandboxCommand(bashArgv("true"), { workspace: ws, cwd: ws, env: {}, stateDir: fresh() }),
+      ).rejects.toMatchObject({ code: "invalid_workspace" });
+    } finally {
+      if (saved === undefined) delete process.env.CAPGATE_HOME;
+      else process.env.CAPGATE_HOME = saved;
+    }
+  });
+
+  it("the default state directory ($CAPGATE_HOME) inside the workspace is hidden too when a config names another", async () => {
+    const ws = fresh();
+    const home = join(ws, ".cghome");
+    mkdirSync(join(home, "runs"), { recursive: true });
+    writeFileSync(join(home, "runs", "t.json"), "trace");
+    const saved = process.env.CAPGATE_HOME;
+    process.env.CAPGATE_HOME = home;
+    try {
+      const wrapped = await sandboxCommand(
+        bashArgv('cat .cghome/runs/t.json 2>/dev/null; echo "[$(ls -A .cghome)]"'),
+        {
+          workspace: ws,
+          cwd: ws,
+          env: { PATH: process.env.PATH },
+          stateDir: fresh(),
+          shell: { network: "none" },
+        },
+      );
+      const out = execFileSync(wrapped.file, wrapped.args, { env: wrapped.env, encoding: "utf8" });
+      wrapped.release();
+      expect(out).not.toContain("trace");
+      expect(out.trim()).toBe("[]");
+    } finally {
+      if (saved === undefined) delete process.env.CAPGATE_HOME;
+      else process.env.CAPGATE_HOME = saved;
+    }
+  });
+
   it("refuses a state directory the command could reach before recovering or journalling anything", async () => {
     const ws = fresh();
     await expect(
@@ -93,5 +220,24 @@ describe.skipIf(system.skip)(`sandboxCommand${system.note}`, () => {
       sandboxCommand(bashArgv("true"), { workspace: inRuns, cwd: inRuns, env: {}, stateDir: state }),
     ).rejects.toMatchObject({ code: "invalid_workspace" });
     expect(existsSync(join(state, "sandboxes"))).toBe(false);
+  });
+});
+
+describe("stateDirFor", () => {
+  it("a config's `~` and `~/…` are the home directory; other relative paths the config's directory", () => {
+    const env = { HOME: "/home/u" };
+    expect(stateDirFor("~", "/proj", env)).toBe("/home/u");
+    expect(stateDirFor("~/.cg", "/proj", env)).toBe("/home/u/.cg");
+    expect(stateDirFor("state", "/proj", env)).toBe("/proj/state");
+    expect(stateDirFor(undefined, "/proj", { CAPGATE_HOME: "/srv/cg" })).toBe("/srv/cg");
+  });
+
+  it("a relative CAPGATE_HOME is refused: it would name another directory from each working directory", () => {
+    expect(() => stateDirFor(undefined, "/proj", { CAPGATE_HOME: ".cgh" })).toThrow(
+      expect.objectContaining({ code: "invalid_config", property: "CAPGATE_HOME" }),
+    );
+    expect(() => stateDirFor(undefined, "/proj", { CAPGATE_HOME: ".cgh" })).toThrow(
+      /must be an absolute path/,
+    );
   });
 });

@@ -1,12 +1,12 @@
-import { realpathSync, type Stats, statSync } from "node:fs";
+import { lstatSync, readlinkSync, realpathSync, type Stats, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { basename, dirname, isAbsolute, join, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { CapgateError } from "@capgate/schema";
 
 /**
  * capgate's state directory (traces, memory, logins) for a config: its `stateDir` (relative
- * to the config file's directory; `~/` is the home directory), else `$CAPGATE_HOME`, else
- * `~/.capgate`. The sandbox hides this directory from commands, so every surface that builds
+ * to the config file's directory; `~` and `~/` are the home directory), else `$CAPGATE_HOME`, else
+ * `~/.capgate` (`CAPGATE_HOME` must be absolute: `invalid_config` otherwise). The sandbox hides this directory from commands, so every surface that builds
  * a sandbox (the harness, the Claude Code hook's `sandbox-exec`) must make this one choice:
  * a surface that chose differently would leave the real state directory visible.
  */
@@ -16,11 +16,21 @@ export function stateDirFor(
   env: Record<string, string | undefined> = process.env,
 ): string {
   if (configStateDir !== undefined && configStateDir !== "") {
-    if (configStateDir.startsWith("~/")) return resolve(join(env.HOME ?? homedir(), configStateDir.slice(2)));
+    if (configStateDir === "~" || configStateDir.startsWith("~/"))
+      return resolve(join(env.HOME ?? homedir(), configStateDir.slice(2)));
     return isAbsolute(configStateDir) ? resolve(configStateDir) : resolve(baseDir, configStateDir);
   }
   const home = env.CAPGATE_HOME;
-  return resolve(home !== undefined && home !== "" ? home : join(homedir(), ".capgate"));
+  if (home === undefined || home === "") return resolve(join(homedir(), ".capgate"));
+  // Relative, it would name another directory from every working directory: a sandbox would
+  // hide one and the next process recover from another (a shell keeps its `cd` between calls).
+  if (!isAbsolute(home))
+    throw new CapgateError(
+      "invalid_config",
+      `CAPGATE_HOME must be an absolute path; it is '${home}', which names a different directory from every working directory. Set it to an absolute path (e.g. ${join(homedir(), ".capgate")}) or unset it.`,
+      { property: "CAPGATE_HOME" },
+    );
+  return resolve(home);
 }
 
 /**
@@ -45,36 +55,56 @@ export const STATE_DIR_ENTRIES: readonly string[] = Object.freeze([
 /**
  * Why `stateDir` cannot serve beside `workspace`, or undefined when it can. The hide list
  * (the path guard's and the sandbox's) keeps a state directory *inside* the workspace out of
- * the model's reach, but a workspace cannot be hidden from its own tools: when the state
- * directory is the workspace, or holds it inside one of `STATE_DIR_ENTRIES`, the model
- * could read the traces and logins and rewrite the sandbox journal that the next start acts
- * on. Directories are compared by device and inode, walking up from the workspace's real
- * path, so a link or a bind mount naming the same directory does not get around it. A state
- * directory that does not exist yet holds nothing.
+ * the model's reach, but a workspace cannot be hidden from its own tools, and a link can be
+ * replaced. Refused:
+ * - the state directory is the workspace, or holds it inside one of `STATE_DIR_ENTRIES`
+ *   (the model could read the traces and logins and rewrite the sandbox journal that the
+ *   next start acts on);
+ * - one of those entries leads into the workspace (a link or bind mount of it);
+ * - the state directory is reached through a symbolic link inside the workspace (a command
+ *   could replace the link with a directory of its own, holding a forged journal).
+ * Directories are compared by device and inode, walking up from the workspace's real path,
+ * so a link or a bind mount naming the same directory does not get around it. A state
+ * directory that does not exist yet holds nothing (callers create it before a command runs).
  */
 export function stateDirPlacementProblem(workspace: string, stateDir: string): string | undefined {
-  let state: Stats;
+  let root: string;
   try {
-    state = statSync(stateDir);
-  } catch {
-    return undefined;
-  }
-  let dir: string;
-  try {
-    dir = realpathSync(workspace);
+    root = realpathSync(workspace);
   } catch {
     return undefined; // no workspace: nothing of it to reach (its own check names that)
   }
+  const link = linkInside(root, resolve(stateDir));
+  if (link !== undefined)
+    return `is reached through the symbolic link '${link}' inside the workspace, which a command could replace`;
+  const state = statOrUndefined(stateDir);
+  if (!state) return undefined;
+  /** (device, inode) → what it is: the state directory itself, or one of its entries. */
+  const known = new Map<string, string | undefined>([[key(state), undefined]]);
+  let stateReal: string;
+  try {
+    stateReal = realpathSync(stateDir);
+  } catch {
+    return undefined;
+  }
+  for (const entry of STATE_DIR_ENTRIES) {
+    const path = join(stateDir, entry);
+    const st = statOrUndefined(path);
+    if (!st) continue;
+    known.set(key(st), entry);
+    // An entry that leads out of the state directory into the workspace (a link, a bind mount).
+    const real = realOrUndefined(path);
+    if (real && !isWithin(stateReal, real) && reachesByInode(real, root))
+      return `has its '${entry}' entry inside the workspace`;
+  }
   /** The entry of the state directory the walk came up through. */
   let below: string | undefined;
+  let dir = root;
   for (;;) {
-    let st: Stats | undefined;
-    try {
-      st = statSync(dir);
-    } catch {
-      st = undefined;
-    }
-    if (st && st.dev === state.dev && st.ino === state.ino) {
+    const st = statOrUndefined(dir);
+    if (st && known.has(key(st))) {
+      const entry = known.get(key(st));
+      if (entry !== undefined) return `holds the workspace in its '${entry}' entry`;
       if (below === undefined) return "is the workspace";
       if (STATE_DIR_ENTRIES.includes(below)) return `holds the workspace in its '${below}' entry`;
       return undefined;
@@ -84,6 +114,100 @@ export function stateDirPlacementProblem(workspace: string, stateDir: string): s
     below = basename(dir);
     dir = parent;
   }
+}
+
+const key = (st: Stats): string => `${st.dev}:${st.ino}`;
+
+function statOrUndefined(path: string): Stats | undefined {
+  try {
+    return statSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+function realOrUndefined(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether `path` is `dir` or lies below it (both absolute, normalised). */
+function isWithin(dir: string, path: string): boolean {
+  return path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep);
+}
+
+/** Whether `path` (a real path) is `dir` or lies below it, by device and inode of each directory up from it. */
+function reachesByInode(path: string, dir: string): boolean {
+  const target = statOrUndefined(dir);
+  if (!target) return false;
+  for (let p = path; ; p = dirname(p)) {
+    const st = statOrUndefined(p);
+    if (st && st.dev === target.dev && st.ino === target.ino) return true;
+    if (dirname(p) === p) return false;
+  }
+}
+
+/** Symbolic links followed at most this many times for one path (the kernel's own limit). */
+const MAX_LINKS = 40;
+
+/**
+ * The first symbolic link met while resolving `path` (absolute, as configured) — on the path
+ * itself or on any link's target, link by link — that lies in a directory of the workspace
+ * `root` (a real path), or undefined. Such a link is the model's to replace. Resolution stops
+ * where the path does not exist yet; a chain longer than the kernel follows counts as one.
+ */
+function linkInside(root: string, path: string): string | undefined {
+  return resolveExisting(root, path).link;
+}
+
+/**
+ * Whether `path`, created now, would lie in the workspace `root`: the directory its existing
+ * part resolves to (links followed, a dangling link's target included) is in the workspace.
+ */
+export function wouldLieInWorkspace(workspace: string, path: string): boolean {
+  const root = realOrUndefined(workspace);
+  if (root === undefined) return false;
+  const { link, existing } = resolveExisting(root, resolve(path));
+  return link !== undefined || reachesByInode(existing, root);
+}
+
+/** `path` resolved as far as it exists: that real directory, and the first link in the workspace on the way. */
+function resolveExisting(root: string, path: string): { existing: string; link?: string } {
+  let done: string = sep; // the resolved (real) part so far
+  let rest = path.split(sep).filter((c) => c !== "");
+  for (let hops = 0; rest.length > 0; ) {
+    const [name, ...tail] = rest;
+    rest = tail;
+    if (name === ".") continue;
+    if (name === "..") {
+      done = dirname(done);
+      continue;
+    }
+    const next = join(done, name!);
+    let st: Stats;
+    try {
+      st = lstatSync(next);
+    } catch {
+      return { existing: done }; // the rest does not exist yet
+    }
+    if (!st.isSymbolicLink()) {
+      done = next;
+      continue;
+    }
+    if (reachesByInode(done, root) || ++hops > MAX_LINKS) return { existing: done, link: next };
+    let target: string;
+    try {
+      target = readlinkSync(next);
+    } catch {
+      return { existing: done };
+    }
+    if (isAbsolute(target)) done = sep;
+    rest = [...target.split(sep).filter((c) => c !== ""), ...rest];
+  }
+  return { existing: done };
 }
 
 /**

@@ -129,6 +129,16 @@ export function hiddenPathsOf(scope: HiddenScope): HiddenPath[] {
       label: "capgate's state directory ($CAPGATE_HOME: traces, memory, tokens)",
     });
   }
+  // The default state directory too ($CAPGATE_HOME of this process; ~/.capgate is in the home
+  // list): a sandbox mirrors its journal record there and every config loader recovers from
+  // it, whatever state directory a config names.
+  const defaultState = process.env.CAPGATE_HOME;
+  if (defaultState) {
+    listed.push({
+      path: resolve(defaultState),
+      label: "capgate's default state directory ($CAPGATE_HOME: traces, memory, tokens, the sandbox journal)",
+    });
+  }
   const out = new Map<string, HiddenPath>();
   const add = (path: string, label: string) => {
     if (!out.has(path)) out.set(path, { path, label });

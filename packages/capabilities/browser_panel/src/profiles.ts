@@ -1,7 +1,8 @@
-import { constants, readFileSync, readlinkSync, rmSync } from "node:fs";
+import { constants, rmSync } from "node:fs";
 import { lstat, mkdir, mkdtemp, open, readdir, realpath, rm, stat, writeFile } from "node:fs/promises";
-import { hostname, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { currentOwner, ownerGone, type ProcessOwner, parseOwner } from "@capgate/sandbox";
 import { MAX_SOCKET_PATH, PROXY_SOCKET_NAME } from "./network-namespace.js";
 
 /**
@@ -28,69 +29,11 @@ const SOCKET_SUFFIX = `/${PROFILE_PREFIX}XXXXXX/${PROXY_SOCKET_NAME}`;
 /** The sticky bit: in such a directory (/tmp) only an entry's owner may rename or remove it. */
 const STICKY = 0o1000;
 
-/** Who made a profile: enough to tell, later, that this process is gone for certain. */
-export interface ProfileOwner {
-  pid: number;
-  /** Which machine (`/etc/machine-id` and the host name; cloned images share an id): a state directory may be shared between machines. */
-  machine?: string;
-  /** The kernel's boot id: after a reboot of the same machine every earlier process is gone. */
-  boot?: string;
-  /** The pid namespace (`/proc/self/ns/pid`'s target): a pid means something only within it. */
-  pidNamespace?: string;
-  /** The process's start time in clock ticks since boot (`/proc/<pid>/stat`, field 22): tells a reused pid. */
-  start?: string;
-}
-
 /** Profiles of browsers not yet closed: removed at exit too (a signal ends the CLI through process.exit). */
 const liveProfiles = new Set<string>();
 let exitHook = false;
 /** Profile roots already swept by this process. */
 const swept = new Set<string>();
-
-/**
- * This process, as its profiles' owner file names it. On Linux the pid namespace and start
- * time are recorded only when /proc is this process's own (`/proc/self` is our pid): under a
- * pid namespace without its own /proc they would describe another process.
- */
-export function currentOwner(): ProfileOwner {
-  const owner: ProfileOwner = { pid: process.pid };
-  const id = readProc(() => readFileSync("/etc/machine-id", "utf8").trim());
-  const host = readProc(() => hostname());
-  const machine = id || host ? `${id ?? ""}@${host ?? ""}` : undefined;
-  const boot = readProc(() => readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim());
-  if (machine) owner.machine = machine;
-  if (boot) owner.boot = boot;
-  if (readProc(() => readlinkSync("/proc/self")) === String(process.pid)) {
-    const pidNamespace = readProc(() => readlinkSync("/proc/self/ns/pid"));
-    const start = startTime("self");
-    if (pidNamespace) owner.pidNamespace = pidNamespace;
-    if (start) owner.start = start;
-  }
-  return owner;
-}
-
-/**
- * Whether a profile's owner is gone for certain. Only an owner on this machine: after another
- * boot; or in the same boot and the same pid namespace (on Linux, where both are known), when
- * its pid no longer exists or belongs to a process started at another time. Anything else —
- * another machine, another or unknown pid namespace, this very process — is kept.
- */
-export function ownerGone(
-  owner: ProfileOwner,
-  self: ProfileOwner = currentOwner(),
-  platform: NodeJS.Platform = process.platform,
-): boolean {
-  if (owner.machine === undefined || owner.machine !== self.machine) return false;
-  if (owner.boot !== self.boot) return owner.boot !== undefined && self.boot !== undefined;
-  if (owner.pid === self.pid && owner.pidNamespace === self.pidNamespace) return false;
-  if (platform === "linux" && (owner.pidNamespace === undefined || self.pidNamespace === undefined))
-    return false;
-  if (owner.pidNamespace !== self.pidNamespace) return false;
-  if (!processExists(owner.pid)) return true;
-  if (owner.start === undefined || self.start === undefined) return false;
-  const start = startTime(String(owner.pid));
-  return start !== undefined && start !== owner.start;
-}
 
 /**
  * Remove the profiles under `root` whose owner is gone (`ownerGone`): directories named
@@ -100,7 +43,7 @@ export function ownerGone(
  */
 export async function sweepStaleProfiles(
   root: string,
-  self: ProfileOwner = currentOwner(),
+  self: ProcessOwner = currentOwner(),
 ): Promise<string[]> {
   const removed: string[] = [];
   const uid = process.getuid?.();
@@ -236,7 +179,7 @@ export async function removeProfile(profile: string): Promise<void> {
 }
 
 /** The owner a profile's owner file names, or undefined for anything that is not a small regular file holding one. */
-async function readOwner(path: string): Promise<ProfileOwner | undefined> {
+async function readOwner(path: string): Promise<ProcessOwner | undefined> {
   // No link is followed and a FIFO does not block the open; then only a regular file is read.
   const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch(
     () => undefined,
@@ -248,7 +191,7 @@ async function readOwner(path: string): Promise<ProfileOwner | undefined> {
     const buffer = Buffer.alloc(OWNER_MAX_BYTES + 1);
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
     if (bytesRead > OWNER_MAX_BYTES) return undefined;
-    return parseOwner(buffer.subarray(0, bytesRead).toString("utf8"));
+    return parseOwnerText(buffer.subarray(0, bytesRead).toString("utf8"));
   } catch {
     return undefined;
   } finally {
@@ -256,50 +199,9 @@ async function readOwner(path: string): Promise<ProfileOwner | undefined> {
   }
 }
 
-function parseOwner(text: string): ProfileOwner | undefined {
-  let value: unknown;
+function parseOwnerText(text: string): ProcessOwner | undefined {
   try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (typeof value !== "object" || value === null) return undefined;
-  const fields = value as Record<string, unknown>;
-  const pid = fields.pid;
-  if (typeof pid !== "number" || !Number.isSafeInteger(pid) || pid <= 0) return undefined;
-  const owner: ProfileOwner = { pid };
-  for (const key of ["machine", "boot", "pidNamespace", "start"] as const) {
-    const v = fields[key];
-    if (v === undefined) continue;
-    if (typeof v !== "string" || v.length > 100) return undefined;
-    owner[key] = v;
-  }
-  return owner;
-}
-
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists, as another user's.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-/** A process's start time (field 22 of /proc/<pid>/stat, after the parenthesised command name), or undefined. */
-function startTime(pid: string): string | undefined {
-  return readProc(() => {
-    const text = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // Fields from the third (state) on: the start time, field 22, is the 20th of them.
-    return text.slice(text.lastIndexOf(")") + 2).split(" ")[19];
-  });
-}
-
-function readProc(read: () => string | undefined): string | undefined {
-  try {
-    const value = read();
-    return value === undefined || value === "" ? undefined : value;
+    return parseOwner(JSON.parse(text));
   } catch {
     return undefined;
   }

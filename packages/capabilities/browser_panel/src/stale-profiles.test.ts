@@ -12,16 +12,9 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { currentOwner, ownerGone, type ProcessOwner } from "@capgate/sandbox";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  currentOwner,
-  newProfile,
-  ownerGone,
-  type ProfileOwner,
-  profileRoot,
-  removeProfile,
-  sweepStaleProfiles,
-} from "./profiles.js";
+import { newProfile, profileRoot, removeProfile, sweepStaleProfiles } from "./profiles.js";
 
 const roots: string[] = [];
 afterEach(() => {
@@ -34,7 +27,7 @@ function tempRoot(): string {
   return root;
 }
 
-function profile(root: string, name: string, owner?: ProfileOwner | string): string {
+function profile(root: string, name: string, owner?: ProcessOwner | string): string {
   const dir = join(root, name);
   mkdirSync(join(dir, "Default"), { recursive: true });
   writeFileSync(join(dir, "Default", "Preferences"), "{}");
