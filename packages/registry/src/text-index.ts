@@ -122,8 +122,11 @@ const EXACT_WEIGHT = 1;
 interface Doc {
   id: string;
   slot: number;
-  /** Field index → analysed terms, in order. */
-  fields: string[][];
+  /**
+   * Field index → analysed terms, in order. A field of one text holds that text's cached
+   * analysis itself (shared, never mutated), not a copy.
+   */
+  fields: ReadonlyArray<readonly string[]>;
 }
 
 /**
@@ -133,7 +136,11 @@ interface Doc {
  * are skipped (their slot is no longer live).
  */
 interface Posting {
-  entries: number[];
+  /** This index's number for the term: a slot in the per-field term counting scratch (`IndexState.tfScratch`). */
+  id: number;
+  /** Grown by doubling; only the first `length` numbers are entries. */
+  entries: Int32Array<ArrayBuffer>;
+  length: number;
   /** Field index → live documents with the term in that field (the per-field IDF's count). */
   fieldDf: Int32Array;
   /** Live documents with the term in any field (the coordination's IDF). */
@@ -154,12 +161,6 @@ interface QueryWord {
 interface Expansion {
   term: string;
   weight: number;
-}
-
-function textsOf<T>(extract: FieldExtractor<T>, doc: T): string[] {
-  const value = extract(doc);
-  if (value === undefined) return [];
-  return typeof value === "string" ? [value] : [...value];
 }
 
 /**
@@ -183,12 +184,20 @@ function analyseCached(text: string, exact: boolean): readonly string[] {
   return terms;
 }
 
-function splitFieldTexts<T>(extract: FieldExtractor<T> | undefined, doc: T, exact: boolean): string[] {
-  if (!extract) return [];
-  const out: string[] = [];
-  for (const text of textsOf(extract, doc)) for (const term of analyseCached(text, exact)) out.push(term);
-  return out;
+/**
+ * A text as one index counts it: its analysed terms, and each distinct term's posting with
+ * the number of times the text says it (first occurrences first). Cached per index and text
+ * (`IndexState.textTerms`), so a text that is in many documents (a capability's name and
+ * description are in every one of its tools' documents) is analysed, counted and looked up
+ * in the postings once, not once per document.
+ */
+interface TextTerms {
+  terms: readonly string[];
+  postings: Posting[];
+  tfs: Int32Array;
 }
+
+const NO_TERMS: readonly string[] = Object.freeze([]);
 
 /** Whether two strings are at most one insertion, deletion or substitution apart (Levenshtein ≤ 1). */
 function withinOneEdit(a: string, b: string): boolean {
@@ -325,8 +334,23 @@ interface IndexState {
   vocabulary: string[] | undefined;
   /** Bumped on every add and remove: a query's scratch scores are stale once it moves. */
   mutations: number;
-  /** One map for every field of every add: a registration adds thousands of documents. */
-  readonly termCounts: Map<string, number>;
+  /**
+   * Texts this index has counted (`TextTerms`), by the exact flag of the field: per index,
+   * because they hold its postings. Bounded: emptied when full, and whenever a posting is
+   * deleted (an entry may hold it).
+   */
+  readonly textTerms: [Map<string, TextTerms>, Map<string, TextTerms>];
+  /** Posting id → how often the field being added says the term (zero between adds), for fields of several texts. */
+  tfScratch: Int32Array<ArrayBuffer>;
+  /** The postings with a count in `tfScratch`, in first-occurrence order. */
+  readonly touched: Posting[];
+  /** Posting ids of deleted postings, for reuse; ids stay below the vocabulary's largest size. */
+  readonly freeIds: number[];
+  nextId: number;
+  /** Terms whose postings the add in progress created (taken back should it fail). */
+  readonly created: string[];
+  /** Field being added → the `TextTerms` of its texts (reused by every add). */
+  readonly fieldTexts: TextTerms[][];
 }
 
 function emptyState(fieldCount: number): IndexState {
@@ -343,7 +367,13 @@ function emptyState(fieldCount: number): IndexState {
     termTotals: new Float64Array(fieldCount),
     vocabulary: undefined,
     mutations: 0,
-    termCounts: new Map(),
+    textTerms: [new Map(), new Map()],
+    tfScratch: new Int32Array(64),
+    touched: [],
+    freeIds: [],
+    nextId: 0,
+    created: [],
+    fieldTexts: Array.from({ length: fieldCount }, () => []),
   };
 }
 
@@ -489,8 +519,8 @@ function evaluate<T>(state: IndexState, settings: Settings<T>, scratch: Scratch,
         const nf = posting.fieldDf[f]!;
         fieldFactor[f] = weight * boost[f]! * Math.log(1 + (n - nf + 0.5) / (nf + 0.5));
       }
-      const entries = posting.entries;
-      for (let e = 0; e < entries.length; e += STRIDE) {
+      const { entries, length } = posting;
+      for (let e = 0; e < length; e += STRIDE) {
         const slot = entries[e]!;
         if (bySlot[slot] === undefined) continue;
         const f = entries[e + 1]!;
@@ -581,13 +611,14 @@ function rankedQuery(
 function compact(state: IndexState): void {
   const dead = new Set(state.deadSlots);
   for (const posting of state.postings.values()) {
-    const kept: number[] = [];
-    const entries = posting.entries;
-    for (let e = 0; e < entries.length; e += STRIDE) {
+    const { entries, length } = posting;
+    let kept = 0;
+    for (let e = 0; e < length; e += STRIDE) {
       if (dead.has(entries[e]!)) continue;
-      kept.push(entries[e]!, entries[e + 1]!, entries[e + 2]!, entries[e + 3]!);
+      entries.copyWithin(kept, e, e + STRIDE);
+      kept += STRIDE;
     }
-    posting.entries = kept;
+    posting.length = kept;
   }
   state.freeSlots.push(...state.deadSlots);
   state.deadSlots = [];
@@ -665,39 +696,172 @@ function scoreOne<T>(
   return { score: total > 0 ? total * (matched / meanIdf) ** COORDINATION_POWER : 0, matched };
 }
 
+/**
+ * The posting of a term, created (empty) when the index does not hold the term yet; its id
+ * must be within `tfScratch` (`textTermsOf` grows it first). A posting created here gets its
+ * first entry in the same add, or is taken back (`addDocument`).
+ */
+function postingOf(state: IndexState, term: string): Posting {
+  let posting = state.postings.get(term);
+  if (!posting) {
+    const id = state.freeIds.pop() ?? state.nextId++;
+    posting = {
+      id,
+      entries: new Int32Array(STRIDE),
+      length: 0,
+      fieldDf: new Int32Array(state.fieldCount),
+      df: 0,
+      lastAdd: -1,
+    };
+    state.postings.set(term, posting);
+    state.created.push(term);
+    state.vocabulary = undefined;
+  }
+  return posting;
+}
+
+/** A text's terms and their counts in this index (`TextTerms`), from the cache when it was counted before. */
+function textTermsOf(state: IndexState, text: string, exact: boolean): TextTerms {
+  const cache = state.textTerms[exact ? 1 : 0];
+  let counted = cache.get(text);
+  if (counted !== undefined) return counted;
+  const terms = analyseCached(text, exact);
+  // Room for an id per term, should every term be new.
+  if (state.nextId + terms.length > state.tfScratch.length) {
+    let size = state.tfScratch.length;
+    while (size < state.nextId + terms.length) size *= 2;
+    const grown = new Int32Array(size);
+    grown.set(state.tfScratch);
+    state.tfScratch = grown;
+  }
+  const { touched } = state;
+  const tfs = state.tfScratch;
+  for (const term of terms) {
+    const posting = postingOf(state, term);
+    if (tfs[posting.id] === 0) touched.push(posting);
+    tfs[posting.id]!++;
+  }
+  counted = { terms, postings: touched.slice(), tfs: new Int32Array(touched.length) };
+  for (let i = 0; i < touched.length; i++) {
+    const id = touched[i]!.id;
+    counted.tfs[i] = tfs[id]!;
+    tfs[id] = 0;
+  }
+  touched.length = 0;
+  if (cache.size >= RECENT_ANALYSES_MAX) cache.clear();
+  cache.set(text, counted);
+  return counted;
+}
+/** Add one entry (slot, field, term frequency, the field's distinct-term count) to a posting. */
+function addEntry(
+  state: IndexState,
+  posting: Posting,
+  slot: number,
+  f: number,
+  tf: number,
+  distinct: number,
+): void {
+  const at = posting.length;
+  if (at === posting.entries.length) {
+    const grown = new Int32Array(at * 2);
+    grown.set(posting.entries);
+    posting.entries = grown;
+  }
+  const entries = posting.entries;
+  entries[at] = slot;
+  entries[at + 1] = f;
+  entries[at + 2] = tf;
+  entries[at + 3] = distinct;
+  posting.length = at + STRIDE;
+  posting.fieldDf[f]!++;
+  state.liveEntries++;
+  // Counted once per document, however many of its fields hold the term.
+  if (posting.lastAdd !== state.mutations) {
+    posting.lastAdd = state.mutations;
+    posting.df++;
+  }
+}
+
+/** Each field's texts counted (`TextTerms`), into `state.fieldTexts`; nothing else in the index changes should it throw. */
+function countFields<T>(state: IndexState, settings: Settings<T>, doc: T): void {
+  state.created.length = 0;
+  try {
+    for (let f = 0; f < state.fieldCount; f++) {
+      const texts = state.fieldTexts[f]!;
+      texts.length = 0;
+      const extract = settings.extractors[f];
+      const value = extract?.(doc);
+      if (value === undefined) continue;
+      const exact = settings.exactField[f]!;
+      if (typeof value === "string") texts.push(textTermsOf(state, value, exact));
+      else for (const text of value) texts.push(textTermsOf(state, text, exact));
+    }
+  } catch (error) {
+    // A field that cannot be read or analysed: the postings made for the fields before it go.
+    for (const term of state.created) dropPosting(state, term);
+    throw error;
+  }
+}
+
 function addDocument<T>(state: IndexState, settings: Settings<T>, id: string, doc: T): void {
-  const { fieldCount, postings } = state;
+  const { fieldCount } = state;
   state.mutations++;
-  const fields = settings.extractors.map((extract, f) =>
-    splitFieldTexts(extract, doc, settings.exactField[f]!),
-  );
+  countFields(state, settings, doc);
   const slot = state.freeSlots.pop() ?? state.bySlot.length;
+  const fields: Array<readonly string[]> = [];
   const entry: Doc = { id, slot, fields };
   state.docs.set(id, entry);
   state.bySlot[slot] = entry;
   for (let f = 0; f < fieldCount; f++) {
-    const tfs = state.termCounts;
-    tfs.clear();
-    for (const t of fields[f]!) tfs.set(t, (tfs.get(t) ?? 0) + 1);
-    state.uniqueTotals[f]! += tfs.size;
-    state.termTotals[f]! += fields[f]!.length;
-    for (const [term, tf] of tfs) {
-      let posting = postings.get(term);
-      if (!posting) {
-        posting = { entries: [], fieldDf: new Int32Array(fieldCount), df: 0, lastAdd: -1 };
-        postings.set(term, posting);
-        state.vocabulary = undefined;
-      }
-      posting.entries.push(slot, f, tf, tfs.size);
-      posting.fieldDf[f]!++;
-      state.liveEntries++;
-      // Counted once per document, however many of its fields hold the term.
-      if (posting.lastAdd !== state.mutations) {
-        posting.lastAdd = state.mutations;
-        posting.df++;
+    const texts = state.fieldTexts[f]!;
+    if (texts.length === 0) {
+      fields.push(NO_TERMS);
+      continue;
+    }
+    if (texts.length === 1) {
+      // One text: its counts are the field's, and its cached terms are the field's terms.
+      const { terms, postings, tfs } = texts[0]!;
+      fields.push(terms);
+      state.uniqueTotals[f]! += postings.length;
+      state.termTotals[f]! += terms.length;
+      for (let i = 0; i < postings.length; i++)
+        addEntry(state, postings[i]!, slot, f, tfs[i]!, postings.length);
+      texts.length = 0;
+      continue;
+    }
+    // Several texts: their counts summed per term in the scratch, terms in first-occurrence order.
+    const terms: string[] = [];
+    const { touched } = state;
+    const sums = state.tfScratch;
+    for (const counted of texts) {
+      for (const t of counted.terms) terms.push(t);
+      for (let i = 0; i < counted.postings.length; i++) {
+        const posting = counted.postings[i]!;
+        if (sums[posting.id] === 0) touched.push(posting);
+        sums[posting.id]! += counted.tfs[i]!;
       }
     }
+    fields.push(terms);
+    state.uniqueTotals[f]! += touched.length;
+    state.termTotals[f]! += terms.length;
+    for (const posting of touched) {
+      addEntry(state, posting, slot, f, sums[posting.id]!, touched.length);
+      sums[posting.id] = 0;
+    }
+    touched.length = 0;
+    texts.length = 0;
   }
+}
+
+/** Delete a term's posting: its id is free again, and the counted texts that may hold it are forgotten. */
+function dropPosting(state: IndexState, term: string): void {
+  const posting = state.postings.get(term);
+  if (!posting) return;
+  state.postings.delete(term);
+  state.freeIds.push(posting.id);
+  state.textTerms[0].clear();
+  state.textTerms[1].clear();
+  state.vocabulary = undefined;
 }
 
 function removeDocument(state: IndexState, id: string): boolean {
@@ -721,10 +885,7 @@ function removeDocument(state: IndexState, id: string): boolean {
   }
   for (const term of terms) {
     const posting = state.postings.get(term)!;
-    if (--posting.df === 0) {
-      state.postings.delete(term);
-      state.vocabulary = undefined;
-    }
+    if (--posting.df === 0) dropPosting(state, term);
   }
   // Dead entries cost a skip per query: purge them once they are a fifth of all entries.
   if (state.deadEntries > 4096 && state.deadEntries * 4 > state.liveEntries) compact(state);
@@ -743,4 +904,9 @@ function clearState(state: IndexState): void {
   state.uniqueTotals.fill(0);
   state.termTotals.fill(0);
   state.vocabulary = undefined;
+  state.textTerms[0].clear();
+  state.textTerms[1].clear();
+  state.tfScratch.fill(0);
+  state.freeIds.length = 0;
+  state.nextId = 0;
 }
