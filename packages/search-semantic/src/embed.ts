@@ -16,6 +16,8 @@ export const SIF_A = 1e-3;
 const SEGMENT_MIN_WORD = 6;
 const SEGMENT_MIN_PIECE = 3;
 const SEGMENT_MAX_PIECE = 20;
+/** Texts whose word-vector sums an embedder keeps (`sumOf`). */
+const SUM_CACHE_MAX = 4096;
 /** A module constant: the build lowers a \p{…} literal to a `new RegExp` per call. */
 const HAS_DIGIT = /\p{N}/u;
 
@@ -23,6 +25,12 @@ export interface Embedder {
   readonly dimensions: number;
   /** Unit vector of a text, or undefined when no word of it is known. */
   embed(texts: string | readonly string[]): Float32Array | undefined;
+  /**
+   * `embed` written into `out` at `offset` (`dimensions` floats, which must be zero), without
+   * a vector of its own: an index keeps its vectors in one pool. False (and those floats
+   * left in any state) when `embed` gives undefined.
+   */
+  embedInto(texts: string | readonly string[], out: Float32Array, offset: number): boolean;
 }
 
 export function createEmbedder(table: VectorTable): Embedder {
@@ -72,64 +80,90 @@ export function createEmbedder(table: VectorTable): Embedder {
     return rows;
   }
 
-  /** A text's table rows in order (stop words dropped, unknown words segmented). */
-  function rowsOf(text: string): number[] {
-    const found: number[] = [];
-    for (const token of tokenize(text)) {
-      if (isStopWord(token)) continue;
-      const row = table.row(token);
-      if (row >= 0) found.push(row);
-      else for (const r of segment(token)) found.push(r);
-    }
-    return found;
-  }
+  const dims = table.dimensions;
 
   /**
-   * A text's SIF-weighted sum of word vectors, before the common directions are removed:
-   * a registration embeds the same texts more than once (a tool's description in its
-   * capability's vector and in its own; the capability's name in every tool's), and a
-   * vector's sum of texts is the sum of their sums, so each is computed once. Bounded:
-   * emptied when full (4,096 × dimensions floats, 1.6 MB at 100).
+   * A text's SIF-weighted sum of word vectors (its table rows in order, stop words dropped,
+   * unknown words segmented), before the common directions are removed: a registration
+   * embeds the same texts more than once (a tool's description in its capability's vector
+   * and in its own; the capability's name in every tool's), and a vector's sum of texts is
+   * the sum of their sums, so each is computed once. Bounded: emptied when full. The sums
+   * live in one slab (`SUM_CACHE_MAX` × dimensions floats, 1.6 MB at 100), not a vector
+   * each: a registration sums tens of thousands of texts.
    */
-  const sumCache = new Map<string, Float32Array | null>();
-  function sumOf(text: string): Float32Array | null {
-    let sum = sumCache.get(text);
-    if (sum === undefined) {
-      const rows = rowsOf(text);
-      if (rows.length === 0) sum = null;
-      else {
-        sum = new Float32Array(table.dimensions);
-        for (const r of rows) table.addTo(sum, r, weightOf(r));
+  const sumCache = new Map<string, number>();
+  let slab: Float32Array | undefined;
+  let slabUsed = 0;
+  /** One sum being computed (then copied into the slab), so the slab holds only whole sums. */
+  const scratch = new Float32Array(dims);
+  /** Where a text's sum is in the slab, or -1 when no word of it is known. */
+  function sumOf(text: string): number {
+    let at = sumCache.get(text);
+    if (at === undefined) {
+      scratch.fill(0);
+      let found = false;
+      for (const token of tokenize(text)) {
+        if (isStopWord(token)) continue;
+        const row = table.row(token);
+        if (row >= 0) {
+          table.addTo(scratch, row, weightOf(row));
+          found = true;
+        } else {
+          for (const r of segment(token)) {
+            table.addTo(scratch, r, weightOf(r));
+            found = true;
+          }
+        }
       }
-      if (sumCache.size >= 4096) sumCache.clear();
-      sumCache.set(text, sum);
+      if (sumCache.size >= SUM_CACHE_MAX) {
+        sumCache.clear();
+        slabUsed = 0;
+      }
+      if (found) {
+        slab ??= new Float32Array(SUM_CACHE_MAX * dims);
+        at = slabUsed;
+        slab.set(scratch, at);
+        slabUsed += dims;
+      } else at = -1;
+      sumCache.set(text, at);
     }
-    return sum;
+    return at;
+  }
+
+  /** Add one text's sum into `out` at `offset`; false when no word of it is known. */
+  function addSum(text: string, out: Float32Array, offset: number): boolean {
+    const at = sumOf(text);
+    if (at < 0) return false;
+    const sums = slab!;
+    for (let d = 0; d < dims; d++) out[offset + d]! += sums[at + d]!;
+    return true;
+  }
+
+  function embedInto(texts: string | readonly string[], out: Float32Array, offset: number): boolean {
+    let any = false;
+    if (typeof texts === "string") any = addSum(texts, out, offset);
+    else for (const text of texts) if (addSum(text, out, offset)) any = true;
+    if (!any) return false;
+    const end = offset + dims;
+    for (const u of remove) {
+      let p = 0;
+      for (let d = 0; d < dims; d++) p += out[offset + d]! * u[d]!;
+      for (let d = 0; d < dims; d++) out[offset + d]! -= p * u[d]!;
+    }
+    let norm = 0;
+    for (let i = offset; i < end; i++) norm += out[i]! * out[i]!;
+    norm = Math.sqrt(norm);
+    if (norm === 0) return false;
+    for (let i = offset; i < end; i++) out[i]! /= norm;
+    return true;
   }
 
   return {
-    dimensions: table.dimensions,
+    dimensions: dims,
     embed(texts) {
-      const out = new Float32Array(table.dimensions);
-      let any = false;
-      for (const text of typeof texts === "string" ? [texts] : texts) {
-        const sum = sumOf(text);
-        if (sum === null) continue;
-        for (let d = 0; d < out.length; d++) out[d]! += sum[d]!;
-        any = true;
-      }
-      if (!any) return undefined;
-      for (const u of remove) {
-        let p = 0;
-        for (let d = 0; d < out.length; d++) p += out[d]! * u[d]!;
-        for (let d = 0; d < out.length; d++) out[d]! -= p * u[d]!;
-      }
-      let norm = 0;
-      for (let d = 0; d < out.length; d++) norm += out[d]! * out[d]!;
-      norm = Math.sqrt(norm);
-      if (norm === 0) return undefined;
-      for (let d = 0; d < out.length; d++) out[d]! /= norm;
-      return out;
+      const out = new Float32Array(dims);
+      return embedInto(texts, out, 0) ? out : undefined;
     },
+    embedInto,
   };
 }

@@ -126,16 +126,16 @@ export function createVectorIndex(embedder: Embedder, options: VectorIndexOption
   return {
     add(doc: RankerDocument) {
       if (slotOf.has(doc.id)) throw new Error(`vector index: "${doc.id}" is already indexed`);
-      const vector = embedder.embed(doc.texts);
       const slot = free.pop() ?? ids.length;
       if ((slot + 1) * dims > pool.length) {
         const grown = new Float32Array(pool.length * 2);
         grown.set(pool);
         pool = grown;
       }
-      // A text with no known word keeps a zero vector: similarity 0 to everything.
-      if (vector) pool.set(vector, slot * dims);
-      else pool.fill(0, slot * dims, (slot + 1) * dims);
+      // Embedded in place (no vector of its own). A text with no known word keeps a zero
+      // vector: similarity 0 to everything.
+      pool.fill(0, slot * dims, (slot + 1) * dims);
+      if (!embedder.embedInto(doc.texts, pool, slot * dims)) pool.fill(0, slot * dims, (slot + 1) * dims);
       ids[slot] = doc.id;
       slotOf.set(doc.id, slot);
       cellOf[slot] = -1;
