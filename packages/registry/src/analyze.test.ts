@@ -26,6 +26,18 @@ describe("tokenize", () => {
   it("keeps letters of any script and digits", () => {
     expect(tokenize("Café mp3 ÜberTool")).toEqual(["café", "mp", "mp3", "über", "tool", "übertool"]);
   });
+
+  it("tokenizes ASCII text (its own scan) as the Unicode rules do", () => {
+    // A non-ASCII word sends the whole text through the regular expressions.
+    const texts = [
+      "fs.read readFile HTTPServer XMLHttpRequest2x ABCd aBCDe a1B 1aB AB1c",
+      "OAuth2 login over IPv6 on ec2, k8s and s3 -- utf8mb4 sha256sum 3d 42",
+      "  list_escalation_policies(path: string)\n  getTeam/ID_9 __init__ x ",
+      "",
+      "!!",
+    ];
+    for (const text of texts) expect([...tokenize(text), "é"]).toEqual(tokenize(`${text} é`));
+  });
 });
 
 describe("analyze", () => {
