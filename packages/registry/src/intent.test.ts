@@ -9,7 +9,6 @@ describe("requestEffect", () => {
     ["Can you acknowledge incident 456?", "change"],
     ["I'd like to book a table for two", "change"],
     ["let's delete the old branch", "change"],
-    ["run the tests", "change"],
     ["Show me all escalation policies", "read"],
     ["could you list the open pull requests", "read"],
     ["Which teams is Sara a member of?", "read"],
@@ -21,6 +20,7 @@ describe("requestEffect", () => {
   it.each([
     "high urgency incidents for the website",
     "how do I create an incident",
+    "run an aggregation on the orders collection",
     "the incident from yesterday, please create it again",
     "",
     "   ",

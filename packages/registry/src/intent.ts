@@ -8,7 +8,8 @@ export type Effect = "read" | "change";
  * Imperative verbs that open a request to change something (create, update, delete, start,
  * send, and the state changes APIs expose: assign, acknowledge, resolve, archive, …), and
  * words that open a request to look (show, list, what, which, …; not "how" or "where", which
- * open "how do I create…" as often as "how many…"). Field-general
+ * open "how do I create…" as often as "how many…"; nor "run" or "execute", which read as often
+ * as they change: "run an aggregation", "execute this query"). Field-general
  * English, not any data set's words: a request opening with one of them says which kind of
  * tool it wants, whatever the tool's nouns.
  */
@@ -31,8 +32,6 @@ const CHANGE_VERBS = new Set([
   "erase",
   "destroy",
   "start",
-  "run",
-  "execute",
   "kill",
   "trigger",
   "launch",
