@@ -25,6 +25,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { currentOwner } from "./process-owner.js";
 import { runShell } from "./run-shell.js";
 import {
+  journalClock,
   journalSandbox,
   policyFilesOfRunningSandboxes,
   recoverInterruptedSandboxes,
@@ -242,6 +243,9 @@ describe("the sandbox journal: whose process is gone (ownerGone, shared with bro
   });
 
   it("a record never acts on what is older than itself: the user's policy file, a bare repository's HEAD", () => {
+    // The clock slack (10 s: file systems of coarse timestamps, a file server's lagging clock) made short.
+    const slack = journalClock.slackMs;
+    journalClock.slackMs = 5;
     const state = mkdtempSync(join(tmpdir(), "capgate-journal-old-"));
     const ws = mkdtempSync(join(tmpdir(), "capgate-journal-ws-"));
     const bare = mkdtempSync(join(tmpdir(), "capgate-journal-bare-"));
@@ -260,7 +264,10 @@ describe("the sandbox journal: whose process is gone (ownerGone, shared with bro
       ];
       for (const [i, r] of records.entries())
         writeFileSync(join(state, "sandboxes", `r${i}.json`), JSON.stringify(r));
-      expect(recoverInterruptedSandboxes(state)).toEqual([]);
+      // Nothing renamed; the operator is told the record's claim was not taken.
+      const notices = recoverInterruptedSandboxes(state).join(" ");
+      expect(notices).not.toContain("renamed");
+      expect(notices).toContain("is older than the command's record");
       expect(readdirSync(ws)).toEqual(["capgate.config.json"]);
       expect(existsSync(join(bare, "HEAD"))).toBe(true);
       expect(policyFilesOfRunningSandboxes(state)).toEqual([]);
@@ -269,7 +276,52 @@ describe("the sandbox journal: whose process is gone (ownerGone, shared with bro
       writeLater(policy, "{}");
       expect(policyFilesOfRunningSandboxes(state)).toEqual([{ path: policy, pid: 1 }]);
     } finally {
+      journalClock.slackMs = slack;
       for (const d of [state, ws, bare]) rmSync(d, { recursive: true, force: true });
+    }
+  });
+
+  it("a file that looks a little older than its record (coarse timestamps, a lagging clock) is still the command's", () => {
+    const state = mkdtempSync(join(tmpdir(), "capgate-journal-coarse-"));
+    const ws = mkdtempSync(join(tmpdir(), "capgate-journal-ws-"));
+    try {
+      mkdirSync(join(state, "sandboxes"), { recursive: true });
+      const created = join(ws, "capgate.config.json");
+      // As on a file system of 1 s timestamps: the file's time rounds down below the record's.
+      writeFileSync(created, "{}");
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 15);
+      const record = {
+        pid: dead,
+        owner: { ...self, pid: dead, start: "1" },
+        workspace: ws,
+        missingPolicyFiles: [created],
+      };
+      writeFileSync(join(state, "sandboxes", "c.json"), JSON.stringify(record));
+      expect(recoverInterruptedSandboxes(state).join(" ")).toContain("renamed it to");
+      expect(existsSync(created)).toBe(false);
+    } finally {
+      rmSync(state, { recursive: true, force: true });
+      rmSync(ws, { recursive: true, force: true });
+    }
+  });
+
+  it("a record of a process running here for certain sets its files aside whatever their age (fail closed)", () => {
+    const state = mkdtempSync(join(tmpdir(), "capgate-journal-live-"));
+    const ws = mkdtempSync(join(tmpdir(), "capgate-journal-ws-"));
+    const slack = journalClock.slackMs;
+    journalClock.slackMs = 5;
+    try {
+      mkdirSync(join(state, "sandboxes"), { recursive: true });
+      const policy = join(ws, "capgate.config.json");
+      writeFileSync(policy, "{}");
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 15);
+      const live = { pid: process.pid, owner: self, workspace: ws, missingPolicyFiles: [policy] };
+      writeFileSync(join(state, "sandboxes", "l.json"), JSON.stringify(live));
+      expect(policyFilesOfRunningSandboxes(state)).toEqual([{ path: policy, pid: process.pid }]);
+    } finally {
+      journalClock.slackMs = slack;
+      rmSync(state, { recursive: true, force: true });
+      rmSync(ws, { recursive: true, force: true });
     }
   });
 

@@ -69,6 +69,19 @@ export function ownerGone(
 }
 
 /**
+ * Whether an owner is running for certain: this machine, boot and pid namespace (all known),
+ * its pid alive and started when the record says. The opposite of `ownerGone` only where
+ * both can tell; anything else (another machine, an unknown start time) is neither.
+ */
+export function ownerRunning(owner: ProcessOwner, self: ProcessOwner = currentOwner()): boolean {
+  if (owner.machine === undefined || owner.machine !== self.machine) return false;
+  if (owner.boot === undefined || owner.boot !== self.boot) return false;
+  if (owner.pidNamespace === undefined || owner.pidNamespace !== self.pidNamespace) return false;
+  if (owner.start === undefined || !processExists(owner.pid)) return false;
+  return owner.pid === self.pid ? owner.start === self.start : startTime(String(owner.pid)) === owner.start;
+}
+
+/**
  * An owner record from untrusted JSON (a file another process wrote): a positive safe-integer
  * pid and, when present, string fields of at most 100 characters; undefined otherwise.
  */

@@ -11,7 +11,7 @@ import {
 } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { isInside, isPolicyFile, releaseMissingPolicyFiles } from "@capgate/workspace";
-import { currentOwner, ownerGone, parseOwner } from "./process-owner.js";
+import { currentOwner, ownerGone, ownerRunning, parseOwner } from "./process-owner.js";
 import { disableRootRepository } from "./sandbox-git.js";
 
 /**
@@ -96,13 +96,22 @@ interface Recorded {
 }
 
 /**
- * Whether `path` exists and changed no earlier than `written` (ctime, which no process can set
- * back). A record is written before its command starts, so whatever the command made is at
- * least as new; a file older than the record was not made by it, whatever the record says.
+ * How much older than a record a file may look and still count as its command's work (tests
+ * lower it; nothing else changes it): the
+ * record's time is the state directory's clock and precision, the file's its own file
+ * system's (1 s on ext4 with small inodes and HFS+, 2 s on FAT; a file server's clock may lag).
+ */
+export const journalClock = { slackMs: 10_000 };
+
+/**
+ * Whether `path` exists and changed no earlier than `written` (less `journalClock.slackMs`): its
+ * ctime, which no process can set back. A record is written before its command starts, so
+ * whatever the command made is at least as new; a file older than the record was not made by
+ * it, whatever the record says.
  */
 function changedSince(path: string, written: number): boolean {
   const st = lstatOrUndefined(path);
-  return st !== undefined && st.ctimeMs >= written;
+  return st !== undefined && st.ctimeMs >= written - journalClock.slackMs;
 }
 
 function lstatOrUndefined(path: string): Stats | undefined {
@@ -154,7 +163,12 @@ export function recoverInterruptedSandboxes(stateDir: string): string[] {
       ? disableRootRepository(entry.workspace)
       : undefined;
     if (root) notices.push(`After an interrupted command in ${entry.workspace}: ${root}`);
-    const policy = releaseMissingPolicyFiles(policyFilesOf(entry).filter((p) => changedSince(p, written)));
+    const files = policyFilesOf(entry).filter((p) => lstatOrUndefined(p) !== undefined);
+    const policy = releaseMissingPolicyFiles(files.filter((p) => changedSince(p, written)));
+    for (const p of files.filter((q) => !changedSince(q, written)))
+      notices.push(
+        `After an interrupted command in ${entry.workspace}: ${p} is older than the command's record, so capgate did not take it for the command's work and left it; check it is your policy.`,
+      );
     if (policy) notices.push(`After an interrupted command in ${entry.workspace}: ${policy}`);
     rmSync(file, { force: true });
   }
@@ -186,9 +200,14 @@ export function policyFilesOfRunningSandboxes(stateDir: string): Array<{ path: s
   const out: Array<{ path: string; pid: number }> = [];
   for (const { entry, written } of readJournal(stateDir)) {
     if (!alive(entry)) continue;
-    // A policy file older than the record existed before its command started: the user's.
+    // A record of a process running here for certain lists what it lists (fail closed). One
+    // whose owner cannot be seen (another machine or namespace; a record planted with such
+    // an owner) cannot set aside a policy file older than itself: the user's.
+    const owner = entry.owner === undefined ? undefined : parseOwner(entry.owner);
+    const running = owner !== undefined && owner.pid === entry.pid && ownerRunning(owner);
     for (const path of policyFilesOf(entry))
-      if (!lstatOrUndefined(path) || changedSince(path, written)) out.push({ path, pid: entry.pid });
+      if (running || !lstatOrUndefined(path) || changedSince(path, written))
+        out.push({ path, pid: entry.pid });
   }
   return out;
 }
