@@ -2,6 +2,7 @@ import { lstatSync, readlinkSync, realpathSync, type Stats, statSync } from "nod
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { CapgateError } from "@capgate/schema";
+import { mountSource, readMountTable, sourceWithin } from "./mount-source.js";
 
 /**
  * capgate's state directory (traces, memory, logins) for a config: its `stateDir` (relative
@@ -97,6 +98,8 @@ export function stateDirPlacementProblem(workspace: string, stateDir: string): s
     if (real && !isWithin(stateReal, real) && reachesByInode(real, root))
       return `has its '${entry}' entry inside the workspace`;
   }
+  const mounted = mountProblem(root, stateDir, stateReal);
+  if (mounted !== undefined) return mounted;
   /** The entry of the state directory the walk came up through. */
   let below: string | undefined;
   let dir = root;
@@ -114,6 +117,39 @@ export function stateDirPlacementProblem(workspace: string, stateDir: string): s
     below = basename(dir);
     dir = parent;
   }
+}
+
+/**
+ * The same questions through the mount table (Linux): a bind mount shows a directory under a
+ * second name (a container's volume: `-v $PWD:/ws -v $PWD/.state:/root/.capgate`), which
+ * neither the path nor the walk up from the workspace sees. Refused: the state directory, or
+ * one of its entries, lying in the workspace under another name (the hide list, which goes by
+ * path, would not hide it), and the workspace lying in the state directory or one of its
+ * entries under another name.
+ */
+function mountProblem(root: string, stateDir: string, stateReal: string): string | undefined {
+  const table = readMountTable();
+  if (!table) return undefined;
+  const ws = mountSource(root, table);
+  const state = mountSource(stateReal, table);
+  if (!ws || !state) return undefined;
+  if (sourceWithin(ws, state) && !isWithin(root, stateReal))
+    return "is a directory of the workspace under another name (a bind mount), which the hide list cannot hide";
+  if (sourceWithin(state, ws) && !isWithin(stateReal, root)) {
+    const rest = state.inner === "/" ? ws.inner.slice(1) : ws.inner.slice(state.inner.length + 1);
+    const entry = rest.split("/")[0] ?? "";
+    if (rest === "") return "is the workspace under another name (a bind mount)";
+    if (STATE_DIR_ENTRIES.includes(entry))
+      return `holds the workspace in its '${entry}' entry (under another name)`;
+  }
+  for (const entry of STATE_DIR_ENTRIES) {
+    const real = realOrUndefined(join(stateDir, entry));
+    if (!real) continue;
+    const source = mountSource(real, table);
+    if (source && sourceWithin(ws, source) && !isWithin(root, real))
+      return `has its '${entry}' entry in the workspace under another name (a bind mount)`;
+  }
+  return undefined;
 }
 
 const key = (st: Stats): string => `${st.dev}:${st.ino}`;
