@@ -14,7 +14,7 @@ interface MountEntry {
 }
 
 /** `\040` and the other octal escapes of /proc/self/mountinfo. */
-const unescape = (field: string): string =>
+const unescapeField = (field: string): string =>
   field.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(Number.parseInt(octal, 8)));
 
 /** This process's mount table (/proc/self/mountinfo), or undefined where there is none (not Linux). */
@@ -32,7 +32,7 @@ export function readMountTable(text?: string): MountEntry[] | undefined {
     // id parent major:minor root mount-point options [optional fields…] - type source super-options
     const fields = line.split(" ");
     if (fields.length < 5) continue;
-    out.push({ device: fields[2]!, root: unescape(fields[3]!), mountPoint: unescape(fields[4]!) });
+    out.push({ device: fields[2]!, root: unescapeField(fields[3]!), mountPoint: unescapeField(fields[4]!) });
   }
   return out;
 }
