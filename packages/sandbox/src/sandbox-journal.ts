@@ -96,10 +96,10 @@ interface Recorded {
 }
 
 /**
- * How much older than a record a file may look and still count as its command's work (tests
- * lower it; nothing else changes it): the
+ * How much older than a record a file may look and still count as its command's work: the
  * record's time is the state directory's clock and precision, the file's its own file
- * system's (1 s on ext4 with small inodes and HFS+, 2 s on FAT; a file server's clock may lag).
+ * system's (1 s on ext4 with small inodes and HFS+, 2 s on FAT; a file server's clock may
+ * lag). Tests lower it; nothing else changes it.
  */
 export const journalClock = { slackMs: 10_000 };
 

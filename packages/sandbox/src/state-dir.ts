@@ -6,10 +6,11 @@ import { mountSource, readMountTable, sourceWithin } from "./mount-source.js";
 
 /**
  * capgate's state directory (traces, memory, logins) for a config: its `stateDir` (relative
- * to the config file's directory; `~` and `~/` are the home directory), else `$CAPGATE_HOME`, else
- * `~/.capgate` (`CAPGATE_HOME` must be absolute: `invalid_config` otherwise). The sandbox hides this directory from commands, so every surface that builds
- * a sandbox (the harness, the Claude Code hook's `sandbox-exec`) must make this one choice:
- * a surface that chose differently would leave the real state directory visible.
+ * to the config file's directory; `~` and `~/` are the home directory), else `$CAPGATE_HOME`
+ * (which must be absolute: `invalid_config` otherwise), else `~/.capgate`. The sandbox hides
+ * this directory from commands, so every surface that builds a sandbox (the harness, the
+ * Claude Code hook's `sandbox-exec`) must make this one choice: a surface that chose
+ * differently would leave the real state directory visible.
  */
 export function stateDirFor(
   configStateDir: string | undefined,
@@ -65,8 +66,9 @@ export const STATE_DIR_ENTRIES: readonly string[] = Object.freeze([
  * - the state directory is reached through a symbolic link inside the workspace (a command
  *   could replace the link with a directory of its own, holding a forged journal).
  * Directories are compared by device and inode, walking up from the workspace's real path,
- * so a link or a bind mount naming the same directory does not get around it. A state
- * directory that does not exist yet holds nothing (callers create it before a command runs).
+ * and (on Linux) by their source in the mount table (`mountProblem`), so neither a link nor a
+ * bind mount naming the same directory gets around it. A state directory that does not exist
+ * yet holds nothing (callers create it before a command runs).
  */
 export function stateDirPlacementProblem(workspace: string, stateDir: string): string | undefined {
   let root: string;
