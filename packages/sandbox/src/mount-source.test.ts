@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { mountSource, readMountTable, sourceWithin } from "./mount-source.js";
+import { mountSource, mountsBelow, readMountTable, sourceWithin, topMounts } from "./mount-source.js";
 
 const TABLE = [
   "26 1 254:0 / / rw,relatime - ext4 /dev/vda rw",
@@ -27,6 +27,21 @@ describe("mountSource", () => {
     expect(mountSource("/ws", table)).toEqual({ device: "254:0", inner: "/home/u/proj" });
     expect(mountSource("/tmp/x", table)).toEqual({ device: "0:30", inner: "/x" });
     expect(mountSource("/mnt/ab/c", table)).toEqual({ device: "254:0", inner: "/srv/a b/c" });
+  });
+
+  it("of two mounts on one point, the one on top wins, whatever the table's order (a mount moved over another keeps its older id)", () => {
+    const stacked = readMountTable(
+      [
+        "26 1 254:0 / / rw - ext4 /dev/vda rw",
+        "65 66 254:0 /ws/.st /mnt rw - ext4 /dev/vda rw",
+        "66 26 0:39 / /mnt rw - tmpfs tmpfs rw",
+      ].join("\n"),
+    )!;
+    expect(topMounts(stacked).find((m) => m.mountPoint === "/mnt")?.id).toBe("65");
+    expect(mountSource("/mnt/x", stacked)).toEqual({ device: "254:0", inner: "/ws/.st/x" });
+    expect(mountsBelow("/", stacked)).toEqual([
+      { at: "/mnt", source: { device: "254:0", inner: "/ws/.st" } },
+    ]);
   });
 
   it("two names of one directory have one source; another file system never lies within", () => {
@@ -69,6 +84,40 @@ describe.skipIf(!canMount)("stateDirPlacementProblem with real bind mounts", () 
     mkdirSync(join(ws, "j"));
     expect(placementAfter([[join(ws, "j"), join(state2, "sandboxes")]], ws, state2)).toBe(
       "has its 'sandboxes' entry in the workspace under another name (a bind mount)",
+    );
+  });
+
+  it("refuses the state directory, an entry or a directory above them mounted inside the workspace; accepts a volume at the state directory's own path", () => {
+    const ws = join(root, "ws5");
+    const state = join(root, "state5");
+    mkdirSync(join(ws, "x"), { recursive: true });
+    mkdirSync(join(state, "mcp-auth"), { recursive: true });
+    const x = join(ws, "x");
+    expect(placementAfter([[state, x]], ws, state)).toBe(
+      `shows itself in the workspace at '${x}' (a mount), which the hide list cannot hide`,
+    );
+    expect(placementAfter([[join(state, "mcp-auth"), x]], ws, state)).toMatch(/shows its 'mcp-auth' entry/);
+    expect(placementAfter([[root, x]], ws, state)).toMatch(/shows itself in the workspace/);
+    // The state directory inside the workspace by path: a second name inside it is refused,
+    // a volume mounted at its own path is hidden with it.
+    const inside = join(ws, ".capgate");
+    const volume = join(root, "volume5");
+    mkdirSync(inside);
+    mkdirSync(volume);
+    mkdirSync(join(ws, "alias"));
+    expect(placementAfter([[inside, join(ws, "alias")]], ws, inside)).toMatch(
+      /shows itself in the workspace at/,
+    );
+    expect(placementAfter([[volume, inside]], ws, inside)).toBe("undefined");
+  });
+
+  it("names a workspace that is the state directory under another name as such", () => {
+    const ws = join(root, "ws6");
+    const state = join(root, "state6");
+    mkdirSync(ws);
+    mkdirSync(state);
+    expect(placementAfter([[state, ws]], ws, state)).toBe(
+      "is the workspace under another name (a bind mount)",
     );
   });
 

@@ -4,6 +4,7 @@
 import { execFileSync } from "node:child_process";
 import {
   existsSync,
+  linkSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -95,6 +96,16 @@ describe("stateDirPlacementProblem", () => {
     symlinkSync(elsewhere, join(out, "a"));
     symlinkSync(join(out, "a"), join(out, "b"));
     expect(stateDirPlacementProblem(ws, join(out, "b"))).toBeUndefined();
+  });
+
+  it("refuses a memory file hard-linked from the workspace", () => {
+    const ws = fresh();
+    const state = fresh();
+    writeFileSync(join(ws, "mem"), "m");
+    linkSync(join(ws, "mem"), join(state, "memory.jsonl"));
+    expect(stateDirPlacementProblem(ws, state)).toBe(
+      "has its 'memory.jsonl' entry hard-linked under another name, which the hide list cannot hide",
+    );
   });
 
   it("refuses a state directory whose entry leads into the workspace (a link of it)", () => {

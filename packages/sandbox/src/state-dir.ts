@@ -2,7 +2,7 @@ import { lstatSync, readlinkSync, realpathSync, type Stats, statSync } from "nod
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { CapgateError } from "@capgate/schema";
-import { mountSource, readMountTable, sourceWithin } from "./mount-source.js";
+import { type MountSource, mountSource, mountsBelow, readMountTable, sourceWithin } from "./mount-source.js";
 
 /**
  * capgate's state directory (traces, memory, logins) for a config: its `stateDir` (relative
@@ -126,8 +126,11 @@ export function stateDirPlacementProblem(workspace: string, stateDir: string): s
  * second name (a container's volume: `-v $PWD:/ws -v $PWD/.state:/root/.capgate`), which
  * neither the path nor the walk up from the workspace sees. Refused: the state directory, or
  * one of its entries, lying in the workspace under another name (the hide list, which goes by
- * path, would not hide it), and the workspace lying in the state directory or one of its
- * entries under another name.
+ * path, would not hide it); the workspace lying in the state directory or one of its entries
+ * under another name; a mount inside the workspace (which the sandbox's workspace bind
+ * carries in, read-write) showing the state directory, an entry, or a directory above them,
+ * unless it is mounted at the state directory's own path (hidden with it); and the memory
+ * file hard-linked under another name.
  */
 function mountProblem(root: string, stateDir: string, stateReal: string): string | undefined {
   const table = readMountTable();
@@ -135,22 +138,43 @@ function mountProblem(root: string, stateDir: string, stateReal: string): string
   const ws = mountSource(root, table);
   const state = mountSource(stateReal, table);
   if (!ws || !state) return undefined;
+  if (ws.device === state.device && ws.inner === state.inner)
+    return root === stateReal ? "is the workspace" : "is the workspace under another name (a bind mount)";
   if (sourceWithin(ws, state) && !isWithin(root, stateReal))
     return "is a directory of the workspace under another name (a bind mount), which the hide list cannot hide";
   if (sourceWithin(state, ws) && !isWithin(stateReal, root)) {
     const rest = state.inner === "/" ? ws.inner.slice(1) : ws.inner.slice(state.inner.length + 1);
     const entry = rest.split("/")[0] ?? "";
-    if (rest === "") return "is the workspace under another name (a bind mount)";
     if (STATE_DIR_ENTRIES.includes(entry))
       return `holds the workspace in its '${entry}' entry (under another name)`;
   }
+  /** Entries a mount inside the workspace must not show, by their sources (a link of one leads elsewhere). */
+  const entries: Array<{ entry: string; source: MountSource }> = [];
   for (const entry of STATE_DIR_ENTRIES) {
     const real = realOrUndefined(join(stateDir, entry));
     if (!real) continue;
     const source = mountSource(real, table);
-    if (source && sourceWithin(ws, source) && !isWithin(root, real))
+    if (!source) continue;
+    if (sourceWithin(ws, source) && !isWithin(root, real))
       return `has its '${entry}' entry in the workspace under another name (a bind mount)`;
+    entries.push({ entry, source });
   }
+  // A mount inside the workspace that shows the state directory, an entry, or a directory
+  // above them: the workspace's bind carries it into the sandbox, read-write, and the hide
+  // list (by path) does not cover it — unless it is mounted at the state directory's own path.
+  for (const { at, source } of mountsBelow(root, table)) {
+    if (isWithin(stateReal, at)) continue;
+    const cannot = `in the workspace at '${at}' (a mount), which the hide list cannot hide`;
+    if (sourceWithin(source, state)) return `shows itself ${cannot}`;
+    for (const e of entries)
+      if (sourceWithin(source, e.source) || sourceWithin(e.source, source))
+        return `shows its '${e.entry}' entry ${cannot}`;
+    if (sourceWithin(state, source)) return `shows part of itself ${cannot}`;
+  }
+  // The memory file hard-linked from elsewhere: one inode, two names.
+  const memory = statOrUndefined(join(stateDir, "memory.jsonl"));
+  if (memory?.isFile() && memory.nlink > 1)
+    return "has its 'memory.jsonl' entry hard-linked under another name, which the hide list cannot hide";
   return undefined;
 }
 
