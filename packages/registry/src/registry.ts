@@ -192,6 +192,10 @@ const RERANK_MIN = 50;
  */
 const EFFECT_MISMATCH = 0.5;
 
+/** A tool's share of its score for a request: `EFFECT_MISMATCH` when their effects contradict, else 1. */
+const effectShare = (wanted: Effect | undefined, effect: Effect | undefined): number =>
+  wanted !== undefined && effect !== undefined && effect !== wanted ? EFFECT_MISMATCH : 1;
+
 export interface RegistryOptions {
   weights?: Partial<SearchWeights>;
   /** A second ranking signal (e.g. `@capgate/search-semantic`), blended with the lexical score. */
@@ -514,14 +518,14 @@ export class Registry {
    * contradicts the request's, else 1), or undefined when the request's opening says neither.
    */
   #effectFactor(text: string): ((id: string) => number) | undefined {
-    const wanted = this.#withEffects.size > 0 ? requestEffect(text) : undefined;
+    const wanted = this.#wantedEffect(text);
     if (wanted === undefined) return undefined;
-    return (id) => {
-      const found = this.#toolById(id);
-      if (!found) return 1;
-      const effect = found.tool.effect;
-      return effect === undefined || effect === wanted ? 1 : EFFECT_MISMATCH;
-    };
+    return (id) => effectShare(wanted, this.#toolById(id)?.tool.effect);
+  }
+
+  /** What the request asks to do (`requestEffect`), read only when some tool says what it does. */
+  #wantedEffect(text: string): Effect | undefined {
+    return this.#withEffects.size > 0 ? requestEffect(text) : undefined;
   }
 
   #toolById(name: string): { capability: string; tool: ToolInfo } | undefined {
@@ -683,7 +687,7 @@ export class Registry {
   #toolScorer(text: string, capabilities: RankerQuery | undefined): (entry: Entry) => SearchHitTool[] {
     // Only a few known tools are compared: no whole-index refinement of the query.
     const q = this.#toolRank?.query(text, { refine: false });
-    const wanted = this.#withEffects.size > 0 ? requestEffect(text) : undefined;
+    const wanted = this.#wantedEffect(text);
     return (entry) => {
       // In a large capability, each tool's similarity is pooled with the capability's (`ownShare`).
       const share = ownShare(entry.tools.length);
@@ -701,8 +705,7 @@ export class Registry {
       const scored = entry.tools.map((t, i) => {
         const lex = best > 0 ? (lexical.get(t.manifest.name) ?? 0) / best : 0;
         const sim = q ? share * Math.max(0, q.similarity(t.manifest.name) ?? 0) + pooled : 0;
-        const mismatch = wanted !== undefined && t.effect !== undefined && t.effect !== wanted;
-        return { t, i, score: ((1 - weight) * lex + weight * sim) * (mismatch ? EFFECT_MISMATCH : 1) };
+        return { t, i, score: ((1 - weight) * lex + weight * sim) * effectShare(wanted, t.effect) };
       });
       scored.sort((x, y) => y.score - x.score || x.i - y.i);
       return scored.map(({ t, score }) => ({

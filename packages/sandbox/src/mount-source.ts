@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { posix } from "node:path";
+import { isInside } from "@capgate/workspace";
 
 /** Where a path lives, whatever it is mounted as: its file system (major:minor) and its path inside it. */
 export interface MountSource {
@@ -19,7 +20,10 @@ export interface MountEntry {
 const unescapeField = (field: string): string =>
   field.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(Number.parseInt(octal, 8)));
 
-/** This process's mount table (/proc/self/mountinfo), or undefined where there is none (not Linux). */
+/**
+ * The mounts in force in this process's mount table (/proc/self/mountinfo, or `text` in its
+ * format; `topMounts` of it), or undefined where there is none (not Linux).
+ */
 export function readMountTable(text?: string): MountEntry[] | undefined {
   let content = text;
   if (content === undefined) {
@@ -42,11 +46,8 @@ export function readMountTable(text?: string): MountEntry[] | undefined {
       mountPoint: unescapeField(fields[4]!),
     });
   }
-  return out;
+  return topMounts(out);
 }
-
-const within = (dir: string, path: string): boolean =>
-  path === dir || path.startsWith(dir === "/" ? "/" : `${dir}/`);
 
 /**
  * The mounts in force: of several on one mount point, the one on top — the one no other
@@ -71,14 +72,14 @@ export function topMounts(table: readonly MountEntry[]): MountEntry[] {
 
 /**
  * The file system and inner path of `real` (an absolute real path), through the mount in
- * force whose mount point holds it most closely. A bind mount shows a directory under a
+ * force (`table`: `readMountTable`'s) whose mount point holds it most closely. A bind mount shows a directory under a
  * second name; two names of one directory have the same source, so the mount table, not the
  * path, tells whether one lies in the other.
  */
 export function mountSource(real: string, table: readonly MountEntry[]): MountSource | undefined {
   let best: MountEntry | undefined;
-  for (const m of topMounts(table)) {
-    if (!within(m.mountPoint, real)) continue;
+  for (const m of table) {
+    if (!isInside(m.mountPoint, real)) continue;
     if (!best || m.mountPoint.length > best.mountPoint.length) best = m;
   }
   if (!best) return undefined;
@@ -86,17 +87,17 @@ export function mountSource(real: string, table: readonly MountEntry[]): MountSo
   return { device: best.device, inner: posix.join(best.root, rest) };
 }
 
-/** The mounts in force strictly below `dir` (a real path), each with what it shows. */
+/** The mounts in force (`table`: `readMountTable`'s) strictly below `dir` (a real path), each with what it shows. */
 export function mountsBelow(
   dir: string,
   table: readonly MountEntry[],
 ): Array<{ at: string; source: MountSource }> {
-  return topMounts(table)
-    .filter((m) => m.mountPoint !== dir && within(dir, m.mountPoint))
+  return table
+    .filter((m) => m.mountPoint !== dir && isInside(dir, m.mountPoint))
     .map((m) => ({ at: m.mountPoint, source: { device: m.device, inner: m.root } }));
 }
 
 /** Whether `inner` lies at or below `outer`, both sources (same file system, inner path within). */
 export function sourceWithin(outer: MountSource, inner: MountSource): boolean {
-  return outer.device === inner.device && within(outer.inner, inner.inner);
+  return outer.device === inner.device && isInside(outer.inner, inner.inner);
 }

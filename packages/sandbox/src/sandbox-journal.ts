@@ -6,12 +6,11 @@ import {
   readlinkSync,
   renameSync,
   rmSync,
-  type Stats,
   writeFileSync,
 } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
-import { isInside, isPolicyFile, releaseMissingPolicyFiles } from "@capgate/workspace";
-import { currentOwner, ownerGone, ownerRunning, parseOwner } from "./process-owner.js";
+import { isInside, isPolicyFile, lstatOrUndefined, releaseMissingPolicyFiles } from "@capgate/workspace";
+import { currentOwner, ownerGone, ownerRunning, parseOwner, processExists } from "./process-owner.js";
 import { disableRootRepository } from "./sandbox-git.js";
 
 /**
@@ -79,13 +78,7 @@ function alive(entry: JournalEntry): boolean {
   if (owner) return owner.pid !== entry.pid || !ownerGone(owner);
   if (entry.owner !== undefined) return true; // a damaged owner record: not provably gone
   if (entry.pidns !== undefined && entry.pidns !== PID_NS) return true;
-  if (entry.pid === process.pid) return true;
-  try {
-    process.kill(entry.pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
+  return entry.pid === process.pid || processExists(entry.pid);
 }
 
 /** A readable journal entry, its file, and when that file was written (its ctime, ms). */
@@ -112,14 +105,6 @@ export const journalClock = { slackMs: 10_000 };
 function changedSince(path: string, written: number): boolean {
   const st = lstatOrUndefined(path);
   return st !== undefined && st.ctimeMs >= written - journalClock.slackMs;
-}
-
-function lstatOrUndefined(path: string): Stats | undefined {
-  try {
-    return lstatSync(path);
-  } catch {
-    return undefined;
-  }
 }
 
 /** The journal's readable entries, each with its file. */

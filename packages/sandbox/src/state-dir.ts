@@ -2,6 +2,7 @@ import { lstatSync, readlinkSync, realpathSync, type Stats, statSync } from "nod
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { CapgateError } from "@capgate/schema";
+import { isInside, realOrUndefined } from "@capgate/workspace";
 import { type MountSource, mountSource, mountsBelow, readMountTable, sourceWithin } from "./mount-source.js";
 
 /**
@@ -90,17 +91,24 @@ export function stateDirPlacementProblem(workspace: string, stateDir: string): s
   } catch {
     return undefined;
   }
+  /** The entries that exist, by their real paths. */
+  const entries: Array<{ entry: string; real: string }> = [];
   for (const entry of STATE_DIR_ENTRIES) {
     const path = join(stateDir, entry);
     const st = statOrUndefined(path);
     if (!st) continue;
     known.set(key(st), entry);
+    // The memory file hard-linked from elsewhere: one inode, two names.
+    if (st.isFile() && st.nlink > 1)
+      return `has its '${entry}' entry hard-linked under another name, which the hide list cannot hide`;
     // An entry that leads out of the state directory into the workspace (a link, a bind mount).
     const real = realOrUndefined(path);
-    if (real && !isWithin(stateReal, real) && reachesByInode(real, root))
+    if (!real) continue;
+    if (!isInside(stateReal, real) && reachesByInode(real, root))
       return `has its '${entry}' entry inside the workspace`;
+    entries.push({ entry, real });
   }
-  const mounted = mountProblem(root, stateDir, stateReal);
+  const mounted = mountProblem(root, stateReal, entries);
   if (mounted !== undefined) return mounted;
   /** The entry of the state directory the walk came up through. */
   let below: string | undefined;
@@ -129,10 +137,13 @@ export function stateDirPlacementProblem(workspace: string, stateDir: string): s
  * path, would not hide it); the workspace lying in the state directory or one of its entries
  * under another name; a mount inside the workspace (which the sandbox's workspace bind
  * carries in, read-write) showing the state directory, an entry, or a directory above them,
- * unless it is mounted at the state directory's own path (hidden with it); and the memory
- * file hard-linked under another name.
+ * unless it is mounted at the state directory's own path (hidden with it).
  */
-function mountProblem(root: string, stateDir: string, stateReal: string): string | undefined {
+function mountProblem(
+  root: string,
+  stateReal: string,
+  existing: ReadonlyArray<{ entry: string; real: string }>,
+): string | undefined {
   const table = readMountTable();
   if (!table) return undefined;
   const ws = mountSource(root, table);
@@ -140,9 +151,9 @@ function mountProblem(root: string, stateDir: string, stateReal: string): string
   if (!ws || !state) return undefined;
   if (ws.device === state.device && ws.inner === state.inner)
     return root === stateReal ? "is the workspace" : "is the workspace under another name (a bind mount)";
-  if (sourceWithin(ws, state) && !isWithin(root, stateReal))
+  if (sourceWithin(ws, state) && !isInside(root, stateReal))
     return "is a directory of the workspace under another name (a bind mount), which the hide list cannot hide";
-  if (sourceWithin(state, ws) && !isWithin(stateReal, root)) {
+  if (sourceWithin(state, ws) && !isInside(stateReal, root)) {
     const rest = state.inner === "/" ? ws.inner.slice(1) : ws.inner.slice(state.inner.length + 1);
     const entry = rest.split("/")[0] ?? "";
     if (STATE_DIR_ENTRIES.includes(entry))
@@ -150,12 +161,10 @@ function mountProblem(root: string, stateDir: string, stateReal: string): string
   }
   /** Entries a mount inside the workspace must not show, by their sources (a link of one leads elsewhere). */
   const entries: Array<{ entry: string; source: MountSource }> = [];
-  for (const entry of STATE_DIR_ENTRIES) {
-    const real = realOrUndefined(join(stateDir, entry));
-    if (!real) continue;
+  for (const { entry, real } of existing) {
     const source = mountSource(real, table);
     if (!source) continue;
-    if (sourceWithin(ws, source) && !isWithin(root, real))
+    if (sourceWithin(ws, source) && !isInside(root, real))
       return `has its '${entry}' entry in the workspace under another name (a bind mount)`;
     entries.push({ entry, source });
   }
@@ -163,7 +172,7 @@ function mountProblem(root: string, stateDir: string, stateReal: string): string
   // above them: the workspace's bind carries it into the sandbox, read-write, and the hide
   // list (by path) does not cover it — unless it is mounted at the state directory's own path.
   for (const { at, source } of mountsBelow(root, table)) {
-    if (isWithin(stateReal, at)) continue;
+    if (isInside(stateReal, at)) continue;
     const cannot = `in the workspace at '${at}' (a mount), which the hide list cannot hide`;
     if (sourceWithin(source, state)) return `shows itself ${cannot}`;
     for (const e of entries)
@@ -171,10 +180,6 @@ function mountProblem(root: string, stateDir: string, stateReal: string): string
         return `shows its '${e.entry}' entry ${cannot}`;
     if (sourceWithin(state, source)) return `shows part of itself ${cannot}`;
   }
-  // The memory file hard-linked from elsewhere: one inode, two names.
-  const memory = statOrUndefined(join(stateDir, "memory.jsonl"));
-  if (memory?.isFile() && memory.nlink > 1)
-    return "has its 'memory.jsonl' entry hard-linked under another name, which the hide list cannot hide";
   return undefined;
 }
 
@@ -186,19 +191,6 @@ function statOrUndefined(path: string): Stats | undefined {
   } catch {
     return undefined;
   }
-}
-
-function realOrUndefined(path: string): string | undefined {
-  try {
-    return realpathSync(path);
-  } catch {
-    return undefined;
-  }
-}
-
-/** Whether `path` is `dir` or lies below it (both absolute, normalised). */
-function isWithin(dir: string, path: string): boolean {
-  return path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep);
 }
 
 /** Whether `path` (a real path) is `dir` or lies below it, by device and inode of each directory up from it. */
