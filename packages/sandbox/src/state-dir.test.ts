@@ -98,6 +98,16 @@ describe("stateDirPlacementProblem", () => {
     expect(stateDirPlacementProblem(ws, join(out, "b"))).toBeUndefined();
   });
 
+  it("refuses a state directory whose links never resolve (a loop)", () => {
+    const ws = fresh();
+    const out = fresh();
+    symlinkSync(join(out, "b"), join(out, "a"));
+    symlinkSync(join(out, "a"), join(out, "b"));
+    expect(stateDirPlacementProblem(ws, join(out, "a", "state"))).toBe(
+      "does not resolve (a loop of symbolic links, or one that cannot be read)",
+    );
+  });
+
   it("refuses a memory file hard-linked from the workspace", () => {
     const ws = fresh();
     const state = fresh();

@@ -1,8 +1,8 @@
-import { lstatSync, readlinkSync, realpathSync, type Stats, statSync } from "node:fs";
+import { realpathSync, type Stats, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { CapgateError } from "@capgate/schema";
-import { isInside, realOrUndefined } from "@capgate/workspace";
+import { isInside, lstatOrUndefined, pathLeads, realOrUndefined } from "@capgate/workspace";
 import { type MountSource, mountSource, mountsBelow, readMountTable, sourceWithin } from "./mount-source.js";
 
 /**
@@ -78,9 +78,12 @@ export function stateDirPlacementProblem(workspace: string, stateDir: string): s
   } catch {
     return undefined; // no workspace: nothing of it to reach (its own check names that)
   }
-  const link = linkInside(root, resolve(stateDir));
+  // Every link on the way, link by link: one in the workspace is the model's to replace.
+  const { leads, links } = pathLeads(resolve(stateDir));
+  const link = links.find((l) => reachesByInode(dirname(l), root));
   if (link !== undefined)
     return `is reached through the symbolic link '${link}' inside the workspace, which a command could replace`;
+  if (leads === undefined) return "does not resolve (a loop of symbolic links, or one that cannot be read)";
   const state = statOrUndefined(stateDir);
   if (!state) return undefined;
   /** (device, inode) → what it is: the state directory itself, or one of its entries. */
@@ -204,64 +207,19 @@ function reachesByInode(path: string, dir: string): boolean {
   }
 }
 
-/** Symbolic links followed at most this many times for one path (the kernel's own limit). */
-const MAX_LINKS = 40;
-
 /**
- * The first symbolic link met while resolving `path` (absolute, as configured) — on the path
- * itself or on any link's target, link by link — that lies in a directory of the workspace
- * `root` (a real path), or undefined. Such a link is the model's to replace. Resolution stops
- * where the path does not exist yet; a chain longer than the kernel follows counts as one.
- */
-function linkInside(root: string, path: string): string | undefined {
-  return resolveExisting(root, path).link;
-}
-
-/**
- * Whether `path`, created now, would lie in the workspace `root`: the directory its existing
- * part resolves to (links followed, a dangling link's target included) is in the workspace.
+ * Whether `path`, created now, would lie in the workspace `root`: it passes a link in the
+ * workspace, or the directory its existing part resolves to (links followed, a dangling
+ * link's target included) is in the workspace.
  */
 export function wouldLieInWorkspace(workspace: string, path: string): boolean {
   const root = realOrUndefined(workspace);
   if (root === undefined) return false;
-  const { link, existing } = resolveExisting(root, resolve(path));
-  return link !== undefined || reachesByInode(existing, root);
-}
-
-/** `path` resolved as far as it exists: that real directory, and the first link in the workspace on the way. */
-function resolveExisting(root: string, path: string): { existing: string; link?: string } {
-  let done: string = sep; // the resolved (real) part so far
-  let rest = path.split(sep).filter((c) => c !== "");
-  for (let hops = 0; rest.length > 0; ) {
-    const [name, ...tail] = rest;
-    rest = tail;
-    if (name === ".") continue;
-    if (name === "..") {
-      done = dirname(done);
-      continue;
-    }
-    const next = join(done, name!);
-    let st: Stats;
-    try {
-      st = lstatSync(next);
-    } catch {
-      return { existing: done }; // the rest does not exist yet
-    }
-    if (!st.isSymbolicLink()) {
-      done = next;
-      continue;
-    }
-    if (reachesByInode(done, root) || ++hops > MAX_LINKS) return { existing: done, link: next };
-    let target: string;
-    try {
-      target = readlinkSync(next);
-    } catch {
-      return { existing: done };
-    }
-    if (isAbsolute(target)) done = sep;
-    rest = [...target.split(sep).filter((c) => c !== ""), ...rest];
-  }
-  return { existing: done };
+  const { leads, links } = pathLeads(resolve(path));
+  if (leads === undefined || links.some((link) => reachesByInode(dirname(link), root))) return true;
+  let existing = leads;
+  while (!lstatOrUndefined(existing) && dirname(existing) !== existing) existing = dirname(existing);
+  return reachesByInode(existing, root);
 }
 
 /**

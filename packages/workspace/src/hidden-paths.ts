@@ -154,6 +154,17 @@ export function hiddenPathsOf(scope: HiddenScope): HiddenPath[] {
   return [...out.values()];
 }
 
+/**
+ * Where `path` (absolute) leads, link by link — the real path it resolves to, existing or not
+ * (undefined for a loop, more than the kernel's number of links, or a link that cannot be
+ * read) — and every symbolic link passed on the way, in order, each by its own real path. The
+ * walk `hiddenPathsOf` makes for each hidden path, for one path.
+ */
+export function pathLeads(path: string): { leads: string | undefined; links: string[] } {
+  const links: string[] = [];
+  return { leads: new LeadWalker().leadsTo(path, links), links };
+}
+
 /** Symbolic links followed at most this many times for one path (the kernel's own limit). */
 const MAX_LINKS = 40;
 

@@ -25,6 +25,7 @@ describe("@capgate/workspace public surface", () => {
       "makeDirectories",
       "openRegularFile",
       "openedFileRefusal",
+      "pathLeads",
       "policyFilePaths",
       "protectPolicyFile",
       "readDirectory",

@@ -6,7 +6,13 @@ export { lstatOrUndefined, realOrUndefined } from "./fs-probe.js";
 export type { GitMetadataEntry } from "./git-metadata.js";
 export { hasRepositoryLayout, isRepositoryLayout, PROTECTED_GIT_ENTRIES } from "./git-metadata.js";
 export type { HiddenPath, HiddenScope } from "./hidden-paths.js";
-export { HIDDEN_HOME_PATHS, hiddenPathAt, hiddenPathsOf, homeDirectories } from "./hidden-paths.js";
+export {
+  HIDDEN_HOME_PATHS,
+  hiddenPathAt,
+  hiddenPathsOf,
+  homeDirectories,
+  pathLeads,
+} from "./hidden-paths.js";
 export { hostPath, withHostPath } from "./host-path.js";
 export { openedFileRefusal } from "./opened-file.js";
 export type { ResolveInWorkspaceOptions, WorkspaceScope } from "./path-guard.js";
