@@ -167,7 +167,8 @@ export async function sandboxCommand(
   const args: string[] = [...BWRAP_BASE_ARGS];
   // Also inside, whatever environment the spawner adds (an MCP client merges its own): none of these exist there.
   for (const name of SCRUBBED_ENV) args.push("--unsetenv", name);
-  const workspace = realpathSync(options.workspace);
+  // The kernel's resolution (`..` in a link's target after the link): the JS one differs.
+  const workspace = realpathSync.native(options.workspace);
   // Programs the host put on the command's PATH under /tmp & co. stay callable (read-only).
   const shown = [...pathDirsUnderTmpfs(env.PATH, workspace), ...programDirsUnderTmpfs(argv, workspace)];
   const hidden = hiddenPaths(options, workspace, shown);

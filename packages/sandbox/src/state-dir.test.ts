@@ -98,6 +98,36 @@ describe("stateDirPlacementProblem", () => {
     expect(stateDirPlacementProblem(ws, join(out, "b"))).toBeUndefined();
   });
 
+  it("resolves `..` in a link's target as the kernel does: a state directory that is the workspace that way is refused", () => {
+    const ws = fresh();
+    const deep = fresh();
+    mkdirSync(join(deep, "a", "b", "c"), { recursive: true });
+    const out = fresh();
+    mkdirSync(join(out, "q"));
+    symlinkSync(join(deep, "a", "b", "c"), join(out, "q", "jump"));
+    // jump/../../../.. climbs from deep/a/b/c (the kernel's answer: the workspace), not from
+    // out/q (the text's: a path that does not exist). Written out: `join` would collapse it.
+    const target = `${out}/q/jump/../../../../${ws.split("/").pop()}`;
+    symlinkSync(target, join(out, "l1"));
+    expect(stateDirPlacementProblem(ws, join(out, "l1"))).toBe("is the workspace");
+    expect(stateDirPlacementProblem(join(out, "l1"), ws)).toBe("is the workspace");
+  });
+
+  it("refuses a state directory whose link climbs out of a workspace directory with `..` (existing or not)", () => {
+    const ws = fresh();
+    mkdirSync(join(ws, "sub"));
+    const out = fresh();
+    mkdirSync(join(out, "real"));
+    // Written out, not joined: `join` would collapse the `..` before the link holds it.
+    const rel = (dir: string) => `${ws}/${dir}/../../${out.split("/").pop()}/real`;
+    symlinkSync(rel("sub"), join(out, "l1"));
+    expect(stateDirPlacementProblem(ws, join(out, "l1"))).toBe(
+      `is reached through '${join(ws, "sub")}/..' inside the workspace, which a command could replace`,
+    );
+    symlinkSync(rel("nope"), join(out, "l2"));
+    expect(stateDirPlacementProblem(ws, join(out, "l2"))).toMatch(/nope\/\.\.' inside the workspace/);
+  });
+
   it("refuses a state directory whose links never resolve (a loop)", () => {
     const ws = fresh();
     const out = fresh();

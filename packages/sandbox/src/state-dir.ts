@@ -1,4 +1,4 @@
-import { realpathSync, type Stats, statSync } from "node:fs";
+import { type Stats, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { CapgateError } from "@capgate/schema";
@@ -72,28 +72,25 @@ export const STATE_DIR_ENTRIES: readonly string[] = Object.freeze([
  * yet holds nothing (callers create it before a command runs).
  */
 export function stateDirPlacementProblem(workspace: string, stateDir: string): string | undefined {
-  let root: string;
-  try {
-    root = realpathSync(workspace);
-  } catch {
-    return undefined; // no workspace: nothing of it to reach (its own check names that)
-  }
+  // Real paths as the kernel resolves them (`..` in a link's target after the link, not before).
+  const root = realOrUndefined(resolve(workspace));
+  if (root === undefined) return undefined; // no workspace: nothing of it to reach (its own check names that)
   // Every link on the way, link by link: one in the workspace is the model's to replace.
-  const { leads, links } = pathLeads(resolve(stateDir));
+  const { leads, links, climbs } = pathLeads(resolve(stateDir));
   const link = links.find((l) => reachesByInode(dirname(l), root));
   if (link !== undefined)
     return `is reached through the symbolic link '${link}' inside the workspace, which a command could replace`;
+  // A link's `..` applied to a workspace directory: what the model puts there decides where it leads.
+  const climb = climbs.find((c) => reachesByInode(c, root) || isInside(root, c));
+  if (climb !== undefined)
+    return `is reached through '${climb}/..' inside the workspace, which a command could replace`;
   if (leads === undefined) return "does not resolve (a loop of symbolic links, or one that cannot be read)";
-  const state = statOrUndefined(stateDir);
+  const state = statOrUndefined(resolve(stateDir));
   if (!state) return undefined;
   /** (device, inode) → what it is: the state directory itself, or one of its entries. */
   const known = new Map<string, string | undefined>([[key(state), undefined]]);
-  let stateReal: string;
-  try {
-    stateReal = realpathSync(stateDir);
-  } catch {
-    return undefined;
-  }
+  const stateReal = realOrUndefined(resolve(stateDir));
+  if (stateReal === undefined) return undefined;
   /** The entries that exist, by their real paths. */
   const entries: Array<{ entry: string; real: string }> = [];
   for (const entry of STATE_DIR_ENTRIES) {

@@ -157,12 +157,14 @@ export function hiddenPathsOf(scope: HiddenScope): HiddenPath[] {
 /**
  * Where `path` (absolute) leads, link by link — the real path it resolves to, existing or not
  * (undefined for a loop, more than the kernel's number of links, or a link that cannot be
- * read) — and every symbolic link passed on the way, in order, each by its own real path. The
- * walk `hiddenPathsOf` makes for each hidden path, for one path.
+ * read) — every symbolic link passed on the way, in order, each by its own real path, and every
+ * directory a `..` of a link's target climbed out of (whatever it then holds decides where the
+ * path leads). The walk `hiddenPathsOf` makes for each hidden path, for one path.
  */
-export function pathLeads(path: string): { leads: string | undefined; links: string[] } {
+export function pathLeads(path: string): { leads: string | undefined; links: string[]; climbs: string[] } {
   const links: string[] = [];
-  return { leads: new LeadWalker().leadsTo(path, links), links };
+  const climbs: string[] = [];
+  return { leads: new LeadWalker().leadsTo(path, links, climbs), links, climbs };
 }
 
 /** Symbolic links followed at most this many times for one path (the kernel's own limit). */
@@ -189,15 +191,16 @@ class LeadWalker {
    * pushed to `links` (by the real path of the link itself). Undefined for a loop, more than
    * MAX_LINKS links, or a link that cannot be read.
    */
-  leadsTo(path: string, links: string[]): string | undefined {
+  leadsTo(path: string, links: string[], climbs: string[] = []): string | undefined {
     const hops = { left: MAX_LINKS };
-    return this.#walk(sep, path.split(sep), links, hops);
+    return this.#walk(sep, path.split(sep), links, climbs, hops);
   }
 
   #walk(
     start: string,
     parts: readonly string[],
     links: string[],
+    climbs: string[],
     hops: { left: number },
   ): string | undefined {
     let current = start;
@@ -205,6 +208,7 @@ class LeadWalker {
     for (const name of parts) {
       if (name === "" || name === ".") continue;
       if (name === "..") {
+        climbs.push(current);
         current = dirname(current);
         continue;
       }
@@ -224,7 +228,7 @@ class LeadWalker {
       } catch {
         return undefined;
       }
-      const to = this.#walk(isAbsolute(target) ? sep : current, target.split(sep), links, hops);
+      const to = this.#walk(isAbsolute(target) ? sep : current, target.split(sep), links, climbs, hops);
       if (to === undefined) return undefined;
       current = to;
       missing = this.#lstat(current) === undefined;
